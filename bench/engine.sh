@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Engine benchmark (issue 3): starts the server on H2 and prints
+#   1. platform overhead: POST /v1/migrations of the express fixture (zip upload, node-express) until the app
+#      answers through the apps listener, divided by the same install and start run by hand (npm ci with
+#      NodeBuild's flags and the platform's build environment, then node app.js until it answers);
+#      N runs after one warm-up, each and the median (target <= 1.10);
+#   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
+#      first request served by it through the router, N times (target <= 100 ms);
+#   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
+#      apps listener with a Host header (target: router >= 70% of direct);
+#   4. rollback to a stopped app (cold artifact): a second server with SLIPWAY_RETIRE_AFTER_SECONDS=1, wait
+#      until the old app has stopped, roll back, time to its first request (target <= 2 s).
+# Builds and by-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm), with
+# npm_config_offline=true: nothing goes beyond loopback, except filling that cache once when it is empty.
+# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
+set -euo pipefail
+N="${N:-3}"
+DURATION="${DURATION:-15}"
+CONNECTIONS="${CONNECTIONS:-64}"
+PORT="${BENCH_PORT:-18580}"        # API port; apps on PORT+1; by-hand app on PORT+9
+# shellcheck source=bench/lib.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+
+"$here/slipway" --version >/dev/null   # builds the jar if needed
+prepare_npm_cache
+(cd "$FIXTURE" && zip -q -r -X "$work/express.zip" .)
+make_app v1 v1
+make_app v2 v2
+HAND_PORT=$((PORT + 9))
+
+echo "Slipway engine benchmark: N=$N, wrk $CONNECTIONS connections ${DURATION}s, $(nproc) cores, $(node --version), npm $(npm --version)"
+
+# --- 1. platform overhead ---------------------------------------------------------------------------
+# One deploy through the platform: sets run_ms, run_name, run_port, run_detail.
+platform_run() {
+  local upload_id="$1" t0 mig project_id dep logs
+  t0=$(now_us)
+  mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$upload_id\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}")
+  project_id=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
+  run_name=$(call GET "/v1/projects/$project_id" | jq -r .data.name)
+  await_body "http://127.0.0.1:$apps_port/" "$run_name.localhost:$apps_port" "fixture:express" 300 0.02
+  run_ms=$(ms_since "$t0")
+  dep=$(call GET "/v1/projects/$project_id" | jq -r .data.production_deployment_id)
+  logs=$(logs_of "$dep")
+  app_pids+=("$(log_pid "$logs")")
+  run_port=$(log_port "$logs")
+  run_detail="queued→build $(log_ms "$logs" "Deployment queued" "Build started"), unzip+copy $(log_ms "$logs" "Build started" "Running npm"), install+freeze $(log_ms "$logs" "Running npm" "Build finished in"), start $(log_ms "$logs" "Build finished in" "App is healthy"), healthy→live $(log_ms "$logs" "App is healthy" "Deployment is live")"
+}
+
+# The same by hand, polled the same way from the start: sets run_ms, run_detail.
+hand_run() {
+  local dir="$work/hand" t0 pid npm_done
+  rm -rf "$dir"; cp -r "$FIXTURE" "$dir"
+  t0=$(now_us)
+  (cd "$dir" && env -i "${HAND_ENV[@]}" "${NPM_CI[@]}" > "$dir/.out" 2>&1 && echo "${EPOCHREALTIME/./}" > "$dir/.npm_done" \
+     && exec env -i "${HAND_ENV[@]}" PORT="$HAND_PORT" node app.js >> "$dir/.out" 2>&1) &
+  pid=$!
+  extra_pids+=("$pid")
+  local deadline=$(( t0 + 300000000 ))
+  until curl -sf -o /dev/null "http://127.0.0.1:$HAND_PORT/"; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$(now_us)" -gt "$deadline" ]; then
+      echo "bench: the by-hand run failed:" >&2; cat "$dir/.out" >&2; exit 1
+    fi
+    sleep 0.02
+  done
+  run_ms=$(ms_since "$t0")
+  npm_done=$(cat "$dir/.npm_done")
+  run_detail="install $(( (npm_done - t0) / 1000 )), start $(( run_ms - (npm_done - t0) / 1000 ))"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+start_server "$PORT" $((PORT + 1))
+express_upload=$(upload "$work/express.zip")
+section "platform overhead: POST /v1/migrations → app answers via router, vs npm ci + node by hand (ms)"
+platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
+hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
+: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"
+for i in $(seq 1 "$N"); do
+  platform_run "$express_upload"; p=$run_ms; pd=$run_detail
+  hand_run; h=$run_ms; hd=$run_detail
+  ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
+  echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
+  printf "  run %d: platform %5d   by hand %5d   ratio %s\n" "$i" "$p" "$h" "$ratio"
+  printf "         platform: %s\n         by hand:  %s\n" "$pd" "$hd"
+done
+printf "  median: platform %s ms, by hand %s ms, ratio %s (target <= 1.10)\n" \
+  "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")"
+router_name=$run_name; router_port=$run_port
+
+# --- 2. and 4. rollbacks ----------------------------------------------------------------------------
+# Creates a zip project NAME with v1 then v2 deployed; sets dep_v1, dep_v2, pid_v1, pid_v2.
+deploy_two_versions() {
+  local name="$1" project_id u1 u2 logs
+  project_id=$(call POST /v1/projects "{\"name\":\"$name\",\"source\":\"zip\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}" | jq -er .data.id)
+  u1=$(upload "$work/v1.zip"); u2=$(upload "$work/v2.zip")
+  dep_v1=$(call POST /v1/deployments "{\"project_id\":\"$project_id\",\"upload_id\":\"$u1\"}" | jq -er .data.id)
+  await_deployment "$dep_v1" live
+  logs=$(logs_of "$dep_v1"); pid_v1=$(log_pid "$logs"); app_pids+=("$pid_v1")
+  dep_v2=$(call POST /v1/deployments "{\"project_id\":\"$project_id\",\"upload_id\":\"$u2\"}" | jq -er .data.id)
+  await_deployment "$dep_v2" live
+  logs=$(logs_of "$dep_v2"); pid_v2=$(log_pid "$logs"); app_pids+=("$pid_v2")
+  await_body "http://127.0.0.1:$apps_port/" "$name.localhost:$apps_port" "express v2" 30 0.02
+}
+
+# rollback_run NAME TARGET_DEP MARKER: POST rollback until the router serves MARKER (timed by timing.mjs: one
+# keep-alive connection, polls back to back); sets run_ms, run_dep, run_pid, run_how
+rollback_run() {
+  local name="$1" target="$2" marker="$3" out logs
+  out=$(node "$here/bench/timing.mjs" switch "$api" "$key" "$target" "$apps_port" "$name.localhost:$apps_port" "express $marker")
+  run_ms=$(echo "$out" | jq -r .ms); run_dep=$(echo "$out" | jq -r .id)
+  await_deployment "$run_dep" live
+  logs=$(logs_of "$run_dep")
+  run_pid=$(log_pid "$logs"); app_pids+=("$run_pid")
+  if echo "$logs" | jq -e 'any(.data.logs[].message; startswith("Switching to the still-running app"))' >/dev/null; then
+    run_how="warm: route switch; server: queued→claimed $(log_ms "$logs" "Rollback queued" "Reusing the build") ms, →switching $(log_ms "$logs" "Reusing the build" "Switching to") ms, →live $(log_ms "$logs" "Switching to" "Deployment is live") ms"
+  else
+    run_how="cold: started from the artifact, $(log_ms "$logs" "Starting " "App is healthy") ms to healthy"
+  fi
+}
+
+section "rollback to the previous production, still running (warm): POST rollback → first request it serves"
+deploy_two_versions warm
+: > "$work/t_warm"
+for i in $(seq 1 "$N"); do
+  if [ $((i % 2)) = 1 ]; then rollback_run warm "$dep_v1" v1; to=v1; else rollback_run warm "$dep_v2" v2; to=v2; fi
+  echo "$run_ms" >> "$work/t_warm"
+  printf "  run %d (to %s): %5d ms   (%s)\n" "$i" "$to" "$run_ms" "$run_how"
+done
+echo "  median: $(median < "$work/t_warm") ms (target <= 100 ms)"
+
+# --- 3. router throughput ---------------------------------------------------------------------------
+section "router throughput: GET / of the express app, direct to its port $router_port vs via the apps listener"
+wrk -t2 -c"$CONNECTIONS" -d5s "http://127.0.0.1:$router_port/" >/dev/null   # warm-up
+wrk -t2 -c"$CONNECTIONS" -d5s -H "Host: $router_name.localhost:$apps_port" "http://127.0.0.1:$apps_port/" >/dev/null
+wrk_run "direct (app port)" "http://127.0.0.1:$router_port/"
+direct_rps=$(cat "$work/last_rps")
+wrk_run "via router (Host header)" "http://127.0.0.1:$apps_port/" "$router_name.localhost:$apps_port"
+router_rps=$(cat "$work/last_rps")
+awk -v r="$router_rps" -v d="$direct_rps" 'BEGIN {printf "  router / direct: %.0f%% (target >= 70%%)\n", 100*r/d}'
+stop_server
+
+# --- 4. cold rollback -------------------------------------------------------------------------------
+section "rollback to a stopped app (cold artifact; SLIPWAY_RETIRE_AFTER_SECONDS=1): POST rollback → first request"
+start_server $((PORT + 2)) $((PORT + 3)) SLIPWAY_RETIRE_AFTER_SECONDS=1
+deploy_two_versions cold
+previous=$pid_v1; current=$pid_v2
+: > "$work/t_cold"
+for i in $(seq 1 "$N"); do
+  deadline=$(( $(now_us) + 60000000 ))
+  t_wait=$(now_us)
+  while kill -0 "$previous" 2>/dev/null; do   # the retired app is stopped 1 s after it was replaced
+    [ "$(now_us)" -lt "$deadline" ] || { echo "bench: the retired app (pid $previous) was not stopped" >&2; exit 1; }
+    sleep 0.05
+  done
+  waited=$(ms_since "$t_wait")
+  if [ $((i % 2)) = 1 ]; then rollback_run cold "$dep_v1" v1; to=v1; else rollback_run cold "$dep_v2" v2; to=v2; fi
+  echo "$run_ms" >> "$work/t_cold"
+  printf "  run %d (to %s): %5d ms   (%s; waited %d ms for pid %s to stop)\n" "$i" "$to" "$run_ms" "$run_how" "$waited" "$previous"
+  previous=$current; current=$run_pid
+done
+echo "  median: $(median < "$work/t_cold") ms (target <= 2000 ms)"
+stop_server
+echo "Total $SECONDS s"

@@ -1,0 +1,40 @@
+package dev.slipway;
+
+import dev.slipway.cli.AccountsCommand;
+import dev.slipway.cli.KeysCommand;
+import dev.slipway.cli.ServerCommand;
+import dev.slipway.cli.UsersCommand;
+import dev.slipway.client.Client;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+@Command(name = "slipway", mixinStandardHelpOptions = true, version = "slipway 0.1.0",
+        description = {"Self-hosted deployment platform: git or zip in, running web app out.",
+                "server, accounts, keys and users are operator commands on the store; the other commands are the",
+                "client: they use the HTTP API at $SLIPWAY_API_URL with the key in $SLIPWAY_API_KEY."},
+        subcommands = {ServerCommand.class, AccountsCommand.class, KeysCommand.class, UsersCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    public static int run(String... args) {
+        return Client.run(args, System.getenv(), System.out, System.err);
+    }
+
+    /** The whole launcher: operator commands, client commands and help, with commands made by {@code factory}. */
+    public static CommandLine commandLine(CommandLine.IFactory factory) {
+        CommandLine cl = new CommandLine(new Main(), factory);
+        Client.register(cl);
+        cl.addSubcommand(CommandLine.HelpCommand.class);
+        return cl.setCaseInsensitiveEnumValuesAllowed(true);
+    }
+}

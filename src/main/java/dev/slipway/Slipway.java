@@ -1,0 +1,365 @@
+package dev.slipway;
+
+import dev.slipway.accounts.Account;
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.accounts.Tier;
+import dev.slipway.api.ApiServer;
+import dev.slipway.api.Gate;
+import dev.slipway.api.Idempotency;
+import dev.slipway.api.Routes;
+import dev.slipway.auth.Authenticator;
+import dev.slipway.auth.IssuedKey;
+import dev.slipway.auth.KeyStore;
+import dev.slipway.build.ArtifactStore;
+import dev.slipway.build.BuildConfig;
+import dev.slipway.build.Builder;
+import dev.slipway.build.CommandRunner;
+import dev.slipway.config.AppUrls;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.dashboard.Assets;
+import dev.slipway.dashboard.Auth;
+import dev.slipway.dashboard.Dashboard;
+import dev.slipway.dashboard.KeyPages;
+import dev.slipway.dashboard.WebhookPages;
+import dev.slipway.dashboard.ProjectPages;
+import dev.slipway.dashboard.RunPages;
+import dev.slipway.dashboard.SignInPages;
+import dev.slipway.databases.AdminServers;
+import dev.slipway.databases.DatabaseService;
+import dev.slipway.deployments.DeploymentHandlers;
+import dev.slipway.deployments.DeploymentRunner;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.deployments.RouteRestorer;
+import dev.slipway.docs.OpenApiDocs;
+import dev.slipway.sandbox.PlantHandlers;
+import dev.slipway.jobs.Job;
+import dev.slipway.jobs.JobStore;
+import dev.slipway.jobs.Workers;
+import dev.slipway.logs.LogHandlers;
+import dev.slipway.logs.LogStore;
+import dev.slipway.migrations.MigrationHandlers;
+import dev.slipway.migrations.MigrationService;
+import dev.slipway.migrations.MigrationStore;
+import dev.slipway.ops.HealthHandlers;
+import dev.slipway.ops.Metrics;
+import dev.slipway.projects.ProjectHandlers;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.ratelimit.RateLimiter;
+import dev.slipway.router.AppsListener;
+import dev.slipway.router.RouteTable;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.LocalProcessRuntime;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.runtime.RetiringPool;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.secrets.SecretBox;
+import dev.slipway.source.GitFetcher;
+import dev.slipway.source.UploadHandlers;
+import dev.slipway.source.UploadStore;
+import dev.slipway.source.ZipExtractor;
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+import dev.slipway.users.Passwords;
+import dev.slipway.users.SessionStore;
+import dev.slipway.users.SignInThrottle;
+import dev.slipway.users.UserStore;
+import dev.slipway.webhooks.AddressGuard;
+import dev.slipway.webhooks.DeliveryStore;
+import dev.slipway.webhooks.Dispatcher;
+import dev.slipway.webhooks.EndpointStore;
+import dev.slipway.webhooks.Outbox;
+import dev.slipway.webhooks.WebhookHandlers;
+import dev.slipway.webhooks.WebhookService;
+import io.javalin.Javalin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A running Slipway server: the store, the services, the pipelines and the two listeners, wired once. */
+public final class Slipway implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Slipway.class);
+
+    /** The data plane: apps, their routes, and the listener that serves them. */
+    public record Engine(LocalProcessRuntime runtime, RetiringPool retiring, RouteTable routes, AppsListener apps,
+                         Thread recovery) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                recovery.join(java.time.Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            apps.close();
+            retiring.close();
+            runtime.close();
+        }
+    }
+
+    /** The stores the server and its tests use. */
+    public record Stores(AccountStore accounts, KeyStore keys, ProjectStore projects, UploadStore uploads,
+                         DeploymentStore deployments, MigrationStore migrations, LogStore logs, JobStore jobs,
+                         ArtifactStore artifacts, UserStore users) {}
+
+    private final ServerConfig config;
+    private final Database database;
+    private final Javalin api;
+    private final Javalin sandbox;
+    private final ScheduledExecutorService housekeeping;
+    private final Stores stores;
+    private final Engine engine;
+    private final Workers workers;
+    private final Dispatcher webhooks;
+
+    private Slipway(ServerConfig config, Database database, Javalin api, Javalin sandbox, ScheduledExecutorService housekeeping,
+                    Stores stores, Engine engine, Workers workers, Dispatcher webhooks) {
+        this.webhooks = webhooks;
+        this.config = config;
+        this.database = database;
+        this.api = api;
+        this.sandbox = sandbox;
+        this.housekeeping = housekeeping;
+        this.stores = stores;
+        this.engine = engine;
+        this.workers = workers;
+    }
+
+    public static Slipway start(ServerConfig config, Clock clock, PrintStream out) throws IOException {
+        Files.createDirectories(config.dataDir());
+        String url = config.databaseUrl() != null ? config.databaseUrl() : Database.h2Url(config.dataDir());
+        Database database = Database.open(url, config.databasePoolSize());
+        List<AutoCloseable> opened = new ArrayList<>();
+        try {
+            SecretBox secrets = config.secretKey() != null ? SecretBox.fromBase64(config.secretKey())
+                    : SecretBox.fromKeyFile(config.dataDir());
+            var jdbi = database.jdbi();
+            LogStore logs = new LogStore(jdbi, clock);
+            BuildConfig buildConfig = BuildConfig.fromEnv(config.dataDir(), System.getenv());
+            // webhooks: every state change writes its events to the outbox in its own transaction
+            AtomicReference<AppUrls> urlsRef = new AtomicReference<>();
+            EndpointStore webhookEndpoints = new EndpointStore(jdbi, clock);
+            DeliveryStore webhookDeliveries = new DeliveryStore(jdbi, clock);
+            Outbox outbox = new Outbox(webhookEndpoints, webhookDeliveries, logs, clock, urlsRef::get);
+            Stores stores = new Stores(new AccountStore(jdbi, clock), new KeyStore(jdbi, clock),
+                    new ProjectStore(jdbi, clock, secrets), new UploadStore(jdbi, clock, config.dataDir()),
+                    new DeploymentStore(jdbi, clock, logs, outbox), new MigrationStore(jdbi, clock, logs, outbox), logs,
+                    new JobStore(jdbi, clock), new ArtifactStore(jdbi, buildConfig.artifactsDir()), new UserStore(jdbi, clock));
+            if (config.createDefaultAccount()) createDefaultAccount(stores, out);
+
+            // data plane
+            RuntimeOptions runtimeOptions = RuntimeOptions.fromEnv(System.getenv(), config.regions());
+            String nodeId = NodeId.load(config.dataDir());
+            InstanceStore instances = new InstanceStore(jdbi, secrets, clock, nodeId);
+            LocalProcessRuntime runtime = new LocalProcessRuntime(instances, runtimeOptions, clock);
+            opened.add(runtime);
+            RouteTable routes = new RouteTable(config.appsDomain());
+            AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting);
+            opened.add(apps);
+            RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter());
+            opened.add(retiring);
+            AtomicReference<Javalin> apiRef = new AtomicReference<>();
+            AtomicReference<Javalin> sandboxRef = new AtomicReference<>();
+            AppUrls urls = new AppUrls(config, apps.port(), () -> apiRef.get() == null ? config.apiPort() : apiRef.get().port());
+            urlsRef.set(urls);
+            AddressGuard addressGuard = new AddressGuard(config.webhooks().allowPrivate());
+            Dispatcher dispatcher = new Dispatcher(webhookEndpoints, webhookDeliveries, secrets, addressGuard,
+                    config.webhooks().retries(), clock, nodeId);
+            opened.add(dispatcher);
+            outbox.onCommit(dispatcher::wake);
+            WebhookService webhookService = new WebhookService(webhookEndpoints, webhookDeliveries, secrets, addressGuard,
+                    dispatcher, clock);
+
+            // pipelines
+            DatabaseService databases = new DatabaseService(jdbi,
+                    AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock);
+            AtomicReference<Workers> workersRef = new AtomicReference<>();
+            DeploymentService deploymentService = new DeploymentService(stores.deployments(), stores.jobs(), logs,
+                    secrets, clock, runtime.instanceType(), workersRef::get);
+            Builder builder = new Builder(buildConfig, new CommandRunner(clock), stores.artifacts(), clock);
+            ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
+            DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
+                    deploymentService, stores.projects(), stores.migrations(), logs,
+                    new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
+                    builder, stores.artifacts(), buildConfig.keepArtifacts(), runtime, routes, retiring, urls,
+                    config.dataDir().resolve("workspaces"), clock, databases));
+
+            // control plane
+            RateLimiter limiter = database.kind() == StoreKind.POSTGRES
+                    ? RateLimiter.postgres(database.dataSource(), clock) : RateLimiter.inMemory(clock);
+            Authenticator authenticator = new Authenticator(stores.keys(), stores.accounts(), clock);
+            Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);
+            Metrics metrics = new Metrics();
+            ProjectHandlers projectHandlers = new ProjectHandlers(stores.projects(), urls, config.regions());
+            LogHandlers logHandlers = new LogHandlers(logs);
+            Idempotency idempotency = new Idempotency(jdbi, clock, urls);
+            SessionStore sessions = new SessionStore(jdbi, clock, stores.users());
+            SignInThrottle signIns = new SignInThrottle(jdbi, clock);
+            Dashboard dashboard = dashboard(config, stores, sessions, signIns, authenticator, deploymentService,
+                    logHandlers, urls, new WebhookPages(webhookEndpoints, webhookDeliveries, webhookService));
+            Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(database), metrics, idempotency,
+                    projectHandlers,
+                    new UploadHandlers(stores.uploads(), zips, urls, config.uploadLimitBytes()),
+                    new MigrationHandlers(stores.migrations(), new MigrationService(jdbi, stores.migrations(),
+                            stores.projects(), projectHandlers, deploymentService, stores.jobs(), logs, clock, workersRef::get, databases),
+                            stores.projects(), stores.uploads(), logHandlers, urls, config.regions()),
+                    new DeploymentHandlers(stores.deployments(), deploymentService, stores.projects(), stores.uploads(),
+                            logHandlers, urls),
+                    new OpenApiDocs(urls, () -> sandboxRef.get() == null ? urls.api("/sandbox")
+                            : "http://" + config.host() + ":" + sandboxRef.get().port() + "/sandbox"),
+                    new PlantHandlers(authenticator, jdbi, clock), dashboard,
+                    new WebhookHandlers(webhookEndpoints, webhookDeliveries, webhookService, urls, clock));
+            Javalin api = ApiServer.create(config.host(), config.apiPort(), gate, metrics, handlers, clock,
+                    config.sandboxPort() == null).start();
+            apiRef.set(api);
+            if (config.sandboxPort() != null) {
+                sandboxRef.set(ApiServer.createSandbox(config.host(), config.sandboxPort(), metrics, handlers, clock).start());
+                opened.add(() -> sandboxRef.get().stop());
+            }
+
+            // after a restart: apps first (recovery), then their routes, then new work. The workers start
+            // only then: recover() refuses to run once an app was started, and a deployment promoted while
+            // the routes are restored would have its route overwritten by the old production.
+            RouteRestorer restorer = new RouteRestorer(stores.deployments(), stores.projects(), stores.artifacts(), runtime, routes);
+            Workers workers = new Workers(stores.jobs(), Map.of(Job.DEPLOYMENT, runner), config.buildSlots(), nodeId);
+            workersRef.set(workers);
+            dispatcher.start(); // independent of the recovery: the outbox of an earlier run is sent at once
+            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> {
+                try {
+                    sweepBuildLeftovers(builder);
+                    runtime.recover(id -> logs.sink(id, List.of()));
+                    restorer.restore();
+                    retiring.resume();
+                    databases.sweep();
+                } catch (RuntimeException e) {
+                    LOG.error("recovery after restart failed", e);
+                } finally {
+                    try {
+                        workers.start();
+                    } catch (RuntimeException e) {
+                        LOG.error("the job workers did not start", e);
+                    }
+                }
+            });
+
+            ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().daemon().name("housekeeping").factory());
+            housekeeping.scheduleWithFixedDelay(() -> sweep(limiter, idempotency, databases, sessions, signIns, webhookDeliveries),
+                    1, 1, TimeUnit.MINUTES);
+            ServerConfig bound = config.withPorts(api.port(), apps.port());
+            Javalin sandbox = sandboxRef.get();
+            return new Slipway(bound, database, api, sandbox, housekeeping, stores,
+                    new Engine(runtime, retiring, routes, apps, recovery), workers, dispatcher);
+        } catch (RuntimeException | IOException e) {
+            for (AutoCloseable c : opened.reversed()) {
+                try {
+                    c.close();
+                } catch (Exception ignored) {
+                    // best effort on a failed start
+                }
+            }
+            database.close();
+            throw e;
+        }
+    }
+
+    private static void sweepBuildLeftovers(Builder builder) {
+        try {
+            int leftovers = builder.sweepLeftovers();
+            if (leftovers > 0) LOG.info("deleted {} workspace(s) and unrecorded artifact(s) left by interrupted builds", leftovers);
+        } catch (RuntimeException e) {
+            LOG.warn("could not delete what interrupted builds left: {}", e.toString());
+        }
+    }
+
+    private static void sweep(RateLimiter limiter, Idempotency idempotency, DatabaseService databases,
+                              SessionStore sessions, SignInThrottle signIns,
+                              DeliveryStore webhookDeliveries) {
+        try {
+            limiter.sweep();
+            idempotency.sweep();
+            databases.sweep();
+            sessions.sweep();
+            signIns.sweep();
+            webhookDeliveries.sweep(DeliveryStore.RETENTION);
+        } catch (RuntimeException e) {
+            LOG.warn("housekeeping failed: {}", e.toString());
+        }
+    }
+
+    private static Dashboard dashboard(ServerConfig config, Stores stores, SessionStore sessions, SignInThrottle signIns,
+                                       Authenticator authenticator, DeploymentService deployments, LogHandlers logHandlers,
+                                       AppUrls urls, WebhookPages webhooks) {
+        boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(java.util.Locale.ROOT).startsWith("https:");
+        Auth auth = new Auth(sessions, stores.accounts(), https);
+        ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), deployments, urls);
+        return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
+                new KeyPages(stores.keys(), authenticator), webhooks, projectPages,
+                new RunPages(stores.deployments(), stores.migrations(), stores.projects(), deployments, stores.logs(),
+                        logHandlers, projectPages, urls),
+                new Assets());
+    }
+
+    /** The dashboard user of the first start; its password is printed once. */
+    public static final String DEFAULT_USER_EMAIL = "admin@localhost";
+
+    /** On the very first start with an empty store: one team account, its key and its dashboard user, printed once. */
+    private static void createDefaultAccount(Stores stores, PrintStream out) {
+        if (!stores.accounts().isEmpty()) return;
+        Account account;
+        try {
+            account = stores.accounts().create("default", Tier.TEAM, null);
+        } catch (RuntimeException raced) {
+            return; // another server on the same store created it first
+        }
+        IssuedKey key = stores.keys().create(account.id(), "default");
+        String password = Passwords.generate();
+        stores.users().create(account.id(), DEFAULT_USER_EMAIL, password);
+        out.println("Created account 'default' (" + account.id() + ", tier team) with this API key:");
+        out.println();
+        out.println("    " + key.secret());
+        out.println();
+        out.println("and this dashboard sign-in (at /dashboard):");
+        out.println();
+        out.println("    email:    " + DEFAULT_USER_EMAIL);
+        out.println("    password: " + password);
+        out.println();
+        out.println("They will not be shown again: store them as secrets now (e.g. export SLIPWAY_API_KEY=...).");
+        out.flush();
+    }
+
+    public int apiPort() { return api.port(); }
+    /** The sandbox's own port, or the API port when it is served there. */
+    public int sandboxPort() { return sandbox == null ? api.port() : sandbox.port(); }
+    public int appsPort() { return engine.apps().port(); }
+    public Engine engine() { return engine; }
+    public ServerConfig config() { return config; }
+    public Database database() { return database; }
+    public Stores stores() { return stores; }
+    public AccountStore accounts() { return stores.accounts(); }
+    public KeyStore keys() { return stores.keys(); }
+    public ProjectStore projects() { return stores.projects(); }
+    public UserStore users() { return stores.users(); }
+
+    /** Stops taking work and requests, lets requests in flight finish, stops the apps (they restart with the server). */
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        workers.close();
+        api.stop();
+        webhooks.close();
+        if (sandbox != null) sandbox.stop();
+        engine.close();
+        database.close();
+    }
+}

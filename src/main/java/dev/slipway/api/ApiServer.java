@@ -1,0 +1,64 @@
+package dev.slipway.api;
+
+import dev.slipway.core.Ids;
+import dev.slipway.core.Json;
+import dev.slipway.ops.Metrics;
+import io.javalin.Javalin;
+import io.javalin.json.JavalinJackson;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+
+import java.time.Clock;
+import java.util.regex.Pattern;
+
+/** The control-plane listener: Javalin on Jetty with virtual threads, the gate, error mapping and metrics. */
+public final class ApiServer {
+    private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9_.:-]{1,64}$");
+
+    private ApiServer() {}
+
+    /** The sandbox alone on its own port (SLIPWAY_SANDBOX_PORT). */
+    public static Javalin createSandbox(String host, int port, Metrics metrics, Routes.Handlers handlers, Clock clock) {
+        return base(host, port, metrics, clock, config -> {
+            ErrorMapper.register(config.routes);
+            Routes.registerSandbox(config.routes, handlers);
+        });
+    }
+
+    public static Javalin create(String host, int port, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
+                                 boolean withSandbox) {
+        return base(host, port, metrics, clock, config -> {
+            config.routes.before(gate::check);
+            ErrorMapper.register(config.routes);
+            Routes.register(config.routes, handlers);
+            if (withSandbox) Routes.registerSandbox(config.routes, handlers);
+        });
+    }
+
+    private static Javalin base(String host, int port, Metrics metrics, Clock clock,
+                                java.util.function.Consumer<io.javalin.config.JavalinConfig> routes) {
+        Ids ids = new Ids(clock);
+        return Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.concurrency.useVirtualThreads = true;
+            config.jetty.host = host;
+            config.jetty.port = port;
+            // bodies are read and bounded by Requests, per route (JSON 1 MiB, uploads larger)
+            config.http.maxRequestSize = Long.MAX_VALUE;
+            config.http.prefer405over404 = true;
+            config.jsonMapper(new JavalinJackson(Json.MAPPER, true));
+            config.jetty.modifyServer(server -> {
+                server.setStopTimeout(20_000);
+                server.setHandler(new GracefulHandler());
+            });
+            config.requestLogger.http(metrics::record);
+            config.routes.before(ctx -> {
+                String incoming = ctx.header("X-Request-Id");
+                String id = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches() ? incoming : ids.next("req");
+                ctx.attribute(Requests.REQUEST_ID, id);
+                ctx.header("X-Request-Id", id);
+            });
+            routes.accept(config);
+        });
+    }
+}

@@ -1,0 +1,74 @@
+package dev.slipway.api;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/** Turns every failure into the API's error shape; nothing internal reaches the client. */
+public final class ErrorMapper {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+
+    private ErrorMapper() {}
+
+    public static void register(RoutesConfig routes) {
+        routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
+        routes.exception(dev.slipway.sandbox.PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
+        routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
+        routes.exception(Exception.class, (e, ctx) -> {
+            LOG.error("request {} {} failed (request id {})", ctx.method(), ctx.path(), Requests.requestId(ctx), e);
+            write(ctx, new ApiException(500, "internal_error",
+                    "Internal error; quote request id " + Requests.requestId(ctx) + " when reporting it", null, Map.of()));
+        });
+        // statuses Javalin sets without throwing (an unmatched route)
+        routes.error(404, "*", ctx -> {
+            if (ctx.result() == null || ctx.result().isEmpty() || !(ctx.result().startsWith("{\"error\"") || isPage(ctx))) {
+                write(ctx, ApiException.notFound("No route " + ctx.method() + " " + ctx.path()));
+            }
+        });
+        routes.error(405, "*", ctx -> {
+            if (ctx.result() == null || !(ctx.result().startsWith("{\"error\"") || isPage(ctx))) {
+                write(ctx, methodNotAllowed(ctx));
+            }
+        });
+    }
+
+    /** A dashboard page already answered (e.g. a refused rollback, a 404 page): keep it. */
+    private static boolean isPage(Context ctx) {
+        return dev.slipway.dashboard.ErrorPage.covers(ctx.path()) && ctx.result() != null && ctx.result().startsWith("<!doctype");
+    }
+
+    private static ApiException fromJavalin(Context ctx, HttpResponseException e) {
+        return switch (e.getStatus()) {
+            case 404 -> ApiException.notFound("No route " + ctx.method() + " " + ctx.path());
+            case 405 -> methodNotAllowed(ctx);
+            case 413 -> Requests.tooLarge(ctx.req().getContentLengthLong());
+            case 400 -> ApiException.invalid("Bad request", null);
+            default -> new ApiException(e.getStatus(), e.getStatus() >= 500 ? "internal_error" : "invalid_request",
+                    e.getStatus() >= 500 ? "Internal error" : "Request refused", null, Map.of());
+        };
+    }
+
+    private static ApiException methodNotAllowed(Context ctx) {
+        return new ApiException(405, "method_not_allowed", "Method " + ctx.method() + " is not allowed on " + ctx.path(),
+                null, Map.of());
+    }
+
+    static void write(Context ctx, ApiException e) {
+        e.headers().forEach(ctx::header);
+        if (dev.slipway.dashboard.ErrorPage.covers(ctx.path())) {
+            ctx.status(e.status());
+            dev.slipway.dashboard.ErrorPage.write(ctx, e.status(), e.getMessage(), Requests.requestId(ctx));
+            return;
+        }
+        if (ctx.path().startsWith("/sandbox/")) {
+            // the sample API answers in its own flat shape (spec: Errors, item 3)
+            ctx.status(e.status()).json(new dev.slipway.sandbox.PlantError(e.status(), e.getMessage()).body());
+            return;
+        }
+        ctx.status(e.status()).json(ErrorBody.of(e.code(), e.getMessage(), Requests.requestId(ctx), e.details()));
+    }
+}

@@ -1,0 +1,74 @@
+package dev.slipway.api;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.auth.Authenticator;
+import dev.slipway.auth.Principal;
+import dev.slipway.ratelimit.Decision;
+import dev.slipway.ratelimit.RateLimiter;
+import io.javalin.http.Context;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What every {@code /v1} request passes before its route: authentication, then the rate limit of
+ * its account (or, without a valid key, of its client address at the free tier). The limit headers
+ * are set here, so every answer carries them, errors included.
+ */
+public final class Gate {
+    private final Authenticator authenticator;
+    private final RateLimiter rateLimiter;
+    private final Set<String> publicPaths;
+
+    public Gate(Authenticator authenticator, RateLimiter rateLimiter, Set<String> publicPaths) {
+        this.authenticator = authenticator;
+        this.rateLimiter = rateLimiter;
+        this.publicPaths = publicPaths;
+    }
+
+    public void check(Context ctx) {
+        String path = ctx.path();
+        if (!(path.equals("/v1") || path.startsWith("/v1/"))) return;
+        if (publicPaths.contains(path)) {
+            // no key needed, but still counted (per address) and still answered with the limit headers
+            Decision decision = rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute());
+            setHeaders(ctx, decision);
+            if (!decision.allowed()) throw limited(decision);
+            return;
+        }
+        Optional<Principal> principal;
+        try {
+            principal = authenticator.authenticate(ctx.header("Authorization"));
+        } catch (RuntimeException storeFailure) {
+            // the answer will be a 500, but it still carries the limit headers, counted per address
+            setHeaders(ctx, rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
+            throw storeFailure;
+        }
+        Decision decision = principal
+                .map(p -> rateLimiter.acquire("acct:" + p.accountId(), p.account().requestsPerMinute()))
+                .orElseGet(() -> rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
+        setHeaders(ctx, decision);
+        if (!decision.allowed()) throw limited(decision);
+        if (principal.isEmpty()) {
+            String header = ctx.header("Authorization");
+            throw ApiException.unauthorized(header == null
+                    ? "Missing API key: send Authorization: Bearer <API_KEY>"
+                    : "Invalid or revoked API key");
+        }
+        ctx.attribute(Requests.PRINCIPAL, principal.get());
+    }
+
+    private static ApiException limited(Decision decision) {
+        return new ApiException(429, "rate_limited",
+                "Rate limit of " + decision.limit() + " requests per minute exceeded; retry after "
+                        + decision.retryAfterSeconds() + " s",
+                null, Map.of("Retry-After", Long.toString(decision.retryAfterSeconds())));
+    }
+
+    private static void setHeaders(Context ctx, Decision decision) {
+        ctx.header("X-RateLimit-Limit", Integer.toString(decision.limit()));
+        ctx.header("X-RateLimit-Remaining", Long.toString(decision.remaining()));
+        ctx.header("X-RateLimit-Reset", Long.toString(decision.resetEpochSeconds()));
+    }
+}

@@ -1,0 +1,117 @@
+package dev.slipway.api;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.slipway.auth.Principal;
+import dev.slipway.core.Json;
+import io.javalin.http.Context;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Map;
+
+/** Reading what a request carries: the caller, and a bounded, typed body. */
+public final class Requests {
+    static final String PRINCIPAL = "slipway.principal";
+    static final String REQUEST_ID = "slipway.request_id";
+    /** A body already read (by the idempotency layer, to hash it), so the handler reads the same bytes. */
+    static final String CACHED_BODY = "slipway.body";
+
+    private Requests() {}
+
+    public static Principal principal(Context ctx) {
+        Principal p = ctx.attribute(PRINCIPAL);
+        if (p == null) throw new IllegalStateException("route reached without authentication");
+        return p;
+    }
+
+    public static String requestId(Context ctx) {
+        String id = ctx.attribute(REQUEST_ID);
+        return id == null ? "-" : id;
+    }
+
+    /** The JSON object body: 415 unless JSON, 413 over the limit, 400 when malformed or not an object. */
+    public static Body json(Context ctx, int maxBytes) {
+        String type = ctx.header("Content-Type"); // raw: the servlet's parsed form throws on an unknown charset
+        if (type == null || !type.toLowerCase().split(";")[0].trim().equals("application/json")) {
+            throw new ApiException(415, "unsupported_media_type",
+                    "Content-Type must be application/json", null, Map.of());
+        }
+        byte[] bytes = bytes(ctx, maxBytes);
+        JsonNode node;
+        try {
+            node = bytes.length == 0 ? null : Json.MAPPER.readTree(bytes);
+        } catch (JacksonException e) {
+            throw ApiException.invalid("Request body is not valid JSON: " + e.getOriginalMessage(), null);
+        } catch (IOException e) {
+            throw ApiException.invalid("Request body could not be read", null);
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiException.invalid("Request body must be a JSON object", null);
+        }
+        return new Body((ObjectNode) node);
+    }
+
+    /** The raw body, refused with 413 once it passes {@code maxBytes} (checked while reading, not only by Content-Length). */
+    public static byte[] bytes(Context ctx, long maxBytes) {
+        byte[] cached = ctx.attribute(CACHED_BODY);
+        if (cached != null) {
+            if (cached.length > maxBytes) throw tooLarge(maxBytes);
+            return cached;
+        }
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) throw tooLarge(maxBytes);
+        try (InputStream in = ctx.req().getInputStream()) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Math.max(declared, 0), maxBytes));
+            byte[] buf = new byte[64 * 1024];
+            long total = 0;
+            for (int n; (n = in.read(buf)) != -1; ) {
+                total += n;
+                if (total > maxBytes) throw tooLarge(maxBytes);
+                out.write(buf, 0, n);
+            }
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw ApiException.invalid("Request body could not be read", null);
+        }
+    }
+
+    /**
+     * Copies the raw body to {@code out} without holding it in memory, refused with 413 once it passes
+     * {@code maxBytes}; returns the number of bytes copied.
+     */
+    public static long stream(Context ctx, long maxBytes, OutputStream out) throws IOException {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) throw tooLarge(maxBytes);
+        InputStream in;
+        try {
+            in = ctx.req().getInputStream();
+        } catch (IOException e) {
+            throw ApiException.invalid("Request body could not be read", null);
+        }
+        try (in) {
+            byte[] buf = new byte[64 * 1024];
+            long total = 0;
+            while (true) {
+                int n;
+                try {
+                    n = in.read(buf);
+                } catch (IOException e) {
+                    throw ApiException.invalid("Request body could not be read", null);
+                }
+                if (n == -1) return total;
+                total += n;
+                if (total > maxBytes) throw tooLarge(maxBytes);
+                out.write(buf, 0, n);
+            }
+        }
+    }
+
+    static ApiException tooLarge(long maxBytes) {
+        return new ApiException(413, "payload_too_large",
+                "Request body is larger than " + maxBytes + " bytes", null, Map.of());
+    }
+}

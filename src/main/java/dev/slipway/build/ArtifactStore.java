@@ -1,0 +1,107 @@
+package dev.slipway.build;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.slipway.core.Json;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The artifacts table and the directories it points to. Rows are written only for finished builds;
+ * a row is deleted before its directory, so a half-deleted artifact is never found.
+ */
+public final class ArtifactStore {
+    /** What the table keeps beyond the {@link Artifact} itself. */
+    public record Stats(long sizeBytes, Duration buildDuration) {}
+
+    private static final TypeReference<List<String>> ARGV = new TypeReference<>() {};
+    private static final RowMapper<Artifact> MAPPER = (rs, ctx) -> new Artifact(
+            rs.getString("id"), rs.getString("project_id"), rs.getString("framework"), rs.getString("commit_sha"),
+            Path.of(rs.getString("root")), argv(rs.getString("start_command")),
+            rs.getString("static_root") == null ? null : Path.of(rs.getString("static_root")),
+            rs.getTimestamp("created_at").toInstant());
+
+    private final Jdbi jdbi;
+    private final Path artifactsDir;
+
+    /** @param artifactsDir where artifacts live ({@link BuildConfig#artifactsDir()}); nothing outside it is ever deleted */
+    public ArtifactStore(Jdbi jdbi, Path artifactsDir) {
+        this.jdbi = jdbi;
+        this.artifactsDir = artifactsDir.toAbsolutePath().normalize();
+    }
+
+    public void save(Artifact a, long sizeBytes, Duration buildDuration) {
+        jdbi.useHandle(h -> h.createUpdate("""
+                        INSERT INTO artifacts (id, project_id, framework, commit_sha, root, start_command, static_root,
+                                               size_bytes, build_duration_ms, created_at)
+                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :size, :ms, :at)""")
+                .bind("id", a.id()).bind("project", a.projectId()).bind("framework", a.framework())
+                .bind("sha", a.commitSha()).bind("root", a.root().toString()).bind("start", Json.write(a.startCommand()))
+                .bind("static", a.staticRoot() == null ? null : a.staticRoot().toString())
+                .bind("size", sizeBytes).bind("ms", buildDuration.toMillis()).bind("at", a.createdAt())
+                .execute());
+    }
+
+    /** The artifact, when its row exists and its directory is on this machine; empty means rebuild. */
+    public Optional<Artifact> find(String id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM artifacts WHERE id = :id").bind("id", id)
+                .map(MAPPER).findOne()).filter(a -> Files.isDirectory(a.root()));
+    }
+
+    public Optional<Stats> stats(String id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT size_bytes, build_duration_ms FROM artifacts WHERE id = :id")
+                .bind("id", id)
+                .map((rs, ctx) -> new Stats(rs.getLong(1), Duration.ofMillis(rs.getLong(2)))).findOne());
+    }
+
+    /** Every recorded artifact of a project, newest first. */
+    public List<Artifact> listForProject(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT * FROM artifacts WHERE project_id = :p ORDER BY created_at DESC, id DESC")
+                .bind("p", projectId).map(MAPPER).list());
+    }
+
+    /**
+     * Deletes the project's artifacts beyond the newest {@code keep}, except those in {@code inUse}
+     * (the caller passes live deployments and rollback targets).
+     *
+     * @return the ids deleted
+     */
+    public List<String> prune(String projectId, int keep, Set<String> inUse) {
+        if (keep < 0) throw new IllegalArgumentException("keep must not be negative");
+        List<Artifact> all = listForProject(projectId);
+        List<String> deleted = new ArrayList<>();
+        for (Artifact a : all.subList(Math.min(keep, all.size()), all.size())) {
+            if (inUse.contains(a.id())) continue;
+            delete(a);
+            deleted.add(a.id());
+        }
+        return deleted;
+    }
+
+    /** The ids of every recorded artifact, of every project. */
+    public Set<String> recordedIds() {
+        return jdbi.withHandle(h -> Set.copyOf(h.createQuery("SELECT id FROM artifacts").mapTo(String.class).list()));
+    }
+
+    private void delete(Artifact a) {
+        jdbi.useHandle(h -> h.createUpdate("DELETE FROM artifacts WHERE id = :id").bind("id", a.id()).execute());
+        Path dir = a.root().toAbsolutePath().normalize();
+        if (dir.startsWith(artifactsDir) && !dir.equals(artifactsDir)) Trees.delete(dir);
+    }
+
+    private static List<String> argv(String json) {
+        try {
+            return List.copyOf(Json.MAPPER.readValue(json, ARGV));
+        } catch (Exception e) {
+            throw new IllegalStateException("artifact start_command is not a JSON list: " + json, e);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.slipway.build;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Settings of the build engine.
+ *
+ * @param dataDir        the server's data dir: artifacts, workspaces and caches live under it
+ * @param python         the interpreter that makes Python venvs; the operating system's one so that
+ *                       {@code --system-site-packages} sees its packages (DESIGN §4)
+ * @param commandTimeout the longest any one build command may run
+ * @param keepArtifacts  how many artifacts per project {@link ArtifactStore#prune} keeps
+ */
+public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts) {
+    public static final Path DEFAULT_PYTHON = Path.of("/usr/bin/python3");
+    public static final int DEFAULT_KEEP = 5;
+
+    public BuildConfig {
+        dataDir = dataDir.toAbsolutePath().normalize();
+        if (keepArtifacts < 1) throw new IllegalArgumentException("keepArtifacts must be at least 1");
+        if (commandTimeout.isNegative() || commandTimeout.isZero()) throw new IllegalArgumentException("commandTimeout must be positive");
+    }
+
+    public static BuildConfig defaults(Path dataDir) {
+        return new BuildConfig(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP);
+    }
+
+    /**
+     * Defaults overridden by {@code SLIPWAY_PYTHON} (a path), {@code SLIPWAY_BUILD_TIMEOUT} (an ISO-8601
+     * duration such as {@code PT20M}, or whole seconds) and {@code SLIPWAY_KEEP_ARTIFACTS}.
+     */
+    public static BuildConfig fromEnv(Path dataDir, Map<String, String> env) {
+        BuildConfig d = defaults(dataDir);
+        String python = env.get("SLIPWAY_PYTHON");
+        String timeout = env.get("SLIPWAY_BUILD_TIMEOUT");
+        String keep = env.get("SLIPWAY_KEEP_ARTIFACTS");
+        try {
+            return new BuildConfig(dataDir,
+                    python == null || python.isBlank() ? d.python() : Path.of(python.strip()),
+                    timeout == null || timeout.isBlank() ? d.commandTimeout()
+                            : timeout.strip().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(timeout.strip()))
+                            : Duration.parse(timeout.strip()),
+                    keep == null || keep.isBlank() ? d.keepArtifacts() : Integer.parseInt(keep.strip()));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("invalid build setting (SLIPWAY_PYTHON, SLIPWAY_BUILD_TIMEOUT, "
+                    + "SLIPWAY_KEEP_ARTIFACTS): " + e.getMessage(), e);
+        }
+    }
+
+    public Path artifactsDir() { return dataDir.resolve("artifacts"); }
+    public Path workspacesDir() { return dataDir.resolve("workspaces"); }
+    public Path npmCache() { return dataDir.resolve("cache").resolve("npm"); }
+    public Path pipCache() { return dataDir.resolve("cache").resolve("pip"); }
+
+    public BuildConfig withCommandTimeout(Duration timeout) {
+        return new BuildConfig(dataDir, python, timeout, keepArtifacts);
+    }
+}

@@ -1,0 +1,32 @@
+package dev.slipway.build;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The environment of every build command: the clean base (PATH, HOME, LANG), build defaults, then the
+ * app's own variables (DATABASE_URL included), which win over the defaults but not over PATH and HOME.
+ */
+final class BuildEnvironment {
+    private static final Set<String> PLATFORM_OWNED = Set.of("PATH", "HOME");
+
+    private BuildEnvironment() {}
+
+    static Map<String, String> of(BuildConfig config, Map<String, String> appEnv) {
+        Map<String, String> env = new LinkedHashMap<>(CommandRunner.baseEnvironment());
+        env.put("NODE_ENV", "production");
+        env.put("NEXT_TELEMETRY_DISABLED", "1");
+        env.put("npm_config_cache", config.npmCache().toString());
+        env.put("npm_config_update_notifier", "false");
+        env.put("npm_config_progress", "false");
+        env.put("PIP_CACHE_DIR", config.pipCache().toString());
+        env.put("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+        env.put("PIP_NO_INPUT", "1");
+        env.put("PYTHONUNBUFFERED", "1");
+        appEnv.forEach((name, value) -> {
+            if (!PLATFORM_OWNED.contains(name) && value != null) env.put(name, value);
+        });
+        return env;
+    }
+}

@@ -1,0 +1,189 @@
+package dev.slipway.build;
+
+import dev.slipway.logs.Masker;
+import dev.slipway.core.Ids;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Turns a source tree into an immutable {@link Artifact}: copy into a workspace, detect the framework,
+ * install and build there, move the result to {@code <data dir>/artifacts/<id>}, freeze it, record it.
+ * Python apps get their venv after the move, because a venv only works where it was made.
+ */
+public final class Builder {
+    private final BuildConfig config;
+    private final CommandRunner runner;
+    private final ArtifactStore store;
+    private final FrameworkDetector detector = new FrameworkDetector();
+    private final Clock clock;
+    private final Ids ids;
+
+    public Builder(BuildConfig config, CommandRunner runner, ArtifactStore store, Clock clock) {
+        this.config = config;
+        this.runner = runner;
+        this.store = store;
+        this.clock = clock;
+        this.ids = new Ids(clock);
+    }
+
+    /**
+     * Builds and records an artifact. Every step and every line of output goes to {@code log}; on failure
+     * the reason is logged at error level too, so the caller need not log it again.
+     *
+     * @param sourceDir    the checked-out source; it is copied, never modified
+     * @param frameworkOrNull the project's framework setting, or null to detect it
+     * @param env          the app's environment variables (DATABASE_URL included), available to every step
+     * @param secretValues values masked in the log
+     * @throws BuildException with a message for the user when the app cannot be built
+     */
+    public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
+                          Map<String, String> env, Set<String> secretValues, LogSink log) {
+        Instant started = clock.instant();
+        String id = ids.next("art");
+        Path workspace = config.workspacesDir().resolve(id);
+        Path root = config.artifactsDir().resolve(id);
+        Steps steps = new Steps(runner, BuildEnvironment.of(config, env), secretValues, config.commandTimeout());
+        try {
+            Files.createDirectories(config.workspacesDir());
+            Files.createDirectories(config.artifactsDir());
+            Files.createDirectories(config.npmCache());
+            log.log(Level.INFO, "Copying the source" + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
+            Trees.copySource(sourceDir, workspace);
+
+            FrameworkDetector.Detection detection = detector.detect(workspace, frameworkOrNull);
+            Framework framework = detection.framework();
+            log.log(Level.INFO, "Detected framework " + framework.id() + " (" + detection.reason() + ")");
+            Optional<List<String>> procfile = Procfile.web(workspace);
+            procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
+
+            Optional<PackageJson> pkg = framework.isNode() ? PackageJson.read(workspace) : Optional.empty();
+            if (framework.isNode()) {
+                PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
+                NodeBuild node = new NodeBuild(steps);
+                node.install(workspace, log);
+                node.build(workspace, p, switch (framework) {
+                    case NEXTJS -> "next";
+                    case REACT_VITE -> "vite";
+                    default -> null;
+                }, log);
+            }
+
+            Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
+
+            List<String> start;
+            Path staticRoot = null;
+            Set<String> writable = Set.of();
+            switch (framework) {
+                case REACT_VITE -> {
+                    staticRoot = root.resolve("dist");
+                    if (!Files.isRegularFile(staticRoot.resolve("index.html"))) {
+                        throw new BuildException("the build produced no dist/index.html (react-vite sites are served from dist/)");
+                    }
+                    start = List.of();
+                    if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a react-vite site is served as static files");
+                }
+                case NEXTJS -> {
+                    start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> StartCommands.nextjs(root, pkg.get()));
+                    writable = Set.of(".next/cache"); // next start writes its image and fetch caches here
+                    Files.createDirectories(root.resolve(".next/cache"));
+                }
+                case NODE_EXPRESS -> start = procfile.map(p -> StartCommands.procfile(root, p))
+                        .orElseGet(() -> StartCommands.express(root, pkg.get()));
+                case PYTHON_FASTAPI -> {
+                    PythonBuild python = new PythonBuild(steps, config.python());
+                    python.install(root, log);
+                    if (procfile.isPresent()) {
+                        start = StartCommands.procfile(root, procfile.get());
+                    } else {
+                        String module = PythonBuild.appModule(root);
+                        python.checkUvicorn(root, log);
+                        start = StartCommands.fastapi(root, module);
+                    }
+                }
+                default -> throw new IllegalStateException(framework.id());
+            }
+
+            long size = Trees.freeze(root, writable);
+            Duration took = Duration.between(started, clock.instant());
+            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start, staticRoot, clock.instant());
+            store.save(artifact, size, took);
+            log.log(Level.INFO, artifact.isStatic() ? "Static site: serving dist/" : "Start command: " + CommandRunner.display(start, root));
+            log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
+                    + megabytes(size) + ")");
+            return artifact;
+        } catch (BuildException e) {
+            cleanUp(workspace, root);
+            Masker masker = new Masker(secretValues);
+            String message = masker.mask(e.getMessage());
+            log.log(Level.ERROR, "Build failed: " + message);
+            if (message.equals(e.getMessage())) throw e;
+            throw new BuildException(message, e.exitCode(), e.lastLines());
+        } catch (IOException | RuntimeException e) {
+            cleanUp(workspace, root);
+            log.log(Level.ERROR, "Build failed: the build server could not prepare the files (" + e.getMessage() + ")");
+            throw new BuildException("the build server could not prepare the files: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Deletes what builds killed mid-way left behind (a crash or kill -9 skips {@link #cleanUp}): every
+     * workspace, and every artifact directory the store has no row for. Runs before this server builds
+     * anything, so nothing it deletes can be in use; a data dir belongs to one server.
+     *
+     * @return how many directories were deleted
+     */
+    public int sweepLeftovers() {
+        Set<String> recorded = store.recordedIds();
+        int deleted = 0;
+        for (Path dir : children(config.workspacesDir())) {
+            Trees.delete(dir);
+            deleted++;
+        }
+        for (Path dir : children(config.artifactsDir())) {
+            String name = dir.getFileName().toString();
+            if (name.startsWith("art_") && !recorded.contains(name)) {
+                Trees.delete(dir);
+                deleted++;
+            }
+        }
+        return deleted;
+    }
+
+    private static List<Path> children(Path dir) {
+        if (!Files.isDirectory(dir)) return List.of();
+        try (var entries = Files.list(dir)) {
+            return entries.toList();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + dir, e);
+        }
+    }
+
+    private static void cleanUp(Path workspace, Path root) {
+        try {
+            Trees.delete(workspace);
+            Trees.delete(root);
+        } catch (RuntimeException ignored) {
+            // best effort; the build error is what matters
+        }
+    }
+
+    private static String shortSha(String sha) {
+        return sha.length() > 12 ? sha.substring(0, 12) : sha;
+    }
+
+    private static String megabytes(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f MB", bytes / 1_000_000.0);
+    }
+}

@@ -1,0 +1,287 @@
+package dev.slipway.build;
+
+import dev.slipway.logs.Masker;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Runs one external command from an argv list (never a shell string) and streams every line of its
+ * output to a {@link LogSink} as it comes, masked. A non-zero exit or a timeout is a {@link BuildException};
+ * a timeout (or an interrupt) kills the command's whole process tree.
+ */
+public final class CommandRunner {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommandRunner.class);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(15);
+    static final int LAST_LINES = 20;
+    static final int MAX_LINE = 8192;
+    private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]|\u001B][^\u0007]*\u0007");
+    /** How long to wait for the output to drain after the command ended (a background child may hold it open). */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
+
+    /**
+     * @param env     the complete environment of the command (start from {@link #baseEnvironment()})
+     * @param secrets values to mask in every logged line and in error messages
+     * @param attempt true when the caller handles a failure (tries something else): then no line of it,
+     *                nor the failure itself, is logged above {@code warning}
+     */
+    public record Command(List<String> argv, Path workDir, Map<String, String> env, Duration timeout, Set<String> secrets,
+                          boolean attempt) {
+        public Command {
+            if (argv.isEmpty()) throw new IllegalArgumentException("empty argv");
+            argv = List.copyOf(argv);
+            env = Map.copyOf(env);
+            secrets = Set.copyOf(secrets);
+        }
+
+        public Command(List<String> argv, Path workDir, Map<String, String> env, Duration timeout, Set<String> secrets) {
+            this(argv, workDir, env, timeout, secrets, false);
+        }
+
+        public static Command of(List<String> argv, Path workDir, Map<String, String> env) {
+            return new Command(argv, workDir, env, DEFAULT_TIMEOUT, Set.of(), false);
+        }
+
+        public Command withTimeout(Duration t) { return new Command(argv, workDir, env, t, secrets, attempt); }
+
+        public Command withSecrets(Set<String> s) { return new Command(argv, workDir, env, timeout, s, attempt); }
+
+        public Command asAttempt() { return new Command(argv, workDir, env, timeout, secrets, true); }
+    }
+
+    public record Result(int exitCode, Duration elapsed) {}
+
+    private final Clock clock;
+
+    public CommandRunner(Clock clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * The clean environment every command starts from: PATH, HOME and LANG of this server (the JVM's
+     * own environment is not passed on, so the server's secrets never reach an app).
+     */
+    public static Map<String, String> baseEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+        env.put("HOME", System.getenv().getOrDefault("HOME", System.getProperty("user.home")));
+        env.put("LANG", System.getenv().getOrDefault("LANG", "C.UTF-8"));
+        return env;
+    }
+
+    /** Runs the command to its end; throws {@link BuildException} unless it exits 0. */
+    public Result run(Command command, LogSink target) {
+        LogSink log = command.attempt() ? atMostWarning(target) : target;
+        Masker masker = new Masker(command.secrets());
+        String display = masker.mask(display(command.argv(), command.workDir()));
+        log.log(Level.INFO, "Running " + display);
+        ProcessBuilder pb = new ProcessBuilder(command.argv()).directory(command.workDir().toFile());
+        pb.environment().clear();
+        pb.environment().putAll(command.env());
+        Instant started = clock.instant();
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new BuildException("cannot run " + display + ": " + masker.mask(String.valueOf(e.getMessage())), e);
+        }
+        LastLines last = new LastLines(LAST_LINES);
+        try {
+            process.getOutputStream().close(); // no stdin: a command that prompts gets EOF instead of hanging the build
+        } catch (IOException ignored) {
+            // the command already closed its end
+        }
+        Thread out = pump(process.getInputStream(), false, masker, last, log);
+        Thread err = pump(process.getErrorStream(), true, masker, last, log);
+        boolean finished;
+        try {
+            finished = process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            int killed = killTree(process.toHandle());
+            Thread.currentThread().interrupt();
+            throw new BuildException(display + " was interrupted; stopped it" + children(killed));
+        }
+        if (!finished) {
+            int killed = killTree(process.toHandle());
+            join(out, err);
+            String message = display + " timed out after " + human(command.timeout()) + "; stopped it" + children(killed);
+            log.log(Level.ERROR, message);
+            throw new BuildException(message, null, last.lines());
+        }
+        join(out, err);
+        Duration elapsed = Duration.between(started, clock.instant());
+        int code = process.exitValue();
+        if (code != 0) {
+            List<String> tail = last.lines();
+            log.log(Level.ERROR, display + " failed with exit code " + code
+                    + (tail.isEmpty() ? " and printed nothing" : "; its last " + tail.size() + " lines:"));
+            tail.forEach(line -> log.log(Level.ERROR, "  " + line));
+            throw new BuildException(display + " failed with exit code " + code, code, tail);
+        }
+        return new Result(code, elapsed);
+    }
+
+    private static LogSink atMostWarning(LogSink log) {
+        return (level, message) -> log.log(level == Level.ERROR ? Level.WARNING : level, message);
+    }
+
+    /**
+     * Kills a process and every descendant. Descendants are listed before anything is killed, because
+     * an orphan is re-parented away and no longer shows up as a descendant; the sweep repeats for
+     * children started while it ran.
+     *
+     * @return how many descendants were killed
+     */
+    static int killTree(ProcessHandle root) {
+        Set<ProcessHandle> killed = new LinkedHashSet<>();
+        for (int round = 0; round < 10; round++) {
+            List<ProcessHandle> targets = new ArrayList<>();
+            if (root.isAlive()) targets.add(root);
+            root.descendants().forEach(targets::add);
+            for (ProcessHandle h : killed) h.descendants().forEach(targets::add);
+            targets.removeIf(h -> !h.isAlive() || killed.contains(h));
+            if (targets.isEmpty()) break;
+            targets.forEach(ProcessHandle::destroyForcibly);
+            killed.addAll(targets);
+            for (ProcessHandle h : targets) {
+                try {
+                    h.onExit().get(2, TimeUnit.SECONDS);
+                } catch (Exception ignored) {
+                    // still reported alive (a zombie not yet reaped): the next round checks again
+                }
+            }
+        }
+        killed.remove(root);
+        return killed.size();
+    }
+
+    private static Thread pump(InputStream stream, boolean stderr, Masker masker, LastLines last, LogSink log) {
+        return Thread.ofPlatform().daemon().name(stderr ? "command-stderr" : "command-stdout").start(() -> {
+            try (Reader reader = new InputStreamReader(stream, StandardCharsets.UTF_8)) {
+                StringBuilder line = new StringBuilder();
+                char[] buf = new char[4096];
+                int n;
+                while ((n = reader.read(buf)) >= 0) {
+                    for (int i = 0; i < n; i++) {
+                        char c = buf[i];
+                        if (c == '\n' || line.length() >= MAX_LINE) {
+                            emit(line, stderr, masker, last, log);
+                            if (c != '\n') line.append(c);
+                        } else {
+                            line.append(c);
+                        }
+                    }
+                }
+                if (!line.isEmpty()) emit(line, stderr, masker, last, log);
+            } catch (IOException ignored) {
+                // the stream closed under us: the process was killed
+            }
+        });
+    }
+
+    private static void emit(StringBuilder raw, boolean stderr, Masker masker, LastLines last, LogSink log) {
+        String text = raw.toString();
+        raw.setLength(0);
+        // a progress bar rewrites its line with \r: keep what was finally shown
+        int cr = text.stripTrailing().lastIndexOf('\r');
+        if (cr >= 0) text = text.substring(cr + 1);
+        String clean = masker.mask(ANSI.matcher(text).replaceAll("").stripTrailing());
+        if (clean.isBlank()) return;
+        last.add(clean, stderr);
+        try {
+            log.log(stderr ? OutputLevels.stderr(clean) : OutputLevels.stdout(clean), clean);
+        } catch (RuntimeException e) {
+            // the store is unreachable for a moment: lose this line, but keep draining the pipe, or
+            // the command would block on a full pipe and the build hang until its timeout
+            LOG.warn("a build output line could not be stored: {}", e.toString());
+        }
+    }
+
+    private static void join(Thread... readers) {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        for (Thread t : readers) {
+            try {
+                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** The command as a person would type it; a program inside the work dir is shown relative to it. */
+    static String display(List<String> argv, Path workDir) {
+        List<String> shown = new ArrayList<>(argv);
+        Path program = Path.of(argv.get(0));
+        Path dir = workDir.toAbsolutePath().normalize();
+        if (program.isAbsolute() && program.normalize().startsWith(dir)) shown.set(0, dir.relativize(program.normalize()).toString());
+        return shown.stream().map(a -> a.isEmpty() || a.chars().anyMatch(Character::isWhitespace) ? "'" + a + "'" : a)
+                .collect(Collectors.joining(" "));
+    }
+
+    static String human(Duration d) {
+        if (d.toMillis() < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        return d.toMinutes() + " min" + (d.toSecondsPart() == 0 ? "" : " " + d.toSecondsPart() + " s");
+    }
+
+    private static String children(int killed) {
+        return killed == 0 ? "" : " and " + killed + " child process" + (killed == 1 ? "" : "es");
+    }
+
+    /**
+     * The newest lines of both streams, for the failure report. The two pipes are read by separate threads,
+     * so a late burst of stdout can arrive after the stderr line that explains the failure; the newest
+     * stderr lines are therefore always kept.
+     */
+    private static final class LastLines {
+        private record Line(long seq, String text) {}
+
+        private final int capacity;
+        private final ArrayDeque<Line> out = new ArrayDeque<>();
+        private final ArrayDeque<Line> err = new ArrayDeque<>();
+        private long seq;
+
+        LastLines(int capacity) { this.capacity = capacity; }
+
+        synchronized void add(String line, boolean stderr) {
+            ArrayDeque<Line> q = stderr ? err : out;
+            if (q.size() == capacity) q.removeFirst();
+            q.addLast(new Line(seq++, line));
+        }
+
+        synchronized List<String> lines() {
+            List<Line> all = new ArrayList<>(out);
+            all.addAll(err);
+            all.sort(java.util.Comparator.comparingLong(Line::seq));
+            List<Line> errTail = new ArrayList<>(err).subList(Math.max(0, err.size() - capacity / 2), err.size());
+            List<Line> keep = new ArrayList<>(all.subList(Math.max(0, all.size() - capacity), all.size()));
+            for (Line l : errTail) if (!keep.contains(l)) keep.add(l);
+            keep.sort(java.util.Comparator.comparingLong(Line::seq));
+            for (int i = 0; keep.size() > capacity && i < keep.size(); ) {
+                if (errTail.contains(keep.get(i))) i++;
+                else keep.remove(i);
+            }
+            return keep.stream().map(Line::text).toList();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.slipway.build;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Makes a FastAPI app's venv inside the artifact (a venv holds absolute paths, so it is made where it
+ * will run) and installs its requirements offline first (DESIGN §4).
+ */
+final class PythonBuild {
+    static final List<String> APP_FILES = List.of("main.py", "app.py", "server.py");
+    private static final Pattern APP = Pattern.compile("(?m)^app\\s*(?::\\s*[\\w.]+\\s*)?=\\s*(?:fastapi\\.)?FastAPI\\(");
+    /** Bounded so that an unreachable index fails in seconds rather than minutes of retries. */
+    private static final List<String> ONLINE_FLAGS = List.of("--retries", "1", "--timeout", "5");
+    static final String GENERATED_REQUIREMENTS = ".slipway-requirements.txt";
+    /** PEP 621 {@code [project].dependencies} to a requirements file, with the standard library's TOML reader. */
+    private static final String PYPROJECT_DEPENDENCIES = """
+            import sys, tomllib
+            with open("pyproject.toml", "rb") as f:
+                deps = tomllib.load(f).get("project", {}).get("dependencies")
+            if deps is None:
+                sys.exit("pyproject.toml has no [project] dependencies list (Poetry's tables are not read): add a requirements.txt")
+            with open(sys.argv[1], "w") as out:
+                out.write("\\n".join(deps) + "\\n")
+            """;
+
+    private final Steps steps;
+    private final Path python;
+
+    PythonBuild(Steps steps, Path python) {
+        this.steps = steps;
+        this.python = python;
+    }
+
+    void install(Path root, LogSink log) {
+        if (!Files.isExecutable(python)) {
+            throw new BuildException("the Python interpreter " + python + " does not exist; install python3 "
+                    + "(with python3-venv) or set SLIPWAY_PYTHON");
+        }
+        Path venv = root.resolve(StartCommands.VENV);
+        steps.run(List.of(python.toString(), "-m", "venv", "--system-site-packages", venv.toString()), root, log);
+        String venvPython = venv.resolve("bin/python").toString();
+        String requirements;
+        if (Files.isRegularFile(root.resolve(FrameworkDetector.REQUIREMENTS))) {
+            requirements = FrameworkDetector.REQUIREMENTS;
+        } else if (Files.isRegularFile(root.resolve(FrameworkDetector.PYPROJECT))) {
+            requirements = GENERATED_REQUIREMENTS;
+            log.log(Level.INFO, "Reading the dependencies of pyproject.toml");
+            steps.run(List.of(venvPython, "-c", PYPROJECT_DEPENDENCIES, GENERATED_REQUIREMENTS), root, log);
+        } else {
+            log.log(Level.INFO, "No requirements.txt or pyproject.toml; nothing to install");
+            return;
+        }
+        List<String> pip = List.of(venvPython, "-m", "pip", "install");
+        try {
+            steps.attempt(concat(pip, List.of("--no-index", "-r", requirements)), root, log);
+            return;
+        } catch (BuildException offlineFailed) {
+            log.log(Level.WARNING, "The requirements do not resolve from this machine's packages alone; "
+                    + "checking whether each one is already installed");
+        }
+        try {
+            // Distribution packages can declare dependencies their own distribution does not meet (Debian 12's
+            // fastapi pins starlette<0.26 next to starlette 0.26.1), which pip's resolver refuses. The OS
+            // package manager keeps those dependencies, so requirements already installed are enough. The
+            // user's pip config is ignored here: its find-links could otherwise install a wheel without its
+            // dependencies.
+            steps.withEnv("PIP_CONFIG_FILE", "/dev/null")
+                    .attempt(concat(pip, List.of("--no-index", "--no-deps", "-r", requirements)), root, log);
+            return;
+        } catch (BuildException notInstalled) {
+            log.log(Level.WARNING, "Some requirements are not on this machine; trying the package index");
+        }
+        steps.run(concat(pip, concat(ONLINE_FLAGS, List.of("-r", requirements))), root, log);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /** Fails early, with a clear message, rather than at start-up in the runtime. */
+    void checkUvicorn(Path root, LogSink log) {
+        try {
+            steps.run(List.of(root.resolve(StartCommands.VENV).resolve("bin/python").toString(), "-c", "import uvicorn"), root, LogSink.DISCARD);
+        } catch (BuildException e) {
+            throw new BuildException("uvicorn is not installed: add uvicorn to requirements.txt (or start the app with a Procfile web: line)");
+        }
+    }
+
+    /** The module that defines {@code app = FastAPI(...)}, looked for in main.py, app.py, server.py. */
+    static String appModule(Path root) {
+        for (String file : APP_FILES) {
+            Path p = root.resolve(file);
+            if (!Files.isRegularFile(p)) continue;
+            try {
+                if (APP.matcher(Files.readString(p)).find()) return file.substring(0, file.length() - 3);
+            } catch (IOException e) {
+                throw new BuildException("cannot read " + file + " (is it UTF-8 text?): " + e.getMessage(), e);
+            }
+        }
+        throw new BuildException("no FastAPI app found: looked for a line \"app = FastAPI(\" in " + String.join(", ", APP_FILES)
+                + "; define it there or start the app with a Procfile web: line");
+    }
+}

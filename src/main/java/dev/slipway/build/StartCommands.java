@@ -1,0 +1,111 @@
+package dev.slipway.build;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Works out the argv that starts a built app, from its final artifact directory. Programs the app
+ * installed ({@code node_modules/.bin}, the venv's {@code bin}) are resolved to absolute paths, since
+ * the runtime's PATH does not contain them; {@code node}, {@code npm} and other system programs are
+ * left to the runtime's PATH.
+ */
+final class StartCommands {
+    static final String PORT = CommandLine.PORT_TOKEN;
+    static final String LOOPBACK = "127.0.0.1";
+    static final String VENV = ".venv";
+    static final List<String> NPM_START = List.of("npm", "start");
+
+    private StartCommands() {}
+
+    /** A Procfile web: command with its program resolved against the app's own bin directories. */
+    static List<String> procfile(Path root, List<String> argv) {
+        List<String> out = new ArrayList<>(argv);
+        ownProgram(root, argv.get(0)).ifPresent(p -> out.set(0, p.toString()));
+        return List.copyOf(out);
+    }
+
+    /** The start script, else {@code next start} on the runtime's port. */
+    static List<String> nextjs(Path root, PackageJson pkg) {
+        return startScript(root, pkg).orElseGet(() -> nextStart(root, List.of()));
+    }
+
+    /** DESIGN §4: the start script, else package.json main, else index.js. */
+    static List<String> express(Path root, PackageJson pkg) {
+        Optional<List<String>> script = startScript(root, pkg);
+        if (script.isPresent()) return script.get();
+        if (pkg.main() != null && !pkg.main().isBlank()) {
+            Path main = root.resolve(pkg.main()).normalize();
+            if (!main.startsWith(root)) throw new BuildException("package.json main \"" + pkg.main() + "\" points outside the app");
+            if (!Files.isRegularFile(main) && !Files.isRegularFile(Path.of(main + ".js")))
+                throw new BuildException("package.json main \"" + pkg.main() + "\" does not exist after the build");
+            return List.of("node", pkg.main());
+        }
+        if (Files.isRegularFile(root.resolve("index.js"))) return List.of("node", "index.js");
+        throw new BuildException("no way to start the app: package.json has no start script and no main, and there "
+                + "is no index.js; add one of them or a Procfile with a web: line");
+    }
+
+    /** The start script run directly when it is plain, through {@code npm start} otherwise (or when it has pre/post hooks). */
+    private static Optional<List<String>> startScript(Path root, PackageJson pkg) {
+        Optional<String> start = pkg.script("start");
+        if (start.isEmpty()) return Optional.empty();
+        if (pkg.scripts().containsKey("prestart") || pkg.scripts().containsKey("poststart")) return Optional.of(NPM_START);
+        return Optional.of(direct(root, start.get()).orElse(NPM_START));
+    }
+
+    static List<String> fastapi(Path root, String module) {
+        return List.of(root.resolve(VENV).resolve("bin").resolve("python").toString(), "-m", "uvicorn", module + ":app",
+                "--host", LOOPBACK, "--port", PORT);
+    }
+
+    /**
+     * The program an npm script runs, started directly when it is a plain command: {@code node x.js},
+     * {@code next start}, or a program from node_modules/.bin. Empty when npm must run it (shell syntax,
+     * other variables, an unknown program), so the caller falls back to {@code npm start}.
+     */
+    static Optional<List<String>> direct(Path root, String script) {
+        List<String> argv;
+        try {
+            argv = CommandLine.split(script);
+        } catch (BuildException needsShell) {
+            return Optional.empty();
+        }
+        String program = argv.get(0);
+        if (program.equals("node")) return Optional.of(argv);
+        if (program.equals("next") && argv.size() >= 2 && argv.get(1).equals("start")) {
+            return Optional.of(nextStart(root, argv.subList(2, argv.size())));
+        }
+        return ownProgram(root, program).map(p -> {
+            List<String> out = new ArrayList<>(argv);
+            out.set(0, p.toString());
+            return List.copyOf(out);
+        });
+    }
+
+    /** {@code next start} with the runtime's port and, unless the app chose, loopback only. */
+    private static List<String> nextStart(Path root, List<String> args) {
+        List<String> out = new ArrayList<>();
+        out.add(root.resolve("node_modules/.bin/next").toString());
+        out.add("start");
+        out.addAll(args);
+        if (!args.contains("-p") && !args.contains("--port") && args.stream().noneMatch(a -> a.startsWith("--port="))) {
+            out.addAll(List.of("-p", PORT));
+        }
+        if (!args.contains("-H") && !args.contains("--hostname") && args.stream().noneMatch(a -> a.startsWith("--hostname="))) {
+            out.addAll(List.of("-H", LOOPBACK));
+        }
+        return List.copyOf(out);
+    }
+
+    private static Optional<Path> ownProgram(Path root, String program) {
+        if (program.contains("/")) return Optional.empty();
+        for (Path bin : List.of(root.resolve("node_modules/.bin"), root.resolve(VENV).resolve("bin"))) {
+            Path candidate = bin.resolve(program);
+            if (Files.isExecutable(candidate)) return Optional.of(candidate);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,26 @@
+package dev.slipway.build;
+
+import dev.slipway.logs.LogSink;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Runs the commands of one build with its environment, secrets and timeout. */
+record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout) {
+    CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
+        return runner.run(new CommandRunner.Command(argv, dir, env, timeout, secrets), log);
+    }
+
+    /** Runs a command whose failure the caller handles, so its errors are logged as warnings. */
+    CommandRunner.Result attempt(List<String> argv, Path dir, LogSink log) {
+        return runner.run(new CommandRunner.Command(argv, dir, env, timeout, secrets).asAttempt(), log);
+    }
+
+    Steps withEnv(String name, String value) {
+        Map<String, String> more = new java.util.HashMap<>(env);
+        more.put(name, value);
+        return new Steps(runner, more, secrets, timeout);
+    }
+}

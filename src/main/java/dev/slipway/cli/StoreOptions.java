@@ -1,0 +1,22 @@
+package dev.slipway.cli;
+
+import dev.slipway.store.Database;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+
+/** Where the store is: shared by the server and the admin commands, so both see the same data. */
+public final class StoreOptions {
+    @Option(names = "--data-dir", defaultValue = "${env:SLIPWAY_DATA_DIR:-.slipway}",
+            description = "Data directory: embedded store, artifacts, workspaces (env SLIPWAY_DATA_DIR; default: ${DEFAULT-VALUE})")
+    public Path dataDir;
+
+    @Option(names = "--database-url", defaultValue = "${env:SLIPWAY_DATABASE_URL}",
+            description = "JDBC URL of a PostgreSQL store, e.g. jdbc:postgresql://127.0.0.1:5432/slipway?user=slipway "
+                    + "(env SLIPWAY_DATABASE_URL; default: the embedded H2 file in the data dir)")
+    public String databaseUrl;
+
+    public Database open(int poolSize) {
+        return Database.open(databaseUrl != null && !databaseUrl.isBlank() ? databaseUrl : Database.h2Url(dataDir), poolSize);
+    }
+}

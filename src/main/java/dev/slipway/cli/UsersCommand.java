@@ -1,0 +1,110 @@
+package dev.slipway.cli;
+
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.core.Json;
+import dev.slipway.core.MicrosClock;
+import dev.slipway.store.Database;
+import dev.slipway.users.Passwords;
+import dev.slipway.users.User;
+import dev.slipway.users.UserStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "users", mixinStandardHelpOptions = true,
+        description = "Manage dashboard users (operator command; works while the server runs).",
+        subcommands = {UsersCommand.Create.class, UsersCommand.ListUsers.class})
+public final class UsersCommand {
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Create a user who signs in to the dashboard of an account. Without --password-stdin a "
+                    + "password is generated and printed once.")
+    static final class Create implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Option(names = "--account", required = true, description = "Account id (acct_…)") String account;
+        @Option(names = "--email", required = true, description = "The user's email; it signs in with it") String email;
+        @Option(names = "--password-stdin", description = "Read the password from the first line of standard input "
+                + "(at least " + Passwords.MIN_LENGTH + " characters) instead of generating one") boolean passwordStdin;
+        @Option(names = "--json", description = "Print JSON: {id, account_id, email, password (only when generated)}") boolean json;
+
+        @Override
+        public Integer call() {
+            String password;
+            if (passwordStdin) {
+                try {
+                    String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+                    password = line == null ? "" : line;
+                } catch (IOException e) {
+                    System.err.println("error: cannot read the password from standard input: " + e.getMessage());
+                    return 2;
+                }
+            } else {
+                password = Passwords.generate();
+            }
+            try (Database db = store.open(2)) {
+                Clock clock = MicrosClock.system();
+                if (new AccountStore(db.jdbi(), clock).find(account).isEmpty()) {
+                    System.err.println("error: no account " + account);
+                    return 2;
+                }
+                User user = new UserStore(db.jdbi(), clock).create(account, email, password);
+                if (json) {
+                    Map<String, Object> m = json(user);
+                    if (!passwordStdin) m.put("password", password);
+                    System.out.println(Json.write(m));
+                } else {
+                    System.out.println("Created user " + user.email() + " (" + user.id() + ") for " + account + ".");
+                    if (!passwordStdin) {
+                        System.out.println();
+                        System.out.println("    password: " + password);
+                        System.out.println();
+                        System.out.println("It will not be shown again.");
+                    }
+                }
+                return 0;
+            } catch (IllegalArgumentException e) {
+                System.err.println("error: " + e.getMessage());
+                return 2;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List an account's dashboard users.")
+    static final class ListUsers implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Option(names = "--account", required = true, description = "Account id (acct_…)") String account;
+        @Option(names = "--json", description = "Print JSON") boolean json;
+
+        @Override
+        public Integer call() {
+            try (Database db = store.open(2)) {
+                var users = new UserStore(db.jdbi(), MicrosClock.system()).list(account);
+                if (json) {
+                    System.out.println(Json.write(users.stream().map(UsersCommand::json).toList()));
+                } else {
+                    System.out.printf("%-30s %-40s %s%n", "ID", "EMAIL", "CREATED");
+                    for (User u : users) System.out.printf("%-30s %-40s %s%n", u.id(), u.email(), u.createdAt());
+                }
+                return 0;
+            }
+        }
+    }
+
+    static Map<String, Object> json(User u) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", u.id());
+        m.put("account_id", u.accountId());
+        m.put("email", u.email());
+        m.put("created_at", u.createdAt().toString());
+        return m;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.slipway.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import picocli.CommandLine.Option;
+
+/** {@code --output text|json}: human tables, or one JSON document (the API's {@code data}) on stdout. */
+final class OutputOption {
+    enum Format { text, json }
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "text (default) or json: one JSON document on stdout, the API's data; messages go to stderr")
+    Format format;
+
+    boolean json() {
+        return format == Format.json;
+    }
+
+    void print(Context ctx, JsonNode data) {
+        ctx.out().println(Json.pretty(data));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.slipway.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Set;
+
+/** Deployments and migrations: where they live in the API, and which states end a run. */
+enum RunKind {
+    DEPLOYMENT("deployment", "/deployments", Set.of("live", "failed", "rolled_back")),
+    MIGRATION("migration", "/migrations", Set.of("complete", "failed"));
+
+    final String noun;
+    final String collection;
+    final Set<String> terminal;
+
+    RunKind(String noun, String collection, Set<String> terminal) {
+        this.noun = noun;
+        this.collection = collection;
+        this.terminal = terminal;
+    }
+
+    /** By id prefix: {@code dep_…} or {@code mig_…}. */
+    static RunKind ofId(String id) {
+        if (id.startsWith("dep_")) return DEPLOYMENT;
+        if (id.startsWith("mig_")) return MIGRATION;
+        throw new UsageException("'" + id + "' is neither a deployment id (dep_…) nor a migration id (mig_…)");
+    }
+
+    String path(String id) {
+        return collection + "/" + Paths.segment(id);
+    }
+
+    boolean finished(JsonNode run) {
+        return terminal.contains(Json.text(run, "status"));
+    }
+
+    /**
+     * A run that got where it was going: a live deployment (or one that was live and has been rolled back
+     * since, with {@code live_at}), a complete migration.
+     */
+    boolean succeeded(JsonNode run) {
+        String status = Json.text(run, "status");
+        if (this == MIGRATION) return "complete".equals(status);
+        return "live".equals(status) || ("rolled_back".equals(status) && Json.text(run, "live_at") != null);
+    }
+}

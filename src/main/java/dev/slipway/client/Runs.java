@@ -1,0 +1,83 @@
+package dev.slipway.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/** After a run is created: wait or follow it to a final state, report it, and give its exit code. */
+final class Runs {
+    static final int TAIL_LINES = 30;
+
+    private Runs() {}
+
+    static int finish(Context ctx, Api api, RunKind kind, String id, WaitOptions wait, OutputOption output) {
+        String what = "waiting for " + kind.noun + " " + id;
+        Waiter waiter = new Waiter(api);
+        JsonNode run;
+        try {
+            if (wait.follow) {
+                PrintStream lines = output.json() ? ctx.err() : ctx.out();
+                new LogFollower(api, ctx).follow(kind.path(id) + "/logs", e -> lines.println(LogLines.format(e)), what);
+                try (Progress quiet = new Progress.Plain(new PrintStream(java.io.OutputStream.nullOutputStream()))) {
+                    run = waiter.await(kind, id, quiet); // the stream ended with the run: one read, normally
+                }
+            } else {
+                try (Progress progress = Progress.of(ctx)) {
+                    run = waiter.await(kind, id, progress);
+                }
+            }
+        } catch (TimedOut e) {
+            if (!api.deadline().passed()) throw e; // interrupted
+            String status = waiter.lastStatus();
+            throw new TimedOut("timed out after " + Durations.format(api.deadline().limit()) + " " + what + ", which is "
+                    + (status == null ? "not finished" : "still " + status) + " and goes on on the server"
+                    + (kind == RunKind.DEPLOYMENT ? " ('slipway cancel " + id + "' stops it)" : ""));
+        }
+        api = api.unbounded();
+        boolean ok = kind.succeeded(run);
+        if (output.json()) output.print(ctx, run);
+        if (ok) {
+            if (!output.json()) ctx.out().println(success(kind, id, run, api));
+            return Exit.OK;
+        }
+        ctx.err().println(capital(kind.noun) + " " + id + " " + Json.text(run, "status") + ".");
+        printTail(ctx, api, kind, id);
+        return Exit.FAILED;
+    }
+
+    private static String success(RunKind kind, String id, JsonNode run, Api api) {
+        if (kind == RunKind.MIGRATION) {
+            return "Migration " + id + " is complete: " + Json.text(run, "url")
+                    + (Json.text(run, "deployment_id") == null ? "" : " (deployment " + Json.text(run, "deployment_id") + ")");
+        }
+        String production;
+        try {
+            production = Json.text(api.get("/projects/" + Paths.segment(Json.text(run, "project_id"))).path("data"), "url");
+        } catch (ApiError e) {
+            production = "see 'slipway projects show " + Json.text(run, "project_id") + "'";
+        }
+        String status = Json.text(run, "status");
+        boolean isProduction = run.path("preview_url").isNull();
+        return "Deployment " + id + " is " + (status.equals("live") ? "live" : "no longer production (" + status + ")")
+                + (isProduction && status.equals("live") ? " in production: " + production : ": " + Json.text(run, "url"))
+                + (isProduction ? "" : " (production: " + production + ")");
+    }
+
+    /** The last lines of a failed run's log, on stderr: the reason is almost always there. */
+    static void printTail(Context ctx, Api api, RunKind kind, String id) {
+        List<String> tail;
+        try {
+            tail = LogLines.last(api, kind, id, TAIL_LINES);
+        } catch (ApiError | TimedOut e) {
+            ctx.err().println("(its log could not be read: " + e.getMessage() + ")");
+            return;
+        }
+        ctx.err().println("Last " + tail.size() + " log lines of " + id + ":");
+        tail.forEach(line -> ctx.err().println("  " + line));
+    }
+
+    static String capital(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.slipway.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code POST /v1/uploads}: a zip's raw bytes as {@code application/zip}. */
+final class Uploads {
+    private Uploads() {}
+
+    /** Checks before anything is sent that the file can be read (else exit 2). */
+    static Path readable(Path zip) {
+        if (!Files.isRegularFile(zip) || !Files.isReadable(zip)) {
+            throw new UsageException("--zip " + zip + " is not a readable file");
+        }
+        return zip;
+    }
+
+    /** Uploads the zip; its {@code upl_…} id. */
+    static String upload(Context ctx, Api api, Path zip, String idempotencyKey) {
+        JsonNode upload = api.postFile("/uploads", zip, "application/zip", idempotencyKey).path("data");
+        ctx.err().println("Uploaded " + zip + " (" + Json.text(upload, "size_bytes") + " bytes, sha256 "
+                + Json.text(upload, "sha256") + ") as " + Json.text(upload, "id"));
+        return Json.text(upload, "id");
+    }
+}

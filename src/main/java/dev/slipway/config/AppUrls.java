@@ -1,0 +1,42 @@
+package dev.slipway.config;
+
+import java.util.function.IntSupplier;
+
+/** Addresses of deployed apps on the apps listener (DESIGN §3 URLs) and of API resources. */
+public final class AppUrls {
+    private final String appsDomain;
+    private final int appsPort;
+    private final String publicUrl;
+    private final String host;
+    private final IntSupplier apiPort;
+
+    /** @param apiPort the bound API port, read when a link is made (the listener may bind after this is built) */
+    public AppUrls(ServerConfig config, int appsPort, IntSupplier apiPort) {
+        this.appsDomain = config.appsDomain();
+        this.appsPort = appsPort;
+        this.publicUrl = config.publicUrl() != null ? stripSlash(config.publicUrl()) : null;
+        this.host = config.host();
+        this.apiPort = apiPort;
+    }
+
+    public String production(String projectName) {
+        return "http://" + projectName + "." + appsDomain + ":" + appsPort;
+    }
+
+    public String deployment(String projectName, String shortId) {
+        return "http://" + projectName + "-" + shortId + "." + appsDomain + ":" + appsPort;
+    }
+
+    /** Absolute address of an API path such as {@code /v1/deployments/dep_…/logs}. */
+    public String api(String path) {
+        return apiBase() + path;
+    }
+
+    public String apiBase() {
+        return publicUrl != null ? publicUrl : "http://" + host + ":" + apiPort.getAsInt();
+    }
+
+    private static String stripSlash(String s) {
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+}

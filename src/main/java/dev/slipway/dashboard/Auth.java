@@ -1,0 +1,124 @@
+package dev.slipway.dashboard;
+
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.api.ApiException;
+import dev.slipway.users.SessionStore;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HttpStatus;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Sessions for dashboard routes: the cookie, who it belongs to, and the CSRF check of every form.
+ * A page without a session sends the browser to sign in; a form also needs its session's token.
+ */
+public final class Auth {
+    static final String COOKIE = "slipway_session";
+    static final String PATH = "/dashboard";
+    private static final Pattern LOCAL_NEXT = Pattern.compile("^/dashboard(/[A-Za-z0-9_./-]*)?(\\?[A-Za-z0-9_=&%.-]*)?$");
+
+    /** A page handler that runs only for a signed-in viewer. */
+    @FunctionalInterface
+    public interface Page {
+        void handle(Context ctx, Viewer viewer) throws Exception;
+    }
+
+    /** A form handler that runs only for a signed-in viewer whose form carried the session's token. */
+    @FunctionalInterface
+    public interface Submit {
+        void handle(Context ctx, Viewer viewer, Form form) throws Exception;
+    }
+
+    private final SessionStore sessions;
+    private final AccountStore accounts;
+    private final boolean secureCookies;
+
+    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies) {
+        this.sessions = sessions;
+        this.accounts = accounts;
+        this.secureCookies = secureCookies;
+    }
+
+    /** Runs {@code page} for the viewer, or redirects to sign in (and back here after). */
+    public Handler page(Page page) {
+        return ctx -> {
+            Optional<Viewer> viewer = viewer(ctx);
+            if (viewer.isEmpty()) {
+                String back = ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString());
+                ctx.redirect("/dashboard/sign-in?next=" + URLEncoder.encode(back, StandardCharsets.UTF_8), HttpStatus.FOUND);
+                return;
+            }
+            page.handle(ctx, viewer.get());
+        };
+    }
+
+    /** A stream (the live log): 401 without a session, since an EventSource cannot follow a sign-in. */
+    public Handler stream(Page page) {
+        return ctx -> {
+            Viewer viewer = viewer(ctx).orElseThrow(() -> ApiException.unauthorized("Sign in to the dashboard first"));
+            page.handle(ctx, viewer);
+        };
+    }
+
+    /** Runs {@code submit} when the session is valid and the form carries its CSRF token; 403 otherwise. */
+    public Handler form(Submit submit) {
+        return ctx -> {
+            Form form = Form.read(ctx);
+            Optional<Viewer> viewer = viewer(ctx);
+            if (viewer.isEmpty()) {
+                ctx.redirect("/dashboard/sign-in?expired=1", HttpStatus.SEE_OTHER);
+                return;
+            }
+            if (!sameToken(form.get("_csrf"), viewer.get().csrfToken())) throw csrfRefused();
+            submit.handle(ctx, viewer.get(), form);
+        };
+    }
+
+    static ApiException csrfRefused() {
+        return new ApiException(403, "csrf_refused", "This form was refused: it did not come from this dashboard "
+                + "page or your session changed since it was shown (CSRF check). Go back, reload the page and try again.",
+                null, Map.of());
+    }
+
+    static boolean sameToken(String given, String expected) {
+        if (given == null || expected == null) return false;
+        return MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    Optional<Viewer> viewer(Context ctx) {
+        return sessions.find(ctx.cookie(COOKIE)).flatMap(s -> accounts.find(s.user().accountId())
+                .map(a -> new Viewer(s.user(), a, s.csrfToken())));
+    }
+
+    void startSession(Context ctx, SessionStore.Issued issued) {
+        setCookie(ctx, COOKIE, issued.token(), PATH, SessionStore.LIFETIME, "Lax");
+    }
+
+    void endSession(Context ctx) {
+        sessions.delete(ctx.cookie(COOKIE));
+        setCookie(ctx, COOKIE, "", PATH, Duration.ZERO, "Lax");
+    }
+
+    SessionStore sessions() { return sessions; }
+
+    /** Cookies are HttpOnly always, Secure when the dashboard's public address is https. */
+    void setCookie(Context ctx, String name, String value, String path, Duration maxAge, String sameSite) {
+        ctx.res().addHeader("Set-Cookie", name + "=" + value + "; Path=" + path + "; Max-Age=" + maxAge.toSeconds()
+                + "; HttpOnly; SameSite=" + sameSite + (secureCookies ? "; Secure" : ""));
+    }
+
+    /** Where to go after signing in: a dashboard path only (no open redirect). */
+    static String safeNext(String next) {
+        if (next == null || !LOCAL_NEXT.matcher(next).matches() || next.contains("//") || next.contains("..")) {
+            return "/dashboard/projects";
+        }
+        return next;
+    }
+}

@@ -1,0 +1,16 @@
+package dev.slipway.dashboard;
+
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+
+/** The web dashboard's handler groups, for the route table. */
+public record Dashboard(Auth auth, SignInPages signIn, KeyPages keys, WebhookPages webhooks, ProjectPages projects,
+                        RunPages runs, Assets assets) {
+    public void home(Context ctx) {
+        ctx.redirect("/dashboard/projects", HttpStatus.FOUND);
+    }
+
+    public void settings(Context ctx) {
+        ctx.redirect(Layout.SETTINGS.getFirst().path(), HttpStatus.FOUND);
+    }
+}

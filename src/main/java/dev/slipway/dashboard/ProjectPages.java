@@ -1,0 +1,155 @@
+package dev.slipway.dashboard;
+
+import dev.slipway.api.ApiException;
+import dev.slipway.api.Page;
+import dev.slipway.api.PageRequest;
+import dev.slipway.config.AppUrls;
+import dev.slipway.dashboard.Html.Safe;
+import dev.slipway.deployments.Deployment;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectStore;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/** Projects: the account's list, and a project with its production address, its deployments and its actions. */
+public final class ProjectPages {
+    private final ProjectStore projects;
+    private final DeploymentStore deployments;
+    private final DeploymentService service;
+    private final AppUrls urls;
+
+    public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls) {
+        this.projects = projects;
+        this.deployments = deployments;
+        this.service = service;
+        this.urls = urls;
+    }
+
+    public void list(Context ctx, Viewer viewer) {
+        Page<Project> page = projects.page(viewer.accountId(), PageRequest.from(ctx));
+        Safe content;
+        if (page.data().isEmpty() && ctx.queryParam("cursor") == null) {
+            content = Html.fmt("""
+                    <div class="empty">
+                      <p><strong>No projects yet.</strong> A project is created by its first migration: connect a repository
+                      and Slipway builds it and makes it live.</p>
+                      <pre><code>slipway migrate --source github --repo owner/repo --follow</code></pre>
+                      <p>or <code>POST /v1/migrations</code> with an <a href="/dashboard/settings/api-keys">API key</a>
+                      (see the <a href="/docs">API reference</a>).</p>
+                    </div>""");
+        } else {
+            content = Html.fmt("""
+                    <div class="table-wrap">
+                    <table>
+                      <caption class="visually-hidden">Projects</caption>
+                      <thead><tr><th scope="col">Project</th><th scope="col">Source</th><th scope="col">Production</th>
+                      <th scope="col" class="wide">Created</th></tr></thead>
+                      <tbody>%s</tbody>
+                    </table>
+                    </div>
+                    %s""", Html.each(page.data(), this::projectRow), more(ctx.path(), page));
+        }
+        Layout.render(ctx, 200, viewer, "Projects", Html.fmt("<h1>Projects</h1>%s", content));
+    }
+
+    public void show(Context ctx, Viewer viewer) {
+        render(ctx, 200, viewer, owned(ctx, viewer), null);
+    }
+
+    public void deploy(Context ctx, Viewer viewer, Form form) {
+        Project project = owned(ctx, viewer);
+        Deployment d = service.create(project, null, null, null);
+        ctx.redirect("/dashboard/deployments/" + d.id(), HttpStatus.SEE_OTHER);
+    }
+
+    /** The project page; {@code error} is shown above the deployments (e.g. a refused rollback). */
+    void render(Context ctx, int status, Viewer viewer, Project p, String error) {
+        Page<Deployment> page = deployments.page(viewer.accountId(), p.id(), null, PageRequest.from(ctx));
+        Safe list = page.data().isEmpty() && ctx.queryParam("cursor") == null
+                ? Html.fmt("<p class=\"empty\">No deployments yet. Deploy builds the head of %s.</p>", Format.orDash(p.branch()))
+                : Html.fmt("""
+                        <div class="table-wrap">
+                        <table class="deployments">
+                          <caption class="visually-hidden">Deployments of %s, newest first</caption>
+                          <thead><tr><th scope="col">Deployment</th><th scope="col">Status</th><th scope="col">Commit</th>
+                          <th scope="col" class="wide">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+                          <tbody>%s</tbody>
+                        </table>
+                        </div>
+                        %s""", p.name(), Html.each(page.data(), d -> deploymentRow(viewer, p, d)), more(ctx.path(), page));
+        Safe production = p.productionDeploymentId() == null
+                ? Html.fmt("<span class=\"muted\">not live yet</span>")
+                : Html.fmt("<a href=\"%s\" rel=\"noopener\">%s</a>", urls.production(p.name()), urls.production(p.name()));
+        Layout.render(ctx, status, viewer, p.name(), Html.fmt("""
+                <p class="crumbs"><a href="/dashboard/projects">Projects</a></p>
+                <div class="title-row">
+                  <h1>%s</h1>
+                  <form method="post" action="/dashboard/projects/%s/deploy">%s
+                    <button type="submit" class="primary">Deploy</button>
+                  </form>
+                </div>
+                <dl class="fields">
+                  <dt>Production</dt><dd>%s</dd>
+                  %s
+                  <dt>Source</dt><dd>%s</dd>
+                  <dt>Branch</dt><dd>%s</dd>
+                  <dt>Framework</dt><dd>%s</dd>
+                  <dt>Region</dt><dd>%s</dd>
+                  <dt>Env vars</dt><dd>%s</dd>
+                  %s
+                  <dt>ID</dt><dd><code>%s</code></dd>
+                </dl>
+                <h2>Deployments</h2>
+                %s
+                %s""", p.name(), p.id(), Layout.csrf(viewer), production,
+                p.domain() == null ? Html.EMPTY : Html.fmt("<dt>Domain</dt><dd>%s</dd>", p.domain()),
+                p.repo() == null ? p.source() : p.source() + ": " + p.repo(), Format.orDash(p.branch()),
+                Format.orDash(p.framework()), p.region(),
+                p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
+                p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
+                        p.database().type(), p.database().id(), p.database().state()),
+                p.id(), Layout.error(error), list));
+    }
+
+    Project owned(Context ctx, Viewer viewer) {
+        String id = ctx.pathParam("project_id");
+        return projects.find(id).filter(p -> p.accountId().equals(viewer.accountId()))
+                .orElseThrow(() -> ApiException.notFound("There is no project " + id + " in your account."));
+    }
+
+    private Safe projectRow(Project p) {
+        Safe production = p.productionDeploymentId() == null ? Html.fmt("<span class=\"muted\">not live yet</span>")
+                : Html.fmt("<a href=\"%s\" rel=\"noopener\">%s</a>", urls.production(p.name()), urls.production(p.name()));
+        return Html.fmt("<tr><td><a href=\"/dashboard/projects/%s\">%s</a></td><td>%s</td><td>%s</td><td class=\"wide\">%s</td></tr>",
+                p.id(), p.name(), p.repo() == null ? p.source() : p.repo(), production, Format.time(p.createdAt()));
+    }
+
+    private Safe deploymentRow(Viewer viewer, Project p, Deployment d) {
+        boolean production = d.id().equals(p.productionDeploymentId());
+        Safe action = service.rollbackRefusal(p, d).isPresent() ? Html.EMPTY : Html.fmt("""
+                <form method="post" action="/dashboard/deployments/%s/rollback">%s
+                <button type="submit" data-confirm="Roll production back to %s (commit %s)?" aria-label="Roll back to %s">Roll back</button>
+                </form>""", d.id(), Layout.csrf(viewer), d.id(), d.commitSha() == null ? "?" : d.commitSha().substring(0, 7), d.id());
+        Safe kind = d.rollbackOf() != null ? Html.fmt("rollback to <code>%s</code>", d.rollbackOf())
+                : d.migrationId() != null ? Html.fmt("first deployment, by <a href=\"/dashboard/migrations/%s\">its migration</a>", d.migrationId())
+                : null;
+        return Html.fmt("""
+                <tr><td><a href="/dashboard/deployments/%s"><code>%s</code></a>%s%s</td><td>%s</td>
+                <td>%s <span class="message">%s</span></td><td class="wide">%s</td><td>%s</td></tr>""",
+                d.id(), d.id(), Html.when(production, Html.fmt(" <span class=\"badge badge-production\">production</span>")),
+                kind == null ? Html.EMPTY : Html.fmt("<br><span class=\"muted small\">%s</span>", kind),
+                Format.badge(d.status().label()), Format.sha(d.commitSha()), Format.orDash(d.commitMessage()),
+                Format.time(d.createdAt()), action);
+    }
+
+    static Safe more(String path, Page<?> page) {
+        if (!page.pagination().hasMore()) return Html.EMPTY;
+        return Html.fmt("<p class=\"more\"><a href=\"%s?cursor=%s\">Older</a></p>", path,
+                URLEncoder.encode(page.pagination().nextCursor(), StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,90 @@
+package dev.slipway.databases;
+
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+
+/** The {@code databases} table. */
+final class DatabaseStore {
+    private static final RowMapper<ProjectDatabase> MAPPER = (rs, ctx) -> new ProjectDatabase(
+            rs.getString("id"), rs.getString("account_id"), rs.getString("project_id"), rs.getString("migration_id"),
+            DbKind.parse(rs.getString("type")).orElseThrow(), rs.getString("action"), rs.getString("host"),
+            rs.getInt("port"), rs.getString("db_name"), rs.getString("username"), rs.getString("options"),
+            rs.getString("secret_enc"), DatabaseState.parse(rs.getString("state")),
+            rs.getTimestamp("created_at").toInstant());
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+
+    DatabaseStore(Jdbi jdbi, Clock clock) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+    }
+
+    void insert(Handle h, ProjectDatabase d) {
+        h.createUpdate("""
+                        INSERT INTO databases (id, account_id, project_id, migration_id, type, action, host, port,
+                            db_name, username, options, secret_enc, state, created_at, updated_at)
+                        VALUES (:id, :account, :project, :migration, :type, :action, :host, :port, :name, :user,
+                            :options, :secret, :state, :at, :at)""")
+                .bind("id", d.id()).bind("account", d.accountId()).bind("project", d.projectId())
+                .bind("migration", d.migrationId()).bind("type", d.kind().label()).bind("action", d.action())
+                .bind("host", d.host()).bind("port", d.port()).bind("name", d.name()).bind("user", d.user())
+                .bind("options", d.options()).bind("secret", d.secretEnc()).bind("state", d.state().label())
+                .bind("at", d.createdAt())
+                .execute();
+    }
+
+    Optional<ProjectDatabase> find(String id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM databases WHERE id = :id").bind("id", id)
+                .map(MAPPER).findOne());
+    }
+
+    /** The project's database: the newest one (a project has at most one). */
+    Optional<ProjectDatabase> forProject(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT * FROM databases WHERE project_id = :p ORDER BY created_at DESC, id DESC LIMIT 1")
+                .bind("p", projectId).map(MAPPER).findOne());
+    }
+
+    /** Databases whose migration failed and that still hold something to remove or forget. */
+    List<ProjectDatabase> leftByFailedMigrations() {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT d.* FROM databases d JOIN migrations m ON m.id = d.migration_id
+                        WHERE m.status = 'failed' AND d.state IN ('provisioning', 'ready', 'failed')
+                        ORDER BY d.created_at""")
+                .map(MAPPER).list());
+    }
+
+    /** True when the migration has failed (only then is what it made removed). */
+    boolean migrationFailed(String migrationId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT status FROM migrations WHERE id = :id").bind("id", migrationId)
+                .mapTo(String.class).findOne()).map("failed"::equals).orElse(false);
+    }
+
+    /** Moves the database if it is in {@code from}; true when it moved. */
+    boolean transition(String id, DatabaseState from, DatabaseState to) {
+        return jdbi.withHandle(h -> h.createUpdate(
+                        "UPDATE databases SET state = :to, updated_at = :now WHERE id = :id AND state = :from")
+                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", clock.instant())
+                .execute()) == 1;
+    }
+
+    /** Marks it dropped and forgets its secret. */
+    void dropped(String id) {
+        jdbi.useHandle(h -> h.createUpdate(
+                        "UPDATE databases SET state = 'dropped', secret_enc = NULL, updated_at = :now WHERE id = :id")
+                .bind("id", id).bind("now", clock.instant()).execute());
+    }
+
+    /** Marks it failed (removing it failed) and forgets its secret: the admin needs none to try again. */
+    void dropFailed(String id) {
+        jdbi.useHandle(h -> h.createUpdate(
+                        "UPDATE databases SET state = 'failed', secret_enc = NULL, updated_at = :now WHERE id = :id")
+                .bind("id", id).bind("now", clock.instant()).execute());
+    }
+}

@@ -1,0 +1,129 @@
+package dev.slipway.deployments;
+
+import dev.slipway.api.Access;
+import dev.slipway.api.ApiException;
+import dev.slipway.api.Body;
+import dev.slipway.api.Envelope;
+import dev.slipway.api.LongPoll;
+import dev.slipway.api.Page;
+import dev.slipway.api.PageRequest;
+import dev.slipway.api.Reply;
+import dev.slipway.api.Requests;
+import dev.slipway.auth.Principal;
+import dev.slipway.config.AppUrls;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.logs.LogHandlers;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectInput;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.source.GitNames;
+import dev.slipway.source.Upload;
+import dev.slipway.source.UploadStore;
+import io.javalin.http.Context;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** {@code /v1/deployments}: list, read (with {@code ?wait}), trigger, roll back, cancel, logs. */
+public final class DeploymentHandlers {
+    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id");
+
+    private final DeploymentStore deployments;
+    private final DeploymentService service;
+    private final ProjectStore projects;
+    private final UploadStore uploads;
+    private final LogHandlers logs;
+    private final AppUrls urls;
+
+    public DeploymentHandlers(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+                              UploadStore uploads, LogHandlers logs, AppUrls urls) {
+        this.deployments = deployments;
+        this.service = service;
+        this.projects = projects;
+        this.uploads = uploads;
+        this.logs = logs;
+        this.urls = urls;
+    }
+
+    public void list(Context ctx) {
+        Principal principal = Requests.principal(ctx);
+        PageRequest request = PageRequest.from(ctx);
+        DeploymentStatus status = status(ctx.queryParam("status"));
+        String projectId = ctx.queryParam("project_id");
+        if (projectId != null) {
+            Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
+        }
+        Page<Deployment> page = deployments.page(principal.accountId(), projectId, status, request);
+        // one query for the names of every project on the page (a page of 100 may name 100 projects)
+        Map<String, String> names = projects.names(page.data().stream().map(Deployment::projectId).collect(Collectors.toSet()));
+        List<DeploymentView> views = page.data().stream()
+                .map(d -> DeploymentView.of(d, names.getOrDefault(d.projectId(), "unknown"), urls)).toList();
+        ctx.json(new Page<>(views, page.pagination()));
+    }
+
+    public void get(Context ctx) throws InterruptedException {
+        Deployment first = owned(ctx, ctx.pathParam("deployment_id"));
+        Deployment d = LongPoll.await(ctx, () -> deployments.find(first.id()).orElseThrow(),
+                x -> x.status().label(), x -> x.status().finished());
+        Project project = projects.find(d.projectId()).orElseThrow();
+        ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls)));
+    }
+
+    public Reply create(Context ctx) {
+        Principal principal = Requests.principal(ctx);
+        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        body.only(CREATE_FIELDS);
+        String projectId = body.string("project_id", true, 40, null, null);
+        String sha = body.string("commit_sha", false, 40, GitNames.SHA, "must be 7 to 40 lowercase hex characters");
+        Map<String, String> env = body.stringMap("env_vars", ProjectInput.MAX_ENV_VARS, ProjectInput.ENV_NAME,
+                "is not a valid variable name (letters, digits and '_', not starting with a digit)", ProjectInput.MAX_ENV_VALUE);
+        String uploadId = body.string("upload_id", false, 40, null, null);
+        body.check();
+        Project project = Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
+        if ("zip".equals(project.source())) {
+            if (sha != null) throw ApiException.invalidField("commit_sha", "is only for projects with a git source");
+        } else if (uploadId != null) {
+            throw ApiException.invalidField("upload_id", "is only for projects with a zip source");
+        }
+        if (uploadId != null) Access.owned(principal, uploads.find(uploadId), Upload::accountId, "Upload", uploadId);
+        Deployment d = service.create(project, sha, env, uploadId);
+        return Reply.created("/v1/deployments/" + d.id(),
+                new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));
+    }
+
+    public Reply rollback(Context ctx) {
+        Deployment target = owned(ctx, ctx.pathParam("deployment_id"));
+        Project project = projects.find(target.projectId()).orElseThrow();
+        Deployment d = service.rollback(project, target);
+        return Reply.created("/v1/deployments/" + d.id(), new DeploymentView.RolledBack(d.id(), d.projectId(),
+                d.rolledBackFrom(), target.id(), d.status().label(), d.createdAt()));
+    }
+
+    public Reply cancel(Context ctx) {
+        Deployment d = owned(ctx, ctx.pathParam("deployment_id"));
+        service.cancel(d);
+        Deployment now = deployments.find(d.id()).orElseThrow();
+        Project project = projects.find(now.projectId()).orElseThrow();
+        return new Reply(200, null, new Envelope<>(DeploymentView.Detail.of(now, project.name(), false, urls)));
+    }
+
+    public void logs(Context ctx) throws Exception {
+        Deployment d = owned(ctx, ctx.pathParam("deployment_id"));
+        logs.serve(ctx, d.id(), () -> deployments.find(d.id()).map(x -> x.status().finished()).orElse(true));
+    }
+
+    private Deployment owned(Context ctx, String id) {
+        return Access.owned(Requests.principal(ctx), deployments.find(id), Deployment::accountId, "Deployment", id);
+    }
+
+    private static DeploymentStatus status(String raw) {
+        if (raw == null || raw.isEmpty()) return null;
+        try {
+            return DeploymentStatus.parse(raw);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField("status", "must be one of queued, building, deploying, live, failed, rolled_back");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.slipway.deployments;
+
+import dev.slipway.api.ApiException;
+import dev.slipway.core.Ids;
+import dev.slipway.core.Json;
+import dev.slipway.jobs.Job;
+import dev.slipway.jobs.JobStore;
+import dev.slipway.jobs.Workers;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogStore;
+import dev.slipway.projects.Project;
+import dev.slipway.secrets.SecretBox;
+import org.jdbi.v3.core.Handle;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/** Creating deployments (new builds and rollbacks) and cancelling them; the work itself is a job. */
+public final class DeploymentService {
+    private final DeploymentStore deployments;
+    private final JobStore jobs;
+    private final LogStore logs;
+    private final SecretBox secrets;
+    private final Clock clock;
+    private final Ids ids;
+    private final String instanceType;
+    private final Supplier<Workers> workers;
+
+    public DeploymentService(DeploymentStore deployments, JobStore jobs, LogStore logs, SecretBox secrets, Clock clock,
+                             String instanceType, Supplier<Workers> workers) {
+        this.deployments = deployments;
+        this.jobs = jobs;
+        this.logs = logs;
+        this.secrets = secrets;
+        this.clock = clock;
+        this.ids = new Ids(clock);
+        this.instanceType = instanceType;
+        this.workers = workers;
+    }
+
+    /** A new build of the project (inside the caller's transaction when {@code h} is given by a migration). */
+    public Deployment createBuild(Handle h, Project project, String commitSha, Map<String, String> envOverrides,
+                                  String uploadId, String migrationId) {
+        Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), migrationId, commitSha, null,
+                project.branch(), DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(),
+                instanceType, null, clock.instant(), null, null, false, uploadId);
+        deployments.insert(h, d);
+        logs.append(h, d.id(), Level.INFO, "Deployment queued" + (commitSha != null ? " for commit " + commitSha
+                : project.branch() != null ? " for the head of " + project.branch() : ""));
+        jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+        return d;
+    }
+
+    public Deployment create(Project project, String commitSha, Map<String, String> envOverrides, String uploadId) {
+        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null));
+        workers.get().wake();
+        return d;
+    }
+
+    /**
+     * A rollback: a new deployment of the target's commit, artifact and env vars (no rebuild).
+     * {@code rolled_back_from} is production at this moment.
+     */
+    public Deployment rollback(Project project, Deployment target) {
+        rollbackRefusal(project, target).ifPresent(reason -> {
+            throw ApiException.invalidState(reason);
+        });
+        Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), null, target.commitSha(),
+                target.commitMessage(), target.branch(), DeploymentStatus.QUEUED, target.id(),
+                project.productionDeploymentId(), target.artifactId(), target.envOverridesEnc(), target.region(),
+                target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
+        deployments.jdbi().useTransaction(h -> {
+            deployments.insert(h, d);
+            logs.append(h, d.id(), Level.INFO, "Rollback queued: redeploying " + target.id()
+                    + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
+                    + " in place of " + project.productionDeploymentId());
+            jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+        });
+        workers.get().wake();
+        return d;
+    }
+
+    /** Why production cannot be rolled back to {@code target} now, or empty when it can (the API's 409 rule). */
+    public Optional<String> rollbackRefusal(Project project, Deployment target) {
+        if (target.status() != DeploymentStatus.LIVE && target.status() != DeploymentStatus.ROLLED_BACK) {
+            return Optional.of("Deployment " + target.id() + " is " + target.status().label()
+                    + "; only a live or rolled_back deployment can be rolled back to");
+        }
+        if (target.id().equals(project.productionDeploymentId())) {
+            return Optional.of("Deployment " + target.id() + " is already production of project " + project.id());
+        }
+        if (target.artifactId() == null) {
+            return Optional.of("Deployment " + target.id() + " has no build to roll back to");
+        }
+        return Optional.empty();
+    }
+
+    /** Cancels a queued deployment at once, or asks the worker building it to stop. */
+    public void cancel(Deployment d) {
+        if (d.status() != DeploymentStatus.QUEUED && d.status() != DeploymentStatus.BUILDING) {
+            throw ApiException.invalidState("Deployment " + d.id() + " is " + d.status().label()
+                    + "; only a queued or building deployment can be cancelled");
+        }
+        if (d.status() == DeploymentStatus.QUEUED) {
+            boolean done = deployments.jdbi().inTransaction(h -> {
+                boolean moved = deployments.transition(h, d.id(), DeploymentStatus.QUEUED, DeploymentStatus.FAILED,
+                        Level.ERROR, "Deployment cancelled before it started");
+                if (moved) jobs.finishUnclaimed(h, d.id());
+                return moved;
+            });
+            if (done) return;
+        }
+        if (!deployments.requestCancel(d.id())) {
+            throw ApiException.invalidState("Deployment " + d.id() + " is no longer queued or building");
+        }
+    }
+
+    /** The project's variables with this deployment's overrides applied. */
+    public Map<String, String> environment(Map<String, String> projectEnv, Deployment d) {
+        Map<String, String> env = new LinkedHashMap<>(projectEnv);
+        env.putAll(overrides(d));
+        return env;
+    }
+
+    @SuppressWarnings("unchecked")
+    public Map<String, String> overrides(Deployment d) {
+        if (d.envOverridesEnc() == null) return Map.of();
+        try {
+            return Json.MAPPER.readValue(secrets.decrypt(d.envOverridesEnc()), Map.class);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the env overrides of " + d.id(), e);
+        }
+    }
+
+    private String sealed(Map<String, String> env) {
+        return env == null || env.isEmpty() ? null : secrets.encrypt(Json.write(env));
+    }
+}

@@ -1,0 +1,151 @@
+package dev.slipway.deployments;
+
+import dev.slipway.api.Keyset;
+import dev.slipway.api.Page;
+import dev.slipway.api.PageRequest;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogStore;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+public final class DeploymentStore {
+    static final RowMapper<Deployment> MAPPER = (rs, ctx) -> new Deployment(
+            rs.getString("id"), rs.getString("account_id"), rs.getString("project_id"), rs.getString("migration_id"),
+            rs.getString("commit_sha"), rs.getString("commit_message"), rs.getString("branch"),
+            DeploymentStatus.parse(rs.getString("status")), rs.getString("rollback_of"),
+            rs.getString("rolled_back_from"), rs.getString("artifact_id"), rs.getString("env_overrides_enc"),
+            rs.getString("region"), rs.getString("instance_type"), (Integer) rs.getObject("build_duration_seconds"),
+            instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("live_at")),
+            instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"));
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+    private final LogStore logs;
+    private final Listener listener;
+
+    /** Told of every new deployment and every status change, inside the transaction that makes it. */
+    @FunctionalInterface
+    public interface Listener {
+        Listener NONE = (h, d) -> {};
+
+        void changed(Handle h, Deployment d);
+    }
+
+    public DeploymentStore(Jdbi jdbi, Clock clock, LogStore logs) {
+        this(jdbi, clock, logs, Listener.NONE);
+    }
+
+    public DeploymentStore(Jdbi jdbi, Clock clock, LogStore logs, Listener listener) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        this.logs = logs;
+        this.listener = listener;
+    }
+
+    public Jdbi jdbi() { return jdbi; }
+
+    public void insert(Handle h, Deployment d) {
+        h.createUpdate("""
+                        INSERT INTO deployments (id, account_id, project_id, migration_id, commit_sha, commit_message, branch,
+                            status, rollback_of, rolled_back_from, artifact_id, env_overrides_enc, region, instance_type,
+                            created_at, upload_id)
+                        VALUES (:id, :account, :project, :migration, :sha, :msg, :branch, :status, :rollbackOf,
+                            :rolledBackFrom, :artifact, :env, :region, :instanceType, :at, :upload)""")
+                .bind("id", d.id()).bind("account", d.accountId()).bind("project", d.projectId())
+                .bind("migration", d.migrationId()).bind("sha", d.commitSha()).bind("msg", d.commitMessage())
+                .bind("branch", d.branch()).bind("status", d.status().label()).bind("rollbackOf", d.rollbackOf())
+                .bind("rolledBackFrom", d.rolledBackFrom()).bind("artifact", d.artifactId())
+                .bind("env", d.envOverridesEnc()).bind("region", d.region()).bind("instanceType", d.instanceType())
+                .bind("at", d.createdAt()).bind("upload", d.uploadId())
+                .execute();
+        listener.changed(h, d);
+    }
+
+    public Optional<Deployment> find(String id) {
+        return jdbi.withHandle(h -> find(h, id));
+    }
+
+    public Optional<Deployment> find(Handle h, String id) {
+        return h.createQuery("SELECT * FROM deployments WHERE id = :id").bind("id", id).map(MAPPER).findOne();
+    }
+
+    public Page<Deployment> page(String accountId, String projectId, DeploymentStatus status, PageRequest request) {
+        List<String> filters = new ArrayList<>();
+        Map<String, Object> binds = new HashMap<>();
+        if (projectId != null) {
+            // the project index serves this one; the account check keeps another account's project empty
+            filters.add("project_id = :project");
+            binds.put("project", projectId);
+        }
+        filters.add("account_id = :account");
+        binds.put("account", accountId);
+        if (status != null) {
+            filters.add("status = :status");
+            binds.put("status", status.label());
+        }
+        return jdbi.withHandle(h -> Keyset.page(h, "deployments", filters, binds, request, MAPPER,
+                Deployment::createdAt, Deployment::id));
+    }
+
+    /**
+     * Moves a deployment from one status to another if it is still in {@code from}, with its log
+     * entry, in one transaction. False when another actor moved it first (e.g. a cancel).
+     */
+    public boolean transition(String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
+        return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
+    }
+
+    public boolean transition(Handle h, String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
+        DeploymentTransitions.check(from, to);
+        Instant now = clock.instant();
+        String extra = switch (to) {
+            case LIVE -> ", live_at = :now, finished_at = :now";
+            case FAILED -> ", finished_at = :now";
+            default -> "";
+        };
+        int n = h.createUpdate("UPDATE deployments SET status = :to" + extra + " WHERE id = :id AND status = :from")
+                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", now).execute();
+        if (n == 1) {
+            logs.append(h, id, level, message);
+            listener.changed(h, find(h, id).orElseThrow());
+        }
+        return n == 1;
+    }
+
+    public void recordSource(String id, String sha, String message) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET commit_sha = :sha, commit_message = :msg WHERE id = :id")
+                .bind("sha", sha).bind("msg", message).bind("id", id).execute());
+    }
+
+    public void recordBuild(String id, String artifactId, int seconds) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET artifact_id = :a, build_duration_seconds = :s WHERE id = :id")
+                .bind("a", artifactId).bind("s", seconds).bind("id", id).execute());
+    }
+
+    public boolean requestCancel(String id) {
+        return jdbi.withHandle(h -> h.createUpdate(
+                        "UPDATE deployments SET cancel_requested = TRUE WHERE id = :id AND status IN ('queued', 'building')")
+                .bind("id", id).execute()) == 1;
+    }
+
+    /** Ids of deployments whose artifacts must be kept (live or rollback targets). */
+    public List<String> liveArtifactIds(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT artifact_id FROM deployments WHERE project_id = :p AND status IN ('live', 'rolled_back') AND artifact_id IS NOT NULL")
+                .bind("p", projectId).mapTo(String.class).list());
+    }
+
+    private static Instant instant(Timestamp ts) {
+        return ts == null ? null : ts.toInstant();
+    }
+}

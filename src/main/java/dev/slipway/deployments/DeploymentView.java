@@ -1,0 +1,39 @@
+package dev.slipway.deployments;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.slipway.config.AppUrls;
+
+import java.time.Instant;
+
+/**
+ * A deployment as the API shows it. The list form has the spec's base fields; the single read adds
+ * {@code preview_url, region, instance_type, build_duration_seconds, logs_url}. {@code url} is the
+ * deployment's own immutable address; {@code preview_url} is the same address while the deployment
+ * is not the project's production (null while it is).
+ */
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record DeploymentView(String id, String projectId, String commitSha, String commitMessage, String branch,
+                             String status, String url, Instant createdAt, Instant liveAt) {
+    public static DeploymentView of(Deployment d, String projectName, AppUrls urls) {
+        return new DeploymentView(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(),
+                d.status().label(), urls.deployment(projectName, d.shortId()), d.createdAt(), d.liveAt());
+    }
+
+    public record Detail(String id, String projectId, String commitSha, String commitMessage, String branch,
+                         String status, String url, Instant createdAt, Instant liveAt, String previewUrl,
+                         String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
+                         String rollbackOf, String rolledBackFrom) {
+        public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
+            String own = urls.deployment(projectName, d.shortId());
+            return new Detail(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(), d.status().label(),
+                    own, d.createdAt(), d.liveAt(), production ? null : own, d.region(), d.instanceType(),
+                    d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
+                    d.rollbackOf(), d.rolledBackFrom());
+        }
+    }
+
+    public record Triggered(String id, String projectId, String status, Instant createdAt) {}
+
+    public record RolledBack(String id, String projectId, String rolledBackFrom, String rolledBackTo, String status,
+                             Instant createdAt) {}
+}

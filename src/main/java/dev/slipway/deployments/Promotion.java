@@ -1,0 +1,50 @@
+package dev.slipway.deployments;
+
+import dev.slipway.logs.Level;
+import dev.slipway.migrations.MigrationStatus;
+import dev.slipway.migrations.MigrationStore;
+import dev.slipway.projects.ProjectStore;
+import org.jdbi.v3.core.Jdbi;
+
+import java.util.Optional;
+
+/**
+ * The store side of a deployment going live, in one transaction: it becomes live and production,
+ * the deployment a rollback moved away from becomes rolled_back, and a migration completes.
+ */
+final class Promotion {
+    private final Jdbi jdbi;
+    private final DeploymentStore deployments;
+    private final ProjectStore projects;
+    private final MigrationStore migrations;
+
+    Promotion(Jdbi jdbi, DeploymentStore deployments, ProjectStore projects, MigrationStore migrations) {
+        this.jdbi = jdbi;
+        this.deployments = deployments;
+        this.projects = projects;
+        this.migrations = migrations;
+    }
+
+    /** Returns the deployment that was production before, if another. */
+    Optional<String> promote(Deployment d, String url) {
+        return jdbi.inTransaction(h -> {
+            String previous = h.createQuery("SELECT production_deployment_id FROM projects WHERE id = :p FOR UPDATE")
+                    .bind("p", d.projectId()).mapTo(String.class).findOne().orElse(null);
+            // production first: the live event written with the transition shows the deployment as production
+            projects.setProduction(h, d.projectId(), d.id());
+            if (!deployments.transition(h, d.id(), DeploymentStatus.DEPLOYING, DeploymentStatus.LIVE, Level.SUCCESS,
+                    "Deployment is live at " + url)) {
+                throw new IllegalStateException("deployment " + d.id() + " left deploying while going live");
+            }
+            if (d.rollbackOf() != null && d.rolledBackFrom() != null) {
+                deployments.transition(h, d.rolledBackFrom(), DeploymentStatus.LIVE, DeploymentStatus.ROLLED_BACK,
+                        Level.INFO, "Rolled back: production is now " + d.id() + " (the code of " + d.rollbackOf() + ")");
+            }
+            if (d.migrationId() != null) {
+                migrations.transition(h, d.migrationId(), MigrationStatus.PROCESSING, MigrationStatus.COMPLETE,
+                        Level.SUCCESS, "Migration complete: the app is live at " + url);
+            }
+            return Optional.ofNullable(previous).filter(p -> !p.equals(d.id()));
+        });
+    }
+}

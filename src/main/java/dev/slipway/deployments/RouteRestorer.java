@@ -1,0 +1,56 @@
+package dev.slipway.deployments;
+
+import dev.slipway.build.ArtifactStore;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.Target;
+import dev.slipway.runtime.Runtime;
+
+import java.util.Optional;
+
+/**
+ * After a server start (and the runtime's recovery), rebuilds the in-memory route table from the
+ * store: every live deployment at its own address, every project's production, custom domains.
+ */
+public final class RouteRestorer {
+    private final DeploymentStore deployments;
+    private final ProjectStore projects;
+    private final ArtifactStore artifacts;
+    private final Runtime runtime;
+    private final RouteTable routes;
+
+    public RouteRestorer(DeploymentStore deployments, ProjectStore projects, ArtifactStore artifacts, Runtime runtime,
+                         RouteTable routes) {
+        this.deployments = deployments;
+        this.projects = projects;
+        this.artifacts = artifacts;
+        this.runtime = runtime;
+        this.routes = routes;
+    }
+
+    public void restore() {
+        for (Project project : projects.withProduction()) {
+            deployments.find(project.productionDeploymentId()).ifPresent(d -> target(d).ifPresent(t -> {
+                routes.setProduction(project.name(), t);
+                routes.setDeployment(project.name(), d.shortId(), t);
+                if (project.domain() != null) routes.setDomain(project.domain(), project.name());
+            }));
+        }
+        deployments.jdbi().useHandle(h -> h.createQuery(
+                        "SELECT d.*, p.name AS project_name FROM deployments d JOIN projects p ON p.id = d.project_id WHERE d.status = 'live'")
+                .map((rs, ctx) -> new Object[]{DeploymentStore.MAPPER.map(rs, ctx), rs.getString("project_name")})
+                .forEach(row -> {
+                    Deployment d = (Deployment) row[0];
+                    target(d).ifPresent(t -> routes.setDeployment((String) row[1], d.shortId(), t));
+                }));
+    }
+
+    private Optional<Target> target(Deployment d) {
+        if (d.artifactId() == null) return Optional.empty();
+        var artifact = artifacts.find(d.artifactId());
+        if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot()));
+        return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
+                .map(i -> new Target.Upstream(i.port()));
+    }
+}

@@ -1,0 +1,7 @@
+package dev.slipway.jobs;
+
+/** A claimed unit of pipeline work: run migration or deployment {@code subjectId}. */
+public record Job(String id, String kind, String subjectId, String projectId, int attempts) {
+    public static final String MIGRATION = "migration";
+    public static final String DEPLOYMENT = "deployment";
+}

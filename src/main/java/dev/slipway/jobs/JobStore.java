@@ -1,0 +1,114 @@
+package dev.slipway.jobs;
+
+import dev.slipway.core.Ids;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Durable jobs in the store. A job is claimed by a conditional UPDATE (exactly one worker wins,
+ * on H2 or on any number of servers sharing PostgreSQL), held by a lease that heartbeats extend,
+ * and claimable again when its lease expires (the worker died): that is how a run survives kill -9.
+ * Jobs of one project run one at a time, in order of creation.
+ */
+public final class JobStore {
+    public static final String READY = "ready";
+    public static final String RUNNING = "running";
+    public static final String DONE = "done";
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+    private final Ids ids;
+
+    public JobStore(Jdbi jdbi, Clock clock) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        this.ids = new Ids(clock);
+    }
+
+    /** Enqueues inside the caller's transaction, so the job exists exactly when its record does. */
+    public void enqueue(Handle h, String kind, String subjectId, String projectId) {
+        h.createUpdate("""
+                        INSERT INTO jobs (id, kind, subject_id, project_id, state, attempts, created_at)
+                        VALUES (:id, :kind, :subject, :project, 'ready', 0, :at)""")
+                .bind("id", ids.next("job")).bind("kind", kind).bind("subject", subjectId)
+                .bind("project", projectId).bind("at", clock.instant()).execute();
+    }
+
+    /**
+     * Claims the oldest runnable job: ready, or running with an expired lease; and no older
+     * unfinished job of the same project ahead of it.
+     */
+    public Optional<Job> claim(String owner, Duration lease) {
+        Instant now = clock.instant();
+        List<Job> candidates = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts FROM jobs j
+                        WHERE (j.state = 'ready' OR (j.state = 'running' AND j.lease_expires_at < :now))
+                          AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = j.project_id
+                                          AND e.state <> 'done' AND e.created_at < j.created_at)
+                        ORDER BY j.created_at, j.id LIMIT 10""")
+                .bind("now", now)
+                .map((rs, ctx) -> new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5)))
+                .list());
+        for (Job c : candidates) {
+            int won = jdbi.withHandle(h -> h.createUpdate("""
+                            UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
+                                   attempts = attempts + 1
+                            WHERE id = :id AND attempts = :attempts
+                              AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))""")
+                    .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
+                    .bind("attempts", c.attempts()).bind("now", now).execute());
+            if (won == 1) return Optional.of(new Job(c.id(), c.kind(), c.subjectId(), c.projectId(), c.attempts() + 1));
+        }
+        return Optional.empty();
+    }
+
+    /** Extends the lease; false when this worker no longer holds it (it must stop working on the job). */
+    public boolean heartbeat(String jobId, String owner, Duration lease) {
+        return jdbi.withHandle(h -> h.createUpdate("""
+                        UPDATE jobs SET lease_expires_at = :until
+                        WHERE id = :id AND lease_owner = :owner AND state = 'running'""")
+                .bind("until", clock.instant().plus(lease)).bind("id", jobId).bind("owner", owner).execute()) == 1;
+    }
+
+    /**
+     * Makes the running jobs of an earlier run of node {@code node} (leases named {@code <node>/...}) claimable
+     * now; {@code keep} is the caller's own lease name. Returns how many.
+     */
+    public int releaseLeasesOfNode(String node, String keep) {
+        String prefix = node + "/";
+        return jdbi.withHandle(h -> h.createUpdate("""
+                        UPDATE jobs SET lease_expires_at = :expired
+                        WHERE state = 'running' AND LEFT(lease_owner, :n) = :prefix AND lease_owner <> :keep
+                          AND lease_expires_at >= :now""")
+                .bind("now", clock.instant()).bind("expired", clock.instant().minusSeconds(1)).bind("n", prefix.length()).bind("prefix", prefix).bind("keep", keep)
+                .execute());
+    }
+
+    public void finish(String jobId, String owner) {
+        jdbi.useHandle(h -> finish(h, jobId, owner));
+    }
+
+    public void finish(Handle h, String jobId, String owner) {
+        h.createUpdate("""
+                        UPDATE jobs SET state = 'done', finished_at = :at, lease_owner = NULL, lease_expires_at = NULL
+                        WHERE id = :id AND lease_owner = :owner""")
+                .bind("at", clock.instant()).bind("id", jobId).bind("owner", owner).execute();
+    }
+
+    /** Ends a job that has not started (a cancelled queued deployment). */
+    public void finishUnclaimed(Handle h, String subjectId) {
+        h.createUpdate("UPDATE jobs SET state = 'done', finished_at = :at WHERE subject_id = :s AND state = 'ready'")
+                .bind("at", clock.instant()).bind("s", subjectId).execute();
+    }
+
+    public int runningCount() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM jobs WHERE state = 'running' AND lease_expires_at >= :now")
+                .bind("now", clock.instant()).mapTo(Integer.class).one());
+    }
+}

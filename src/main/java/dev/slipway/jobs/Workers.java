@@ -1,0 +1,138 @@
+package dev.slipway.jobs;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The job workers of one server: {@code slots} virtual threads claim jobs from the store, a
+ * heartbeat extends the leases of the running ones. {@link #wake()} lets a new job start at once
+ * instead of at the next poll.
+ */
+public final class Workers implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
+    static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+    private static final long POLL_MILLIS = 1000;
+
+    private final JobStore jobs;
+    private final Map<String, JobRunner> runners;
+    private final String node;
+    private final String owner;
+    private final Semaphore signal = new Semaphore(0);
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Map<String, AtomicBoolean> held = new ConcurrentHashMap<>();
+    private final Thread[] threads;
+    private Thread heartbeat;
+
+    /**
+     * Workers that take no job before {@link #start()}.
+     *
+     * @param nodeId this server's node id: its leases are named {@code <node id>/<random>}, so that after a
+     *               restart the server can take back at once the jobs its previous run held
+     */
+    public Workers(JobStore jobs, Map<String, JobRunner> runners, int slots, String nodeId) {
+        this.jobs = jobs;
+        this.runners = runners;
+        this.threads = new Thread[slots];
+        this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
+        this.owner = node + "/" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    /**
+     * Releases the leases an earlier run of this node left (it was killed, or stopped during a job), so
+     * those jobs resume now rather than when their leases expire, then starts claiming jobs.
+     */
+    public synchronized void start() {
+        if (!running.get() || heartbeat != null) return;
+        try {
+            int released = jobs.releaseLeasesOfNode(node, owner);
+            if (released > 0) LOG.info("{} job(s) interrupted by the previous run of this server resume now", released);
+        } catch (RuntimeException e) {
+            LOG.warn("releasing the leases of the previous run failed (its jobs resume when they expire): {}", e.toString());
+        }
+        for (int i = 0; i < threads.length; i++) {
+            threads[i] = Thread.ofVirtual().name("worker-" + i).start(this::loop);
+        }
+        heartbeat = Thread.ofVirtual().name("job-heartbeat").start(this::beat);
+    }
+
+    public String owner() { return owner; }
+
+    public int slots() { return threads.length; }
+
+    public void wake() {
+        signal.release(threads.length);
+    }
+
+    private void loop() {
+        while (running.get()) {
+            Optional<Job> job = Optional.empty();
+            try {
+                job = jobs.claim(owner, LEASE);
+            } catch (RuntimeException e) {
+                LOG.warn("job claim failed: {}", e.toString());
+            }
+            if (job.isEmpty()) {
+                try {
+                    signal.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                    signal.drainPermits();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                continue;
+            }
+            run(job.get());
+        }
+    }
+
+    private void run(Job job) {
+        AtomicBoolean hold = new AtomicBoolean(true);
+        held.put(job.id(), hold);
+        try {
+            JobRunner runner = runners.get(job.kind());
+            if (runner == null) throw new IllegalStateException("no runner for job kind " + job.kind());
+            runner.run(job, hold::get);
+            // a runner interrupted because the server stops returns early: its job stays to be resumed
+            if (hold.get() && running.get() && !Thread.currentThread().isInterrupted()) jobs.finish(job.id(), owner);
+        } catch (Throwable e) {
+            LOG.error("job {} ({} {}) failed unexpectedly", job.id(), job.kind(), job.subjectId(), e);
+            // the runner failed its subject where it could; the lease expiry retries otherwise
+        } finally {
+            held.remove(job.id());
+        }
+    }
+
+    private void beat() {
+        while (running.get()) {
+            try {
+                Thread.sleep(HEARTBEAT); // the heartbeat period itself, not a wait for work
+            } catch (InterruptedException e) {
+                return;
+            }
+            held.forEach((id, hold) -> {
+                try {
+                    if (!jobs.heartbeat(id, owner, LEASE)) hold.set(false);
+                } catch (RuntimeException e) {
+                    LOG.warn("heartbeat for job {} failed: {}", id, e.toString());
+                }
+            });
+        }
+    }
+
+    /** Stops claiming; running jobs are left to their lease (another server or the next start resumes them). */
+    @Override
+    public synchronized void close() {
+        running.set(false);
+        if (heartbeat != null) heartbeat.interrupt();
+        for (Thread t : threads) if (t != null) t.interrupt();
+    }
+}

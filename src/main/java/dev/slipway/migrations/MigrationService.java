@@ -1,0 +1,87 @@
+package dev.slipway.migrations;
+
+import dev.slipway.accounts.Account;
+import dev.slipway.core.Ids;
+import dev.slipway.databases.DatabaseService;
+import dev.slipway.deployments.Deployment;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.jobs.JobStore;
+import dev.slipway.jobs.Workers;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogStore;
+import dev.slipway.projects.NewProject;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectHandlers;
+import dev.slipway.projects.ProjectInput;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.source.Upload;
+import org.jdbi.v3.core.Jdbi;
+
+import java.time.Clock;
+import java.util.function.Supplier;
+
+/**
+ * A migration creates the project and its first deployment in one transaction; the deployment's
+ * job does the work and completes (or fails) the migration when it is live (or fails).
+ */
+public final class MigrationService {
+    private final Jdbi jdbi;
+    private final MigrationStore migrations;
+    private final ProjectStore projects;
+    private final ProjectHandlers projectNames;
+    private final DeploymentService deployments;
+    private final JobStore jobs;
+    private final LogStore logs;
+    private final Clock clock;
+    private final Ids ids;
+    private final Supplier<Workers> workers;
+    private final DatabaseService databases;
+
+    public MigrationService(Jdbi jdbi, MigrationStore migrations, ProjectStore projects, ProjectHandlers projectNames,
+                            DeploymentService deployments, JobStore jobs, LogStore logs, Clock clock,
+                            Supplier<Workers> workers, DatabaseService databases) {
+        this.jdbi = jdbi;
+        this.migrations = migrations;
+        this.projects = projects;
+        this.projectNames = projectNames;
+        this.deployments = deployments;
+        this.jobs = jobs;
+        this.logs = logs;
+        this.clock = clock;
+        this.ids = new Ids(clock);
+        this.workers = workers;
+        this.databases = databases;
+    }
+
+    public DatabaseService databases() {
+        return databases;
+    }
+
+    public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db) {
+        String name = projectNames.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
+        boolean slotFree = jobs.runningCount() < workers.get().slots();
+        MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;
+        String migrationId = ids.next("mig");
+        Migration created = jdbi.inTransaction(h -> {
+            Project project = projects.create(h, new NewProject(account.id(), name, input.source(), input.repo(),
+                    input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
+            // the database is recorded (name, user, sealed password) before anything is made on a server
+            String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
+            Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId);
+            Migration m = new Migration(migrationId, account.id(), project.id(), first.id(), input.source(), input.repo(),
+                    input.branch(), input.framework(), upload == null ? null : upload.id(),
+                    db == null ? null : db.kind().label(), db == null ? null : db.action(), databaseId, status, clock.instant(),
+                    slotFree ? clock.instant() : null, null);
+            migrations.insert(h, m);
+            logs.append(h, m.id(), Level.INFO, "Migration started: project " + project.name() + " (" + project.id()
+                    + ") from " + (upload != null ? "upload " + upload.id() : input.source() + " " + input.repo()
+                    + " branch " + input.branch()) + "; first deployment " + first.id()
+                    + (databaseId == null ? "" : "; " + db.kind().label() + " database " + databaseId
+                    + (db.action().equals("create") ? " to be provisioned" : " to be connected"))
+                    + (slotFree ? "" : " (waiting for a free build slot)"));
+            return m;
+        });
+        workers.get().wake();
+        return created;
+    }
+}

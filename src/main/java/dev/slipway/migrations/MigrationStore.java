@@ -1,0 +1,113 @@
+package dev.slipway.migrations;
+
+import dev.slipway.api.Keyset;
+import dev.slipway.api.Page;
+import dev.slipway.api.PageRequest;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogStore;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+public final class MigrationStore {
+    private static final RowMapper<Migration> MAPPER = (rs, ctx) -> new Migration(
+            rs.getString("id"), rs.getString("account_id"), rs.getString("project_id"), rs.getString("deployment_id"),
+            rs.getString("source"), rs.getString("repo"), rs.getString("branch"), rs.getString("framework"),
+            rs.getString("upload_id"), rs.getString("database_type"), rs.getString("database_action"),
+            rs.getString("database_id"), MigrationStatus.parse(rs.getString("status")),
+            instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
+            instant(rs.getTimestamp("completed_at")));
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+    private final LogStore logs;
+    private final Listener listener;
+
+    /** Told of every new migration and every status change, inside the transaction that makes it. */
+    @FunctionalInterface
+    public interface Listener {
+        Listener NONE = (h, m) -> {};
+
+        void changed(Handle h, Migration m);
+    }
+
+    public MigrationStore(Jdbi jdbi, Clock clock, LogStore logs) {
+        this(jdbi, clock, logs, Listener.NONE);
+    }
+
+    public MigrationStore(Jdbi jdbi, Clock clock, LogStore logs, Listener listener) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        this.logs = logs;
+        this.listener = listener;
+    }
+
+    public void insert(Handle h, Migration m) {
+        h.createUpdate("""
+                        INSERT INTO migrations (id, account_id, project_id, deployment_id, source, repo, branch, framework,
+                            upload_id, database_type, database_action, database_id, status, created_at, started_at)
+                        VALUES (:id, :account, :project, :deployment, :source, :repo, :branch, :framework, :upload,
+                            :dbType, :dbAction, :dbId, :status, :at, :started)""")
+                .bind("id", m.id()).bind("account", m.accountId()).bind("project", m.projectId())
+                .bind("deployment", m.deploymentId()).bind("source", m.source()).bind("repo", m.repo())
+                .bind("branch", m.branch()).bind("framework", m.framework()).bind("upload", m.uploadId())
+                .bind("dbType", m.databaseType()).bind("dbAction", m.databaseAction()).bind("dbId", m.databaseId())
+                .bind("status", m.status().label()).bind("at", m.createdAt()).bind("started", m.startedAt())
+                .execute();
+        listener.changed(h, m);
+    }
+
+    public Optional<Migration> find(String id) {
+        return jdbi.withHandle(h -> find(h, id));
+    }
+
+    public Optional<Migration> find(Handle h, String id) {
+        return h.createQuery("SELECT * FROM migrations WHERE id = :id").bind("id", id).map(MAPPER).findOne();
+    }
+
+    public Page<Migration> page(String accountId, MigrationStatus status, PageRequest request) {
+        List<String> filters = new ArrayList<>(List.of("account_id = :account"));
+        Map<String, Object> binds = new HashMap<>(Map.of("account", accountId));
+        if (status != null) {
+            filters.add("status = :status");
+            binds.put("status", status.label());
+        }
+        return jdbi.withHandle(h -> Keyset.page(h, "migrations", filters, binds, request, MAPPER,
+                Migration::createdAt, Migration::id));
+    }
+
+    /** Moves the migration if it is still in {@code from}, with its log entry. */
+    public boolean transition(Handle h, String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
+        MigrationStatus.check(from, to);
+        Instant now = clock.instant();
+        String extra = switch (to) {
+            case PROCESSING -> ", started_at = COALESCE(started_at, :now)";
+            case COMPLETE, FAILED -> ", completed_at = :now";
+            default -> "";
+        };
+        int n = h.createUpdate("UPDATE migrations SET status = :to" + extra + " WHERE id = :id AND status = :from")
+                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", now).execute();
+        if (n == 1) {
+            logs.append(h, id, level, message);
+            listener.changed(h, find(h, id).orElseThrow());
+        }
+        return n == 1;
+    }
+
+    public boolean transition(String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
+        return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
+    }
+
+    private static Instant instant(Timestamp ts) {
+        return ts == null ? null : ts.toInstant();
+    }
+}

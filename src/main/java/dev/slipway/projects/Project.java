@@ -1,0 +1,23 @@
+package dev.slipway.projects;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A deployable app of an account: where its source lives and how it is served.
+ *
+ * @param database its database (null: none), for reads; the pipeline uses {@code DatabaseService}
+ */
+public record Project(String id, String accountId, String name, String source, String repo, String branch,
+                      String framework, String region, String domain, String productionDeploymentId,
+                      Instant createdAt, List<String> envVarNames, DatabaseRef database) {
+    public Project(String id, String accountId, String name, String source, String repo, String branch,
+                   String framework, String region, String domain, String productionDeploymentId,
+                   Instant createdAt, List<String> envVarNames) {
+        this(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId, createdAt,
+                envVarNames, null);
+    }
+
+    /** The project's database as reads show it: {@code db_} id, type, state. */
+    public record DatabaseRef(String id, String type, String state) {}
+}

@@ -1,0 +1,77 @@
+package dev.slipway.projects;
+
+import dev.slipway.api.Access;
+import dev.slipway.api.Body;
+import dev.slipway.api.Envelope;
+import dev.slipway.api.Page;
+import dev.slipway.api.PageRequest;
+import dev.slipway.api.Requests;
+import dev.slipway.auth.Principal;
+import dev.slipway.config.AppUrls;
+import dev.slipway.config.ServerConfig;
+import io.javalin.http.Context;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Set;
+
+/** {@code /v1/projects}: list, read, and create without deploying. */
+public final class ProjectHandlers {
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars");
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final ProjectStore projects;
+    private final AppUrls urls;
+    private final List<String> regions;
+
+    public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions) {
+        this.projects = projects;
+        this.urls = urls;
+        this.regions = regions;
+    }
+
+    public void list(Context ctx) {
+        Principal principal = Requests.principal(ctx);
+        Page<Project> page = projects.page(principal.accountId(), PageRequest.from(ctx));
+        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls)).toList(), page.pagination()));
+    }
+
+    public void get(Context ctx) {
+        Project p = owned(ctx, ctx.pathParam("project_id"));
+        ctx.json(new Envelope<>(ProjectView.of(p, urls)));
+    }
+
+    public dev.slipway.api.Reply create(Context ctx) {
+        Principal principal = Requests.principal(ctx);
+        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        body.only(CREATE_FIELDS);
+        String name = body.string("name", false, 40, ProjectInput.PROJECT_NAME,
+                "must be lowercase letters, digits and '-', at most 40, not starting or ending with '-'");
+        ProjectInput input = ProjectInput.read(body, regions);
+        if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
+        if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
+        body.check();
+        if (name == null) name = freeName(ProjectInput.nameFrom(input.repo()));
+        Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
+                input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
+        return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls));
+    }
+
+    /** The project if the caller's account owns it; 404 or 403 otherwise. */
+    public Project owned(Context ctx, String id) {
+        return Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
+    }
+
+    /** The base name if free, else the base with a short random suffix. */
+    public String freeName(String base) {
+        if (!projects.nameTaken(base)) return base;
+        String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+        for (int attempt = 0; attempt < 20; attempt++) {
+            StringBuilder s = new StringBuilder(base).append('-');
+            for (int i = 0; i < 5; i++) s.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
+            if (!projects.nameTaken(s.toString())) return s.toString();
+        }
+        throw new IllegalStateException("no free project name for " + base);
+    }
+}

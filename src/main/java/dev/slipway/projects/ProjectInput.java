@@ -1,0 +1,67 @@
+package dev.slipway.projects;
+
+import dev.slipway.api.Body;
+import dev.slipway.source.GitNames;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** The fields that describe a project's source and serving, validated the same way wherever they are accepted. */
+public record ProjectInput(String source, String repo, String branch, String framework, String region,
+                           String domain, Map<String, String> envVars) {
+    public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
+    public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip");
+    public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi");
+    public static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,254}$");
+    public static final Pattern HOSTNAME = Pattern.compile(
+            "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$");
+    public static final Pattern PROJECT_NAME = Pattern.compile("^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$");
+    public static final int MAX_ENV_VARS = 200;
+    public static final int MAX_ENV_VALUE = 32 * 1024;
+
+    public static ProjectInput read(Body body, List<String> regions) {
+        String source = body.oneOf("source", true, SOURCES);
+        String repo = null;
+        if (source != null && GIT_SOURCES.contains(source)) {
+            repo = body.string("repo", true, 200, null, null);
+            if (repo != null && !GitNames.validRepo(repo)) {
+                body.problem("repo", "must be owner/repo (letters, digits, '_', '.', '-')");
+                repo = null;
+            }
+        } else if (body.has("repo")) {
+            body.problem("repo", "is only for git sources (github, gitlab, bitbucket)");
+        }
+        String branch = body.string("branch", false, 255, null, null);
+        if (branch != null && !GitNames.validBranch(branch)) {
+            body.problem("branch", "is not a valid git branch name");
+        }
+        if (branch == null) branch = "main";
+        String framework = body.oneOf("framework", false, FRAMEWORKS);
+        String region = body.string("region", false, 40, null, null);
+        if (region == null) region = "us-east-1";
+        if (!regions.contains(region)) {
+            body.problem("region", "must be one of the regions this installation runs apps in: " + String.join(", ", regions));
+        }
+        String domain = body.string("domain", false, 253, null, null);
+        if (domain != null) {
+            domain = domain.toLowerCase(Locale.ROOT);
+            if (!HOSTNAME.matcher(domain).matches()) body.problem("domain", "must be a hostname such as app.example.com");
+        }
+        Map<String, String> env = body.stringMap("env_vars", MAX_ENV_VARS, ENV_NAME,
+                "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
+        return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
+                framework, region, domain, env);
+    }
+
+    /** A DNS-label project name derived from the repository, e.g. {@code acme/Web_App} → {@code web-app}. */
+    public static String nameFrom(String repo) {
+        String base = repo == null ? "app" : repo.substring(repo.indexOf('/') + 1);
+        base = base.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("-{2,}", "-")
+                .replaceAll("^-+|-+$", "");
+        if (base.length() > 30) base = base.substring(0, 30).replaceAll("-+$", "");
+        return base.isEmpty() ? "app" : base;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.slipway.router;
+
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.client.WebSocketClient;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
+
+import java.time.Duration;
+
+import java.util.function.IntPredicate;
+
+/**
+ * The data plane: a Jetty server of its own (never the API's port) that serves deployed apps by Host.
+ */
+public final class AppsListener implements AutoCloseable {
+    /** Client connections: long enough for quiet event streams, the same as the upstream side. */
+    private static final long CLIENT_IDLE_MS = UpstreamProxy.REQUEST_IDLE_MS;
+    /** Frames are relayed one by one, never whole messages, so only a single frame is bounded. */
+    private static final long MAX_WEBSOCKET_FRAME = 16L * 1024 * 1024;
+
+    private final Server server;
+    private final ServerConnector connector;
+
+    private AppsListener(Server server, ServerConnector connector) {
+        this.server = server;
+        this.connector = connector;
+    }
+
+    /**
+     * Binds {@code host:port} (0 picks a free port) and starts serving.
+     *
+     * @param restarting whether the app on a loopback port is being restarted (503 rather than 502)
+     */
+    public static AppsListener start(String host, int port, RouteTable routes, IntPredicate restarting) {
+        QueuedThreadPool threads = new QueuedThreadPool(256, 8);
+        threads.setName("apps");
+        Server server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setSendDateHeader(false); // apps send their own; two Date headers would be wrong
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        connector.setHost(host);
+        connector.setPort(port);
+        connector.setIdleTimeout(CLIENT_IDLE_MS);
+        server.addConnector(connector);
+        UpstreamProxy proxy = new UpstreamProxy(restarting);
+        proxy.setUseServerThreadPool(true);
+        WebSocketClient sockets = new WebSocketClient();
+        sockets.setConnectTimeout(WebSocketTunnel.CONNECT_TIMEOUT_MS);
+        sockets.setIdleTimeout(Duration.ofMillis(CLIENT_IDLE_MS));
+        sockets.setMaxFrameSize(MAX_WEBSOCKET_FRAME);
+        server.addBean(sockets);
+        WebSocketUpgradeHandler upgrades = WebSocketUpgradeHandler.from(server, container -> {
+            container.setIdleTimeout(Duration.ofMillis(CLIENT_IDLE_MS));
+            container.setMaxFrameSize(MAX_WEBSOCKET_FRAME);
+            container.addMapping("/*", new WebSocketTunnel(sockets, restarting));
+        });
+        upgrades.setHandler(proxy);
+        server.setHandler(new AppsHandler(routes, upgrades));
+        server.setStopTimeout(5_000);
+        try {
+            server.start();
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // already failing
+            }
+            throw new IllegalStateException("apps listener cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        return new AppsListener(server, connector);
+    }
+
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("apps listener did not stop cleanly: " + e.getMessage(), e);
+        }
+    }
+}

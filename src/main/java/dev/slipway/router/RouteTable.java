@@ -1,0 +1,99 @@
+package dev.slipway.router;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Host name to target (DESIGN §3 URLs): {@code <project>.<apps domain>} is the project's production,
+ * {@code <project>-<short id>.<apps domain>} one deployment, a custom domain its project's production.
+ * Each change is a single atomic map write: a request sees the old target or the new one, never none.
+ * Switch production only after the new app is healthy.
+ */
+public final class RouteTable {
+    private record DeploymentRoute(String project, Target target) {}
+
+    private final String appsDomainSuffix;
+    private final Map<String, Target> production = new ConcurrentHashMap<>();
+    private final Map<String, DeploymentRoute> deployments = new ConcurrentHashMap<>();
+    private final Map<String, String> domains = new ConcurrentHashMap<>();
+
+    public RouteTable(String appsDomain) {
+        this.appsDomainSuffix = "." + normalize(appsDomain);
+    }
+
+    public void setProduction(String projectName, Target target) {
+        production.put(normalize(projectName), target);
+    }
+
+    public void removeProduction(String projectName) {
+        production.remove(normalize(projectName));
+    }
+
+    public Optional<Target> production(String projectName) {
+        return Optional.ofNullable(production.get(normalize(projectName)));
+    }
+
+    public void setDeployment(String projectName, String shortId, Target target) {
+        String project = normalize(projectName);
+        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
+    }
+
+    public void removeDeployment(String projectName, String shortId) {
+        deployments.remove(normalize(projectName) + "-" + normalize(shortId));
+    }
+
+    public void setDomain(String domain, String projectName) {
+        domains.put(normalize(domain), normalize(projectName));
+    }
+
+    public void removeDomain(String domain) {
+        domains.remove(normalize(domain));
+    }
+
+    /** Forgets every route of the project: production, deployments, custom domains. */
+    public void removeProject(String projectName) {
+        String project = normalize(projectName);
+        production.remove(project);
+        deployments.values().removeIf(d -> d.project().equals(project));
+        domains.values().removeIf(project::equals);
+    }
+
+    /**
+     * The target for a {@code Host} header value (port and a trailing dot ignored, case-insensitive).
+     * A label that is both a project name and {@code <project>-<short id>} of another resolves to the project.
+     */
+    public Optional<Target> resolve(String hostHeader) {
+        String host = hostOnly(hostHeader);
+        if (host.isEmpty()) return Optional.empty();
+        String domainProject = domains.get(host);
+        if (domainProject != null) return Optional.ofNullable(production.get(domainProject));
+        if (!host.endsWith(appsDomainSuffix)) return Optional.empty();
+        String label = host.substring(0, host.length() - appsDomainSuffix.length());
+        if (label.isEmpty() || label.indexOf('.') >= 0) return Optional.empty();
+        Target prod = production.get(label);
+        if (prod != null) return Optional.of(prod);
+        DeploymentRoute d = deployments.get(label);
+        return d == null ? Optional.empty() : Optional.of(d.target());
+    }
+
+    /** The host name of a Host header: lowercase, without port or trailing dot. */
+    static String hostOnly(String hostHeader) {
+        if (hostHeader == null) return "";
+        String h = hostHeader.trim();
+        if (h.startsWith("[")) { // IPv6 literal
+            int end = h.indexOf(']');
+            return end < 0 ? "" : h.substring(0, end + 1).toLowerCase(Locale.ROOT);
+        }
+        int colon = h.indexOf(':');
+        if (colon >= 0) h = h.substring(0, colon);
+        if (h.endsWith(".")) h = h.substring(0, h.length() - 1);
+        return h.toLowerCase(Locale.ROOT);
+    }
+
+    private static String normalize(String name) {
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        return n.endsWith(".") ? n.substring(0, n.length() - 1) : n;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.slipway.router;
+
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.http.MimeTypes;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Serves a built single-page app: files under its root, {@code index.html} for client-side routes
+ * (paths that name no file), long-lived caching for the hashed files under {@code /assets/} and
+ * revalidation for the HTML. Nothing outside the root is ever served, symbolic links included.
+ */
+final class StaticSiteHandler {
+    static final String IMMUTABLE = "public, max-age=31536000, immutable";
+    static final String REVALIDATE = "no-cache";
+    private static final Map<String, String> EXTRA_TYPES = Map.of(
+            "mjs", "text/javascript", "js", "text/javascript", "webmanifest", "application/manifest+json",
+            "woff2", "font/woff2", "woff", "font/woff", "wasm", "application/wasm", "map", "application/json",
+            "avif", "image/avif", "webp", "image/webp");
+
+    void handle(Request request, Response response, Callback callback, Path root) {
+        String method = request.getMethod();
+        if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
+            response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+            ErrorPages.write(response, callback, 405, "Method not allowed", "A static site answers GET and HEAD only.", "");
+            return;
+        }
+        String path = Request.getPathInContext(request);
+        Path file = resolve(root, path);
+        if (file == null) {
+            if (!wantsPage(request, path)) {
+                ErrorPages.write(response, callback, 404, "Not found", "No file at " + path + ".", "");
+                return;
+            }
+            file = resolve(root, "/index.html");
+            if (file == null) {
+                ErrorPages.write(response, callback, 404, "Not found", "This site has no index.html.", "");
+                return;
+            }
+        }
+        try {
+            send(request, response, callback, root, file, path);
+        } catch (IOException e) {
+            callback.failed(e);
+        }
+    }
+
+    /** A regular file inside the root for a request path, or null. Follows links only when they stay inside. */
+    static Path resolve(Path root, String requestPath) {
+        if (requestPath == null || requestPath.indexOf('\0') >= 0) return null;
+        String rel = requestPath.startsWith("/") ? requestPath.substring(1) : requestPath;
+        if (rel.isEmpty() || rel.endsWith("/")) rel = rel + "index.html";
+        Path candidate;
+        try {
+            candidate = root.resolve(rel).normalize();
+        } catch (java.nio.file.InvalidPathException e) {
+            return null;
+        }
+        if (!candidate.startsWith(root)) return null;
+        try {
+            Path real = candidate.toRealPath();
+            if (!real.startsWith(root.toRealPath())) return null;
+            return Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS) ? real : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Client-side routes get index.html; a missing asset stays a 404 rather than HTML posing as a script. */
+    private static boolean wantsPage(Request request, String path) {
+        if (path.startsWith("/assets/")) return false;
+        String last = path.substring(path.lastIndexOf('/') + 1);
+        if (last.indexOf('.') < 0) return true;
+        String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+        return accept != null && accept.contains("text/html");
+    }
+
+    private void send(Request request, Response response, Callback callback, Path root, Path file, String path)
+            throws IOException {
+        BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+        Instant modified = attrs.lastModifiedTime().toInstant();
+        String etag = "W/\"" + Long.toHexString(attrs.size()) + "-" + Long.toHexString(modified.toEpochMilli()) + "\"";
+        var headers = response.getHeaders();
+        headers.put(HttpHeader.CONTENT_TYPE, contentType(file));
+        headers.put(HttpHeader.CACHE_CONTROL, cacheControl(root, file, path));
+        headers.put(HttpHeader.ETAG, etag);
+        headers.put(HttpHeader.LAST_MODIFIED, DateTimeFormatter.RFC_1123_DATE_TIME.format(modified.atOffset(ZoneOffset.UTC)));
+        headers.put("X-Content-Type-Options", "nosniff");
+        String ifNoneMatch = request.getHeaders().get(HttpHeader.IF_NONE_MATCH);
+        if (ifNoneMatch != null && (ifNoneMatch.equals(etag) || ifNoneMatch.contains(etag) || ifNoneMatch.equals("*"))) {
+            response.setStatus(304);
+            response.write(true, null, callback);
+            return;
+        }
+        response.setStatus(200);
+        headers.put(HttpHeader.CONTENT_LENGTH, attrs.size());
+        if (HttpMethod.HEAD.is(request.getMethod())) {
+            response.write(true, null, callback);
+            return;
+        }
+        Content.copy(Content.Source.from(file), response, callback);
+    }
+
+    private static String cacheControl(Path root, Path file, String path) {
+        if (path.startsWith("/assets/") && !file.getFileName().toString().equals("index.html")) return IMMUTABLE;
+        return REVALIDATE;
+    }
+
+    static String contentType(Path file) {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        int dot = name.lastIndexOf('.');
+        String ext = dot < 0 ? "" : name.substring(dot + 1);
+        String type = EXTRA_TYPES.get(ext);
+        if (type == null) type = MimeTypes.DEFAULTS.getMimeByExtension(name);
+        if (type == null) return "application/octet-stream";
+        boolean textual = type.startsWith("text/") || type.equals("application/json") || type.equals("image/svg+xml")
+                || type.equals("application/manifest+json") || type.equals("application/xml");
+        return textual && !type.contains("charset") ? type + ";charset=utf-8" : type;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.slipway.router;
+
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
+
+/**
+ * Reverse proxy to an app on a loopback port (Jetty's core {@code ProxyHandler}): streams both ways
+ * without buffering, adds X-Forwarded-For/Proto/Host, and answers its own 502/503/504 pages when the
+ * app cannot be reached. The upstream port is chosen per request by {@link AppsHandler}.
+ */
+final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamProxy.class);
+    static final String PORT_ATTRIBUTE = UpstreamProxy.class.getName() + ".port";
+    /**
+     * Pooled idle connections to apps close sooner than the usual app keep-alive (Node and uvicorn: 5 s),
+     * so the proxy never sends a request on a connection the app is closing.
+     */
+    static final long POOLED_IDLE_MS = 4_000;
+    /** A request may wait this long between two bytes: long-polling and quiet event streams. */
+    static final long REQUEST_IDLE_MS = 300_000;
+
+    private final IntPredicate restarting;
+
+    UpstreamProxy(IntPredicate restarting) {
+        super(UpstreamProxy::upstreamUri);
+        this.restarting = restarting;
+    }
+
+    private static HttpURI upstreamUri(Request request) {
+        int port = (Integer) request.getAttribute(PORT_ATTRIBUTE);
+        HttpURI in = request.getHttpURI();
+        return HttpURI.build().scheme("http").host("127.0.0.1").port(port)
+                .path(in.getPath()).query(in.getQuery());
+    }
+
+    @Override
+    protected void configureHttpClient(HttpClient client) {
+        super.configureHttpClient(client);
+        client.setIdleTimeout(POOLED_IDLE_MS);
+        client.setConnectTimeout(5_000);
+        client.setMaxConnectionsPerDestination(512);
+        client.setMaxRequestsQueuedPerDestination(4096);
+    }
+
+    @Override
+    protected org.eclipse.jetty.client.Request newProxyToServerRequest(Request clientToProxy, HttpURI uri) {
+        return super.newProxyToServerRequest(clientToProxy, uri).idleTimeout(REQUEST_IDLE_MS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void addProxyHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
+        super.addProxyHeaders(clientToProxy, proxyToServer);
+        proxyToServer.headers(h -> ForwardedHeaders.of(clientToProxy).forEach(h::put));
+    }
+
+    @Override
+    protected void onServerToProxyResponseFailure(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
+                                                  org.eclipse.jetty.client.Response serverToProxy, Response proxyToClient,
+                                                  Callback callback, Throwable failure) {
+        if (proxyToClient.isCommitted()) {
+            // the app failed mid-response: nothing to say to the client but to cut the connection
+            callback.failed(failure);
+            return;
+        }
+        proxyToClient.reset();
+        String host = RouteTable.hostOnly(clientToProxy.getHeaders().get(HttpHeader.HOST));
+        int port = (Integer) clientToProxy.getAttribute(PORT_ATTRIBUTE);
+        LOG.debug("upstream 127.0.0.1:{} for {} failed: {}", port, host, failure.toString());
+        if (failure instanceof TimeoutException) ErrorPages.timeout(proxyToClient, callback, host);
+        else if (restarting.test(port)) ErrorPages.appStarting(proxyToClient, callback, host);
+        else ErrorPages.appDown(proxyToClient, callback, host);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.slipway.runtime;
+
+import dev.slipway.build.Artifact;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What to run: a deployment's artifact with its environment.
+ *
+ * @param env          the app's variables (DATABASE_URL included when it has one); PORT is set by the runtime
+ * @param secretValues values masked as {@code ****} wherever the app's output is logged
+ */
+public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
+                      Set<String> secretValues) {
+    public AppSpec {
+        Objects.requireNonNull(deploymentId, "deploymentId");
+        Objects.requireNonNull(projectId, "projectId");
+        Objects.requireNonNull(artifact, "artifact");
+        if (artifact.isStatic()) {
+            throw new IllegalArgumentException("a static site has no process to run: route its staticRoot instead");
+        }
+        if (artifact.startCommand() == null || artifact.startCommand().isEmpty()) {
+            throw new IllegalArgumentException("the artifact has no start command");
+        }
+        env = env == null ? Map.of() : Map.copyOf(env);
+        secretValues = secretValues == null ? Set.of() : Set.copyOf(secretValues);
+    }
+}

@@ -1,0 +1,261 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/** The embedded runtime: each app is a local process in its own session, listening on a loopback port. */
+public final class LocalProcessRuntime implements Runtime {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalProcessRuntime.class);
+    /** How long recovery waits for a killed leftover's port before it picks another. */
+    private static final Duration RECORDED_PORT_WAIT = Duration.ofSeconds(2);
+
+    private final RuntimeOptions options;
+    private final InstanceStore store;
+    private final Supervisor.Context ctx;
+    private final ScheduledExecutorService timer;
+    private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
+    private final Map<String, Object> startLocks = new ConcurrentHashMap<>();
+
+    public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock) {
+        this(store, options, clock, System.getenv());
+    }
+
+    LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Map<String, String> serverEnv) {
+        this.options = options;
+        this.store = store;
+        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
+        this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv));
+    }
+
+    @Override
+    public Instance start(AppSpec spec, LogSink log) {
+        // one start per deployment at a time; different deployments start in parallel
+        synchronized (startLocks.computeIfAbsent(spec.deploymentId(), k -> new Object())) {
+            Supervisor existing = running.get(spec.deploymentId());
+            if (existing != null) return existing.instance();
+            return startNew(spec, log);
+        }
+    }
+
+    private Instance startNew(AppSpec spec, LogSink log) {
+        if (!Files.isDirectory(spec.artifact().root())) {
+            throw new StartFailedException("the artifact directory " + spec.artifact().root() + " does not exist");
+        }
+        int port = pickPort();
+        Supervisor s = new Supervisor(spec, log, port, ctx);
+        store.save(spec, port);
+        running.put(spec.deploymentId(), s);
+        log.log(Level.INFO, "Starting " + String.join(" ", spec.artifact().startCommand()) + " on port " + port);
+        try {
+            s.launch();
+        } catch (IOException | RuntimeException e) {
+            discard(s);
+            String message = "Could not run " + spec.artifact().startCommand().getFirst() + ": " + e.getMessage();
+            log.log(Level.ERROR, message);
+            throw new StartFailedException(message, e);
+        }
+        HealthCheck.Outcome outcome = s.awaitHealthy();
+        if (outcome instanceof HealthCheck.Outcome.Healthy h) {
+            s.supervise();
+            log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + port + " after " + Supervisor.human(h.after()));
+            return s.instance();
+        }
+        String message = switch (outcome) {
+            case HealthCheck.Outcome.Exited x -> "App " + Supervisor.describeExit(x.exitCode()) + " during start-up"
+                    + lastLines(s.lastOutput());
+            case HealthCheck.Outcome.TimedOut t -> "App did not answer HTTP on port " + port + " within "
+                    + Supervisor.human(options.healthTimeout()) + " (" + t.lastProblem() + "); it must listen on $PORT"
+                    + lastLines(s.lastOutput());
+            case HealthCheck.Outcome.Healthy h -> throw new AssertionError();
+        };
+        discard(s);
+        log.log(Level.ERROR, message);
+        throw new StartFailedException(message);
+    }
+
+    private static String lastLines(List<String> lines) {
+        if (lines.isEmpty()) return "; it printed nothing";
+        List<String> last = lines.subList(Math.max(0, lines.size() - 5), lines.size());
+        return "; last output:\n" + String.join("\n", last);
+    }
+
+    /** Kills a failed start's process group and forgets it. */
+    private void discard(Supervisor s) {
+        s.stop(options.stopGrace());
+        running.remove(s.spec().deploymentId(), s);
+        store.delete(s.spec().deploymentId());
+    }
+
+    private int pickPort() {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            int port = FreePorts.pick();
+            if (running.values().stream().noneMatch(s -> s.port() == port)) return port;
+        }
+        throw new IllegalStateException("no free port");
+    }
+
+    @Override
+    public Optional<Instance> get(String deploymentId) {
+        return Optional.ofNullable(running.get(deploymentId)).map(Supervisor::instance);
+    }
+
+    @Override
+    public void stop(String deploymentId) {
+        store.markStopped(deploymentId);
+        Supervisor s = running.get(deploymentId);
+        if (s != null) {
+            s.stop(options.stopGrace());
+            running.remove(deploymentId, s);
+        }
+        store.delete(deploymentId);
+    }
+
+    @Override
+    public List<Instance> list() {
+        return running.values().stream().map(Supervisor::instance)
+                .sorted(java.util.Comparator.comparing(Instance::deploymentId)).toList();
+    }
+
+    @Override
+    public boolean restarting(int port) {
+        for (Supervisor s : running.values()) {
+            if (s.port() == port) return s.restarting();
+        }
+        return false;
+    }
+
+    @Override
+    public List<String> regions() {
+        return options.regions();
+    }
+
+    @Override
+    public String instanceType() {
+        return options.instanceType();
+    }
+
+    @Override
+    public RecoveryReport recover(Function<String, LogSink> logs) {
+        // the marker scan below would take our own live processes for leftovers
+        if (!running.isEmpty()) throw new IllegalStateException("recover() runs once, before any start");
+        List<StoredInstance> rows = store.owned((id, e) ->
+                LOG.error("runtime instance {} cannot be read and is not restarted: {}", id, e.getMessage()));
+        int killed = killLeftovers(rows);
+        Instant now = ctx.clock().instant();
+        List<StoredInstance> toRun = new ArrayList<>();
+        for (StoredInstance row : rows) {
+            boolean retiredAndDue = row.stopAfter() != null && !row.stopAfter().isAfter(now);
+            if (row.desired() == StoredInstance.DesiredState.RUNNING && !retiredAndDue) toRun.add(row);
+            else store.delete(row.deploymentId());
+        }
+        List<Instance> healthy = Collections.synchronizedList(new ArrayList<>());
+        List<String> failing = Collections.synchronizedList(new ArrayList<>());
+        try (ExecutorService starts = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> done = new ArrayList<>();
+            for (StoredInstance row : toRun) {
+                done.add(starts.submit(() -> {
+                    if (restartRecovered(row, logs.apply(row.deploymentId()))) healthy.add(get(row.deploymentId()).orElseThrow());
+                    else failing.add(row.deploymentId());
+                }));
+            }
+            for (Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (Exception e) {
+                    LOG.error("recovery of an instance failed", e);
+                }
+            }
+        }
+        LOG.info("runtime recovery: {} leftover process(es) killed, {} app(s) running again, {} not healthy yet",
+                killed, healthy.size(), failing.size());
+        return new RecoveryReport(killed, List.copyOf(healthy), List.copyOf(failing));
+    }
+
+    /**
+     * Kills every process of this node left by a previous run: the recorded groups, and any process
+     * carrying this node's marker (a process spawned just before a crash may not be recorded yet).
+     * A process counts as ours only if its environment holds our markers, so a reused pid is spared.
+     */
+    private int killLeftovers(List<StoredInstance> rows) {
+        String node = store.nodeId();
+        java.util.Set<Long> groups = new java.util.HashSet<>();
+        AtomicInteger processes = new AtomicInteger();
+        for (long pid : ProcessGroups.withEnvironment(LaunchCommand.NODE_MARKER, node)) {
+            ProcessGroups.pgidOf(pid).ifPresent(groups::add);
+            processes.incrementAndGet();
+        }
+        for (StoredInstance row : rows) {
+            if (row.pgid() == null) continue;
+            for (long pid : ProcessGroups.members(row.pgid())) {
+                if (ProcessGroups.hasEnvironment(pid, LaunchCommand.DEPLOYMENT_MARKER, row.deploymentId())
+                        && ProcessGroups.hasEnvironment(pid, LaunchCommand.NODE_MARKER, node)
+                        && groups.add(row.pgid())) {
+                    processes.incrementAndGet();
+                }
+            }
+        }
+        try (ExecutorService kills = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (long group : groups) {
+                kills.submit(() -> {
+                    if (!ProcessGroups.terminate(group, options.stopGrace())) {
+                        LOG.error("leftover process group {} survived SIGKILL", group);
+                    }
+                });
+            }
+        }
+        return processes.get();
+    }
+
+    private boolean restartRecovered(StoredInstance row, LogSink log) {
+        int port = FreePorts.awaitFree(row.port(), RECORDED_PORT_WAIT) ? row.port() : pickPort();
+        Supervisor s = new Supervisor(row.spec(), log, port, ctx);
+        store.save(row.spec(), port);
+        if (row.stopAfter() != null) store.setStopAfter(row.deploymentId(), row.stopAfter());
+        running.put(row.deploymentId(), s);
+        log.log(Level.INFO, "Server restarted: starting the app again on port " + port);
+        try {
+            s.launch();
+        } catch (IOException | RuntimeException e) {
+            log.log(Level.ERROR, "Could not run " + row.spec().artifact().startCommand().getFirst() + ": " + e.getMessage());
+            s.supervise(); // retried with backoff
+            return false;
+        }
+        HealthCheck.Outcome outcome = s.awaitHealthy();
+        s.supervise(); // from here a crash restarts it, whatever the first health check said
+        if (outcome instanceof HealthCheck.Outcome.Healthy h) {
+            log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + port + " after " + Supervisor.human(h.after()));
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Supervisor s : running.values()) stops.submit(() -> s.stop(options.stopGrace()));
+        }
+        running.clear();
+    }
+
+}

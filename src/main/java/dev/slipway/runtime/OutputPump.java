@@ -1,0 +1,69 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.Masker;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+/** Copies one output stream of an app to its log, line by line as the lines come, secrets masked. */
+final class OutputPump implements Runnable {
+    static final int MAX_LINE = 16 * 1024;
+
+    private final InputStream in;
+    private final LogSink log;
+    private final Masker mask;
+    private final OutputTail tail;
+
+    private OutputPump(InputStream in, LogSink log, Masker mask, OutputTail tail) {
+        this.in = in;
+        this.log = log;
+        this.mask = mask;
+        this.tail = tail;
+    }
+
+    static Thread start(String name, InputStream in, LogSink log, Masker mask, OutputTail tail) {
+        return Thread.ofVirtual().name(name).start(new OutputPump(in, log, mask, tail));
+    }
+
+    @Override
+    public void run() {
+        byte[] buffer = new byte[8192];
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        try (in) {
+            int n;
+            while ((n = in.read(buffer)) != -1) {
+                for (int i = 0; i < n; i++) {
+                    byte b = buffer[i];
+                    if (b == '\n') {
+                        emit(line);
+                    } else {
+                        line.write(b);
+                        if (line.size() >= MAX_LINE) emit(line); // a line without end must not grow without bound
+                    }
+                }
+            }
+        } catch (IOException ignored) {
+            // the process went away: the pipe is closed
+        } finally {
+            if (line.size() > 0) emit(line);
+        }
+    }
+
+    private void emit(ByteArrayOutputStream bytes) {
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        bytes.reset();
+        if (text.endsWith("\r")) text = text.substring(0, text.length() - 1);
+        String masked = mask.mask(text);
+        tail.add(masked);
+        try {
+            log.log(Level.INFO, masked);
+        } catch (RuntimeException e) {
+            // a failing log sink must not stop the pump: the app would block on a full pipe
+        }
+    }
+}

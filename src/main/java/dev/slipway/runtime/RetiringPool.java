@@ -1,0 +1,96 @@
+package dev.slipway.runtime;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keeps a replaced production instance running for a window (default 10 min) so that a rollback to
+ * it is only a route switch, then stops it — unless it became production again first. The stop time
+ * is stored, so a restarted server keeps the schedule.
+ */
+public final class RetiringPool implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RetiringPool.class);
+
+    private final Runtime runtime;
+    private final InstanceStore store;
+    private final Clock clock;
+    private final Duration window;
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("retiring-pool").factory());
+    private final Map<String, Retirement> retiring = new ConcurrentHashMap<>();
+
+    private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
+
+    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window) {
+        this.runtime = runtime;
+        this.store = store;
+        this.clock = clock;
+        this.window = window;
+    }
+
+    /** The instance is no longer production: stop it when the window has passed. */
+    public void retire(String deploymentId) {
+        schedule(deploymentId, clock.instant().plus(window), true);
+    }
+
+    /** The instance is production again: keep it. Returns whether it was retiring. */
+    public boolean reinstate(String deploymentId) {
+        Retirement r = retiring.remove(deploymentId);
+        if (r == null) return false;
+        r.task().cancel(false);
+        store.setStopAfter(deploymentId, null);
+        return true;
+    }
+
+    /** Deployment id to the time it stops. */
+    public Map<String, Instant> retiring() {
+        Map<String, Instant> out = new TreeMap<>();
+        retiring.forEach((id, r) -> out.put(id, r.stopAt()));
+        return out;
+    }
+
+    /** After {@link Runtime#recover}: schedules again the retirements stored by the previous run. */
+    public void resume() {
+        for (StoredInstance row : store.owned((id, e) -> { })) {
+            if (row.stopAfter() != null && runtime.get(row.deploymentId()).isPresent()) {
+                schedule(row.deploymentId(), row.stopAfter(), false);
+            }
+        }
+    }
+
+    private void schedule(String deploymentId, Instant stopAt, boolean persist) {
+        if (persist) store.setStopAfter(deploymentId, stopAt);
+        long delay = Math.max(0, Duration.between(clock.instant(), stopAt).toMillis());
+        ScheduledFuture<?> task = timer.schedule(() -> Thread.ofVirtual().name("retire-" + deploymentId)
+                .start(() -> stopIfStillRetiring(deploymentId, stopAt)), delay, TimeUnit.MILLISECONDS);
+        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, task));
+        if (previous != null) previous.task().cancel(false);
+    }
+
+    private void stopIfStillRetiring(String deploymentId, Instant stopAt) {
+        Retirement r = retiring.get(deploymentId);
+        if (r == null || !r.stopAt().equals(stopAt) || !retiring.remove(deploymentId, r)) return;
+        try {
+            runtime.stop(deploymentId);
+            LOG.info("retired instance {} stopped", deploymentId);
+        } catch (RuntimeException e) {
+            LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

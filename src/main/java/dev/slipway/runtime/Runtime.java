@@ -1,0 +1,51 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.LogSink;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime
+ * can implement the same contract later without touching callers.
+ */
+public interface Runtime extends AutoCloseable {
+
+    /**
+     * Starts the app and returns once it answers HTTP on its port. Idempotent: when the deployment
+     * already runs here, returns that instance. Output lines and crashes go to {@code log} for as long
+     * as the instance runs.
+     *
+     * @throws StartFailedException when it does not become healthy; the process is gone by then
+     */
+    Instance start(AppSpec spec, LogSink log) throws StartFailedException;
+
+    Optional<Instance> get(String deploymentId);
+
+    /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
+    void stop(String deploymentId);
+
+    List<Instance> list();
+
+    /**
+     * Once at server start: kills what a previous run of this node left behind and starts again every
+     * instance that should run. Blocks until each one is healthy or its health deadline has passed.
+     *
+     * @param logs where each recovered instance writes its output, by deployment id
+     */
+    RecoveryReport recover(Function<String, LogSink> logs);
+
+    /** True while the app on this port is between a crash and its restart: the router answers 503, not 502. */
+    boolean restarting(int port);
+
+    /** Regions this runtime honours; a deployment asking for another is refused. */
+    List<String> regions();
+
+    /** The instance type label deployments report, e.g. {@code local}. */
+    String instanceType();
+
+    /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
+    @Override
+    void close();
+}

@@ -1,0 +1,229 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.Masker;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One app instance: launches its process on a fixed port (routes point at the port, so a restart
+ * keeps it), pumps its output to the log, and once supervised restarts it after a crash with
+ * exponential backoff. {@link #stop} turns restarts off before it signals the process group.
+ */
+final class Supervisor {
+    record Context(RuntimeOptions options, InstanceStore store, Clock clock, HealthCheck health,
+                   ScheduledExecutorService timer, Map<String, String> serverEnv) {}
+
+    private final AppSpec spec;
+    private final LogSink log;
+    private final int port;
+    private final Context ctx;
+    private final Masker mask;
+    private final OutputTail tail = new OutputTail(20);
+
+    // guarded by this
+    private Process process;
+    private long pgid;
+    private Instant startedAt;
+    private boolean stopping;
+    private boolean supervised;
+    private boolean restarting;
+    private int crashes;
+    private ScheduledFuture<?> pendingRestart;
+    private Thread[] pumps = new Thread[0];
+
+    Supervisor(AppSpec spec, LogSink log, int port, Context ctx) {
+        this.spec = spec;
+        this.log = log;
+        this.port = port;
+        this.ctx = ctx;
+        this.mask = new Masker(spec.secretValues());
+    }
+
+    int port() {
+        return port;
+    }
+
+    AppSpec spec() {
+        return spec;
+    }
+
+    synchronized Process process() {
+        return process;
+    }
+
+    synchronized boolean restarting() {
+        return restarting;
+    }
+
+    synchronized Instance instance() {
+        return new Instance(spec.deploymentId(), spec.projectId(), port, process == null ? 0 : process.pid(), startedAt);
+    }
+
+    /** Starts the process; it is not health-checked yet. */
+    void launch() throws IOException {
+        ProcessBuilder pb = LaunchCommand.build(spec, port, ctx.store().nodeId(), ctx.serverEnv());
+        Process p = pb.start();
+        // setsid, not a group leader when spawned, calls setsid() and execs: the app's group id is its pid.
+        // Until that call the child is still in the server's group, so wait for it before anyone signals.
+        long group = p.pid();
+        if (!ProcessGroups.awaitLeader(p)) {
+            p.destroyForcibly();
+            throw new IOException("the process did not start its own session");
+        }
+        String name = "app-" + spec.deploymentId();
+        Thread out = OutputPump.start(name + "-out", p.getInputStream(), log, mask, tail);
+        Thread err = OutputPump.start(name + "-err", p.getErrorStream(), log, mask, tail);
+        Instant now = ctx.clock().instant();
+        boolean abandoned;
+        synchronized (this) {
+            abandoned = stopping;
+            if (!abandoned) {
+                process = p;
+                pgid = group;
+                startedAt = now;
+                pumps = new Thread[]{out, err};
+            }
+        }
+        if (abandoned) { // stop() ran while we were spawning
+            ProcessGroups.terminate(group, Duration.ZERO);
+            return;
+        }
+        ctx.store().recordProcess(spec.deploymentId(), p.pid(), group, port, now);
+        p.onExit().thenAccept(this::exited);
+    }
+
+    /** Blocks until the current process answers HTTP, exits, or the deadline passes. */
+    HealthCheck.Outcome awaitHealthy() {
+        Process p = process();
+        if (p == null) return new HealthCheck.Outcome.Exited(-1);
+        return ctx.health().await(port, p, ctx.options().healthTimeout(), ctx.options().healthPoll());
+    }
+
+    /** From now on a crash restarts the app. */
+    void supervise() {
+        String message = null;
+        synchronized (this) {
+            supervised = true;
+            if (process != null && !process.isAlive() && !stopping && pendingRestart == null) {
+                message = crashed(process.exitValue());
+            }
+        }
+        if (message != null) safeLog(Level.ERROR, message);
+    }
+
+    /** Output the app printed last, once its pipes are drained (bounded wait: a child may hold them open). */
+    java.util.List<String> lastOutput() {
+        Thread[] current;
+        synchronized (this) {
+            current = pumps;
+        }
+        for (Thread t : current) {
+            try {
+                t.join(Duration.ofSeconds(1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return tail.lines();
+    }
+
+    /** Turns restarts off, then SIGTERM to the group and SIGKILL after the grace period. */
+    void stop(Duration grace) {
+        long group;
+        synchronized (this) {
+            stopping = true;
+            restarting = false;
+            if (pendingRestart != null) pendingRestart.cancel(false);
+            pendingRestart = null;
+            group = process == null ? 0 : pgid;
+        }
+        if (group > 0) ProcessGroups.terminate(group, grace);
+    }
+
+    private void exited(Process p) {
+        String message;
+        synchronized (this) {
+            if (p != process || stopping || !supervised) return;
+            message = crashed(p.exitValue());
+        }
+        safeLog(Level.ERROR, message);
+    }
+
+    /** Schedules the restart; the caller holds the lock and logs the returned message. */
+    private String crashed(int exitCode) {
+        Duration up = startedAt == null ? Duration.ZERO : Duration.between(startedAt, ctx.clock().instant());
+        if (up.compareTo(ctx.options().stableAfter()) >= 0) crashes = 0;
+        crashes++;
+        Duration delay = Backoff.delay(crashes, ctx.options().backoffMin(), ctx.options().backoffMax());
+        restarting = true;
+        long crashedGroup = pgid;
+        pendingRestart = ctx.timer().schedule(() -> Thread.ofVirtual().name("restart-" + spec.deploymentId())
+                .start(() -> relaunch(crashedGroup)), delay.toMillis(), TimeUnit.MILLISECONDS);
+        return "App crashed: " + describeExit(exitCode) + " after " + human(up)
+                + "; restarting in " + human(delay) + " (crash " + crashes + " in a row)";
+    }
+
+    private void relaunch(long crashedGroup) {
+        synchronized (this) {
+            if (stopping) return;
+            pendingRestart = null;
+        }
+        // children of the crashed process may still hold the port
+        ProcessGroups.terminate(crashedGroup, Duration.ZERO);
+        try {
+            launch();
+        } catch (IOException | RuntimeException e) {
+            safeLog(Level.ERROR, "App could not be restarted: " + e.getMessage());
+            String message = null;
+            synchronized (this) {
+                if (!stopping) message = crashed(-1);
+            }
+            if (message != null) safeLog(Level.ERROR, message);
+            return;
+        }
+        Process current = process();
+        if (current == null) return;
+        safeLog(Level.INFO, "App restarted (pid " + current.pid() + ")");
+        HealthCheck.Outcome outcome = awaitHealthy();
+        synchronized (this) {
+            if (current != process || stopping) return;
+            if (outcome instanceof HealthCheck.Outcome.Healthy) restarting = false;
+        }
+        switch (outcome) {
+            case HealthCheck.Outcome.Healthy h -> safeLog(Level.INFO, "App answers again on port " + port);
+            case HealthCheck.Outcome.TimedOut t -> safeLog(Level.WARNING, "App restarted but does not answer HTTP on port "
+                    + port + " after " + human(ctx.options().healthTimeout()) + " (" + t.lastProblem() + ")");
+            case HealthCheck.Outcome.Exited x -> { } // exited() has scheduled the next attempt
+        }
+    }
+
+    static String describeExit(int code) {
+        if (code > 128 && code < 160) return "exited with code " + code + " (signal " + (code - 128) + ")";
+        return "exited with code " + code;
+    }
+
+    static String human(Duration d) {
+        long ms = d.toMillis();
+        if (ms < 1000) return ms + " ms";
+        if (ms < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        return (ms / 60_000) + " min " + (ms % 60_000) / 1000 + " s";
+    }
+
+    private void safeLog(Level level, String message) {
+        try {
+            log.log(level, message);
+        } catch (RuntimeException ignored) {
+            // the log must not break supervision
+        }
+    }
+}

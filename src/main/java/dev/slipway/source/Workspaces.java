@@ -1,0 +1,35 @@
+package dev.slipway.source;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/** Creating and removing the directories sources are unpacked into. */
+public final class Workspaces {
+    private Workspaces() {}
+
+    /** Creates {@code dir}; it may exist only when empty, so a source never mixes with leftovers. */
+    static void prepare(Path dir) {
+        try {
+            if (Files.isDirectory(dir)) {
+                try (var entries = Files.list(dir)) {
+                    if (entries.findAny().isPresent()) throw new IllegalArgumentException("workspace " + dir + " is not empty");
+                }
+            } else {
+                Files.createDirectories(dir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create workspace " + dir, e);
+        }
+    }
+
+    /** Deletes a tree without following links; missing is fine. */
+    public static void delete(Path dir) {
+        dev.slipway.core.FileTrees.delete(dir);
+    }
+}

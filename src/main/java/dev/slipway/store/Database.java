@@ -1,0 +1,77 @@
+package dev.slipway.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.Jdbi;
+
+import java.nio.file.Path;
+
+/**
+ * The store: a pooled connection to H2 (embedded default, file under the data dir) or PostgreSQL,
+ * with the schema brought up to date by Flyway on open.
+ */
+public final class Database implements AutoCloseable {
+    private final HikariDataSource dataSource;
+    private final Jdbi jdbi;
+    private final StoreKind kind;
+
+    private Database(HikariDataSource dataSource, StoreKind kind) {
+        this.dataSource = dataSource;
+        this.kind = kind;
+        this.jdbi = Jdbi.create(dataSource);
+    }
+
+    /**
+     * The JDBC URL of the embedded store in a data dir. AUTO_SERVER lets admin commands share it with a
+     * running server; WRITE_DELAY=0 writes every commit at once, because H2's default of a second's delay
+     * loses the last commits to a kill -9.
+     */
+    public static String h2Url(Path dataDir) {
+        return "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("slipway")
+                + ";AUTO_SERVER=TRUE;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0";
+    }
+
+    public static Database open(String jdbcUrl, int poolSize) {
+        StoreKind kind = jdbcUrl.startsWith("jdbc:postgresql:") ? StoreKind.POSTGRES : StoreKind.H2;
+        if (!jdbcUrl.startsWith("jdbc:postgresql:") && !jdbcUrl.startsWith("jdbc:h2:")) {
+            throw new IllegalArgumentException("SLIPWAY_DATABASE_URL must be a jdbc:postgresql: or jdbc:h2: URL");
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(Math.min(2, poolSize));
+        config.setPoolName("slipway-store");
+        config.setConnectionTimeout(10_000);
+        config.setInitializationFailTimeout(10_000);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        try {
+            Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations("classpath:db/migration")
+                    .load()
+                    .migrate();
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+        return new Database(dataSource, kind);
+    }
+
+    public Jdbi jdbi() { return jdbi; }
+    public HikariDataSource dataSource() { return dataSource; }
+    public StoreKind kind() { return kind; }
+
+    public boolean reachable() {
+        try (var c = dataSource.getConnection()) {
+            return c.isValid(2);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

@@ -1,0 +1,3 @@
+package dev.slipway.store;
+
+public enum StoreKind { H2, POSTGRES }

@@ -1,0 +1,250 @@
+package dev.slipway.webhooks;
+
+import dev.slipway.secrets.SecretBox;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Sends the outbox. A poller finds endpoints with due deliveries and takes their leases; each leased
+ * endpoint gets its own virtual thread that sends its due deliveries one at a time, oldest first.
+ * So one endpoint has at most one request in flight (on all servers), a slow endpoint holds only its
+ * own thread, and at most {@link #MAX_ENDPOINTS_IN_FLIGHT} endpoints are served at once per server.
+ * Nothing here runs on a request thread: the API only writes outbox rows.
+ */
+public final class Dispatcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    public static final Duration TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DISABLE_AFTER = Duration.ofDays(5);
+    static final Duration LEASE = Duration.ofSeconds(60); // well over one attempt (10 s)
+    private static final Duration EXTEND_AFTER = Duration.ofSeconds(15); // so a lease never has less than 45 s left
+    static final int MAX_ENDPOINTS_IN_FLIGHT = 64;
+    private static final int PER_LEASE = 50;
+    private static final long POLL_MILLIS = 250;
+
+    private final EndpointStore endpoints;
+    private final DeliveryStore deliveries;
+    private final SecretBox secrets;
+    private final AddressGuard guard;
+    private final List<Duration> retries;
+    private final Clock clock;
+    private final String node;
+    private final String owner;
+    /** Made on the first delivery: building one loads the TLS stack, a noticeable part of the server's start. */
+    private volatile HttpClient http;
+    private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+    private final Semaphore slots = new Semaphore(MAX_ENDPOINTS_IN_FLIGHT);
+    private final Semaphore signal = new Semaphore(0);
+    private final Set<String> active = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private Thread poller;
+
+    public Dispatcher(EndpointStore endpoints, DeliveryStore deliveries, SecretBox secrets, AddressGuard guard,
+                      List<Duration> retries, Clock clock, String nodeId) {
+        this.endpoints = endpoints;
+        this.deliveries = deliveries;
+        this.secrets = secrets;
+        this.guard = guard;
+        this.retries = List.copyOf(retries);
+        this.clock = clock;
+        this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
+        this.owner = node + "/" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    /** Takes back at once the endpoints an earlier run of this node held (it was killed), then starts sending. */
+    public synchronized void start() {
+        if (poller != null || !running.get()) return;
+        try {
+            int released = endpoints.releaseLeasesOfNode(node, owner);
+            if (released > 0) LOG.info("{} webhook endpoint(s) held by the previous run of this server resume now", released);
+        } catch (RuntimeException e) {
+            LOG.warn("releasing the webhook leases of the previous run failed (they resume when they expire): {}", e.toString());
+        }
+        poller = Thread.ofVirtual().name("webhook-poller").start(this::poll);
+    }
+
+    /** A delivery was queued: look now rather than at the next poll. */
+    public void wake() {
+        signal.release();
+    }
+
+    private void poll() {
+        while (running.get()) {
+            try {
+                for (String id : endpoints.due(MAX_ENDPOINTS_IN_FLIGHT * 2)) {
+                    if (active.contains(id)) continue;
+                    if (!slots.tryAcquire()) break;
+                    if (!endpoints.claim(id, owner, LEASE)) {
+                        slots.release();
+                        continue;
+                    }
+                    active.add(id);
+                    senders.submit(() -> drain(id));
+                }
+            } catch (RuntimeException e) {
+                if (running.get()) LOG.warn("looking for due webhook deliveries failed: {}", e.toString());
+            }
+            try {
+                signal.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                signal.drainPermits();
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void drain(String endpointId) {
+        try {
+            long extended = System.nanoTime();
+            for (int i = 0; i < PER_LEASE && running.get(); i++) {
+                Optional<Delivery> next = deliveries.nextDue(endpointId);
+                if (next.isEmpty()) break;
+                Endpoint e = endpoints.find(endpointId).orElse(null); // each time: a change or rotation applies at once
+                if (e == null || !e.enabled()) break;
+                if (!attempt(e, next.get())) break;
+                if (System.nanoTime() - extended > EXTEND_AFTER.toNanos()) {
+                    if (!endpoints.extend(endpointId, owner, LEASE)) break;
+                    extended = System.nanoTime();
+                }
+            }
+        } catch (RuntimeException ex) {
+            if (running.get()) LOG.warn("sending webhooks of {} failed: {}", endpointId, ex.toString());
+        } finally {
+            try {
+                endpoints.release(endpointId, owner);
+            } catch (RuntimeException ex) {
+                LOG.warn("releasing webhook endpoint {} failed (its lease expires): {}", endpointId, ex.toString());
+            }
+            active.remove(endpointId);
+            slots.release();
+            signal.release();
+        }
+    }
+
+    /** One attempt, recorded; false when the server is stopping (the attempt is left to be made again). */
+    private boolean attempt(Endpoint e, Delivery d) {
+        Instant now = clock.instant();
+        Integer status = null;
+        String error;
+        try {
+            URI uri = URI.create(e.url());
+            guard.check(uri); // again at delivery: the name may resolve elsewhere than at creation
+            long timestamp = now.getEpochSecond();
+            HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT)
+                    .header("Content-Type", "application/json")
+                    .header("User-Agent", "Slipway-Webhooks/1")
+                    .header("webhook-id", d.messageId())
+                    .header("webhook-timestamp", Long.toString(timestamp))
+                    .header("webhook-signature", Signer.signatures(signingSecrets(e, now), d.messageId(), timestamp, d.payload()))
+                    .POST(HttpRequest.BodyPublishers.ofString(d.payload())).build();
+            HttpResponse<InputStream> response = http().send(request, HttpResponse.BodyHandlers.ofInputStream());
+            status = response.statusCode();
+            response.body().close(); // the answer's body is not read: a receiver cannot hold us past the status
+            error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
+        } catch (AddressGuard.Refused refused) {
+            error = "not sent: " + refused.getMessage();
+        } catch (HttpTimeoutException timeout) {
+            error = "no answer within " + TIMEOUT.toSeconds() + " s";
+        } catch (IOException io) {
+            error = "cannot reach the endpoint: " + (io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage());
+        } catch (IllegalArgumentException bad) {
+            error = "not sent: " + bad.getMessage();
+        } catch (InterruptedException stopping) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        record(e, d, status, error);
+        return true;
+    }
+
+    private void record(Endpoint e, Delivery d, Integer status, String error) {
+        if (error == null) {
+            deliveries.succeeded(d.id(), status);
+            if (e.failingSince() != null) endpoints.succeeded(e.id());
+            return;
+        }
+        Instant now = clock.instant();
+        if (status != null && status == 410) {
+            deliveries.attemptFailed(d.id(), status, error + " (410 Gone: the endpoint is disabled)", null);
+            endpoints.disable(e.id(), "the endpoint answered 410 Gone at " + now);
+            return;
+        }
+        Instant failingSince = endpoints.failing(e.id());
+        if (!Duration.between(failingSince, now).minus(DISABLE_AFTER).isNegative()) {
+            deliveries.attemptFailed(d.id(), status, error, null);
+            endpoints.disable(e.id(), "every delivery failed since " + failingSince + " (5 days); last error: " + error);
+            return;
+        }
+        Instant retryAt = d.attempts() < retries.size() ? now.plus(jitter(retries.get(d.attempts()))) : null;
+        deliveries.attemptFailed(d.id(), status, retryAt == null ? error + " (gave up after "
+                + (d.attempts() + 1) + " attempts)" : error, retryAt);
+    }
+
+    /** The delay ±20 %, so endpoints that failed together do not all retry in the same instant. */
+    static Duration jitter(Duration delay) {
+        double factor = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
+        return Duration.ofMillis(Math.max(1, Math.round(delay.toMillis() * factor)));
+    }
+
+    /** The current secret, and the previous one while its overlap after a rotation lasts. */
+    private List<String> signingSecrets(Endpoint e, Instant now) {
+        List<String> out = new ArrayList<>(2);
+        out.add(secrets.decrypt(e.secretEnc()));
+        if (e.previousSecretEnc() != null && e.previousExpiresAt() != null && e.previousExpiresAt().isAfter(now)) {
+            out.add(secrets.decrypt(e.previousSecretEnc()));
+        }
+        return out;
+    }
+
+    /** Stops sending; an attempt in flight is abandoned unrecorded and made again by the next holder of the lease. */
+    @Override
+    public synchronized void close() {
+        running.set(false);
+        if (poller != null) poller.interrupt();
+        senders.shutdownNow();
+        try {
+            senders.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        HttpClient made = http;
+        if (made != null) made.shutdownNow();
+    }
+
+    private HttpClient http() {
+        HttpClient made = http;
+        if (made == null) {
+            synchronized (this) {
+                made = http;
+                if (made == null) {
+                    made = HttpClient.newBuilder().connectTimeout(TIMEOUT)
+                            .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).build();
+                    http = made;
+                }
+            }
+        }
+        return made;
+    }
+}

@@ -1,0 +1,35 @@
+package dev.slipway.webhooks;
+
+import java.util.List;
+import java.util.Set;
+
+/** The events an endpoint can subscribe to, and {@code *} for all of them. */
+public final class EventTypes {
+    public static final String ALL = "*";
+    /** Sent only by {@code POST /v1/webhooks/{id}/test}, whatever the endpoint subscribed to. */
+    public static final String TEST = "webhook.test";
+    public static final List<String> KNOWN = List.of(
+            "migration.processing", "migration.complete", "migration.failed",
+            "deployment.queued", "deployment.building", "deployment.deploying", "deployment.live",
+            "deployment.failed", "deployment.rolled_back");
+    private static final Set<String> ACCEPTED;
+
+    static {
+        ACCEPTED = new java.util.HashSet<>(KNOWN);
+        ACCEPTED.add(ALL);
+    }
+
+    private EventTypes() {}
+
+    public static boolean accepted(String type) {
+        return ACCEPTED.contains(type);
+    }
+
+    public static boolean matches(List<String> subscribed, String type) {
+        return subscribed.contains(ALL) || subscribed.contains(type);
+    }
+
+    public static boolean isFailure(String type) {
+        return type.endsWith(".failed");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.slipway.webhooks;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Operator settings of webhook delivery.
+ *
+ * @param allowPrivate deliver to loopback, private and link-local addresses too ({@code SLIPWAY_WEBHOOKS_ALLOW_PRIVATE})
+ * @param retries      the delays before each retry after a failed attempt ({@code SLIPWAY_WEBHOOKS_RETRY_SCHEDULE});
+ *                     when they are used up the delivery has failed
+ */
+public record WebhookSettings(boolean allowPrivate, List<Duration> retries) {
+    /** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (each with jitter): ten attempts over ~3 days. */
+    public static final List<Duration> DEFAULT_RETRIES = List.of(Duration.ofSeconds(5), Duration.ofMinutes(5),
+            Duration.ofMinutes(30), Duration.ofHours(2), Duration.ofHours(5), Duration.ofHours(10), Duration.ofHours(14),
+            Duration.ofHours(20), Duration.ofHours(24));
+    public static final WebhookSettings DEFAULTS = new WebhookSettings(false, DEFAULT_RETRIES);
+
+    public WebhookSettings {
+        retries = List.copyOf(retries);
+        if (retries.isEmpty() || retries.size() > 20) throw new IllegalArgumentException("the retry schedule needs 1 to 20 delays");
+    }
+
+    public WebhookSettings withAllowPrivate(boolean allow) {
+        return new WebhookSettings(allow, retries);
+    }
+
+    /** The schedule from the environment; the default when unset. */
+    public static List<Duration> retriesFrom(Map<String, String> env) {
+        String raw = env.get("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE");
+        return raw == null || raw.isBlank() ? DEFAULT_RETRIES : parseSchedule(raw);
+    }
+
+    /** Comma-separated delays: seconds ({@code 5}), milliseconds ({@code 200ms}) or ISO-8601 ({@code PT5M}). */
+    public static List<Duration> parseSchedule(String raw) {
+        List<Duration> out = new ArrayList<>();
+        for (String part : raw.split(",")) {
+            String p = part.trim();
+            try {
+                Duration d = p.endsWith("ms") ? Duration.ofMillis(Long.parseLong(p.substring(0, p.length() - 2)))
+                        : p.toUpperCase().startsWith("P") ? Duration.parse(p) : Duration.ofSeconds(Long.parseLong(p));
+                if (d.isNegative() || d.isZero()) throw new IllegalArgumentException();
+                out.add(d);
+            } catch (IllegalArgumentException | DateTimeParseException e) {
+                throw new IllegalArgumentException("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE: '" + p
+                        + "' is not a positive delay (seconds, 200ms, or ISO-8601 like PT5M)");
+            }
+        }
+        if (out.isEmpty() || out.size() > 20) throw new IllegalArgumentException("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE needs 1 to 20 delays");
+        return out;
+    }
+}

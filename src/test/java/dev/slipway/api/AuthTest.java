@@ -1,0 +1,134 @@
+package dev.slipway.api;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class AuthTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    private static void assertUnauthorized(Http.Response r) {
+        assertThat(r.status()).isEqualTo(401);
+        assertThat(r.json().at("/error/code").asText()).isEqualTo("unauthorized");
+        assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("X-Request-Id"));
+        assertThat(r.header("X-RateLimit-Limit")).isEqualTo("30");
+    }
+
+    @Test
+    void validKeyReads() {
+        var t = server.tenant(Tier.PRO);
+        var r = t.http().get("/v1/projects");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().get("data").isArray()).isTrue();
+        assertThat(r.header("X-RateLimit-Limit")).isEqualTo("120");
+    }
+
+    @Test
+    void missingKeyIs401() {
+        assertUnauthorized(server.anonymous().get("/v1/projects"));
+    }
+
+    @Test
+    void malformedHeadersAre401() {
+        var t = server.tenant(Tier.FREE);
+        for (String header : new String[]{"Basic abc", "Bearer", "Bearer ", t.key(), "Bearer " + t.key() + " extra",
+                "Bearer sk_" + "x".repeat(300), "bearer" + t.key()}) {
+            var r = server.anonymous().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(server.baseUrl() + "/v1/projects")).header("Authorization", header).GET());
+            assertUnauthorized(r);
+        }
+    }
+
+    @Test
+    void unknownKeyIs401() {
+        assertUnauthorized(server.anonymous().withKey("sk_" + "A".repeat(40)).get("/v1/projects"));
+    }
+
+    @Test
+    void revokedKeyStopsWorkingWithinOneSecond() throws Exception {
+        var t = server.tenant(Tier.TEAM);
+        var second = server.slipway().keys().create(t.account().id(), "second");
+        var http = server.anonymous().withKey(second.secret());
+        assertThat(http.get("/v1/projects").status()).isEqualTo(200);
+        assertThat(server.slipway().keys().revoke(second.key().id())).isTrue();
+        Instant revokedAt = Instant.now();
+        int status = 200;
+        while (Duration.between(revokedAt, Instant.now()).toMillis() < 1000 && status == 200) {
+            status = http.get("/v1/projects").status();
+        }
+        assertThat(status).as("revoked key refused within a second").isEqualTo(401);
+        assertUnauthorized(http.get("/v1/projects"));
+        // the account's other key is unaffected
+        assertThat(t.http().get("/v1/projects").status()).isEqualTo(200);
+    }
+
+    @Test
+    void keysAreStoredOnlyAsHashes() {
+        var t = server.tenant(Tier.FREE);
+        long plainCopies = server.slipway().database().jdbi().withHandle(h ->
+                h.createQuery("SELECT COUNT(*) FROM api_keys WHERE key_hash = :k OR prefix = :k OR name = :k")
+                        .bind("k", t.key()).mapTo(Long.class).one());
+        assertThat(plainCopies).isZero();
+        String hash = server.slipway().database().jdbi().withHandle(h ->
+                h.createQuery("SELECT key_hash FROM api_keys WHERE account_id = :a").bind("a", t.account().id())
+                        .mapTo(String.class).one());
+        assertThat(hash).hasSize(64).doesNotContain(t.key().substring(3));
+    }
+
+    @Test
+    void otherAccountsProjectIs403AndMissingIs404() {
+        var owner = server.tenant(Tier.TEAM);
+        var stranger = server.tenant(Tier.TEAM);
+        var created = owner.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/secret-app\"}");
+        assertThat(created.status()).isEqualTo(201);
+        String id = created.json().at("/data/id").asText();
+        assertThat(owner.http().get("/v1/projects/" + id).status()).isEqualTo(200);
+        var forbidden = stranger.http().get("/v1/projects/" + id);
+        assertThat(forbidden.status()).isEqualTo(403);
+        assertThat(forbidden.json().at("/error/code").asText()).isEqualTo("forbidden");
+        var missing = stranger.http().get("/v1/projects/prj_00000000000000000000000000");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.json().at("/error/code").asText()).isEqualTo("not_found");
+        assertThat(missing.json().at("/error/message").asText()).contains("prj_00000000000000000000000000");
+        // and the stranger's list does not show it
+        assertThat(stranger.http().get("/v1/projects").body()).doesNotContain(id);
+    }
+
+    @Test
+    void healthEndpointsNeedNoKey() {
+        assertThat(server.anonymous().get("/healthz").status()).isEqualTo(200);
+        var ready = server.anonymous().get("/readyz");
+        assertThat(ready.status()).isEqualTo(200);
+        assertThat(ready.json().get("store").asText()).isEqualTo(kind.name().toLowerCase());
+        var metrics = server.anonymous().get("/metrics");
+        assertThat(metrics.status()).isEqualTo(200);
+        assertThat(metrics.body()).contains("http_server_requests_seconds_count");
+    }
+}

@@ -1,0 +1,136 @@
+package dev.slipway.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class ErrorsTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+    static TestServer.Tenant tenant;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+        tenant = server.tenant(Tier.TEAM);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    static JsonNode assertError(Http.Response r, int status, String code) {
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        assertThat(r.header("Content-Type")).startsWith("application/json");
+        JsonNode error = r.json().get("error");
+        assertThat(error.get("code").asText()).isEqualTo(code);
+        assertThat(error.get("message").asText()).isNotBlank();
+        assertThat(error.get("request_id").asText()).isEqualTo(r.header("X-Request-Id")).startsWith("req_");
+        assertThat(r.header("X-RateLimit-Limit")).isNotNull();
+        assertThat(r.header("X-RateLimit-Remaining")).isNotNull();
+        assertThat(r.header("X-RateLimit-Reset")).isNotNull();
+        assertThat(r.body()).doesNotContain("Exception").doesNotContain("at dev.slipway").doesNotContain("<html");
+        return error;
+    }
+
+    @Test
+    void unknownRouteIs404() {
+        assertError(tenant.http().get("/v1/no-such-thing"), 404, "not_found");
+        assertError(tenant.http().get("/v1/projects/prj_x/nothing"), 404, "not_found");
+    }
+
+    @Test
+    void unknownRouteOutsideV1Is404InTheSameShape() {
+        var r = server.anonymous().get("/nothing-here");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.json().at("/error/code").asText()).isEqualTo("not_found");
+    }
+
+    @Test
+    void wrongMethodIs405() {
+        assertError(tenant.http().send("DELETE", "/v1/projects", null, null), 405, "method_not_allowed");
+        assertError(tenant.http().send("PUT", "/v1/projects/prj_x", "application/json", "{}".getBytes()), 405, "method_not_allowed");
+    }
+
+    @Test
+    void malformedJsonIs400() {
+        assertError(tenant.http().post("/v1/projects", "{\"source\": \"github\", "), 400, "invalid_request");
+        assertError(tenant.http().post("/v1/projects", "[1,2]"), 400, "invalid_request");
+        assertError(tenant.http().post("/v1/projects", ""), 400, "invalid_request");
+    }
+
+    @Test
+    void invalidFieldsAre400WithDetails() {
+        var error = assertError(tenant.http().post("/v1/projects",
+                "{\"source\":\"svn\",\"branch\":\"a..b\",\"region\":\"mars-1\",\"env_vars\":{\"1BAD\":\"x\",\"OK\":5},\"extra\":1}"),
+                400, "invalid_request");
+        JsonNode details = error.get("details");
+        assertThat(details.has("source")).isTrue();
+        assertThat(details.has("branch")).isTrue();
+        assertThat(details.has("region")).isTrue();
+        assertThat(details.has("env_vars.1BAD")).isTrue();
+        assertThat(details.has("env_vars.OK")).isTrue();
+        assertThat(details.has("extra")).isTrue();
+        var missingRepo = assertError(tenant.http().post("/v1/projects", "{\"source\":\"github\"}"), 400, "invalid_request");
+        assertThat(missingRepo.at("/details/repo").asText()).isEqualTo("is required");
+        var badRepo = assertError(tenant.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"../etc\"}"), 400, "invalid_request");
+        assertThat(badRepo.at("/details/repo").asText()).contains("owner/repo");
+    }
+
+    @Test
+    void wrongContentTypeIs415() {
+        assertError(tenant.http().send("POST", "/v1/projects", "text/plain", "{}".getBytes()), 415, "unsupported_media_type");
+        assertError(tenant.http().send("POST", "/v1/projects", null, "{}".getBytes()), 415, "unsupported_media_type");
+    }
+
+    @Test
+    void bodyOverOneMebibyteIs413() {
+        String big = "{\"source\":\"github\",\"repo\":\"a/b\",\"env_vars\":{\"X\":\"" + "a".repeat(1024 * 1024) + "\"}}";
+        assertError(tenant.http().send("POST", "/v1/projects", "application/json", big.getBytes(StandardCharsets.UTF_8)),
+                413, "payload_too_large");
+        // nothing was stored by the refused request
+        assertThat(tenant.http().get("/v1/projects").json().get("data").size()).isZero();
+    }
+
+    @Test
+    void clientRequestIdIsEchoedAndUnsafeOnesReplaced() {
+        var ok = tenant.http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.baseUrl() + "/v1/projects"))
+                .header("X-Request-Id", "ci-run-42").GET());
+        assertThat(ok.header("X-Request-Id")).isEqualTo("ci-run-42");
+        var unsafe = tenant.http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.baseUrl() + "/v1/projects"))
+                .header("X-Request-Id", "<script>").GET());
+        assertThat(unsafe.header("X-Request-Id")).startsWith("req_");
+    }
+
+    @Test
+    void unexpectedFailureIs500WithoutInternals() {
+        // a server whose store has gone away: every query fails underneath the API
+        try (TestServer broken = TestServer.start(kind)) {
+            var t = broken.tenant(Tier.FREE);
+            broken.slipway().database().dataSource().close();
+            var r = t.http().get("/v1/projects");
+            var error = assertError(r, 500, "internal_error");
+            assertThat(error.get("message").asText()).contains(r.header("X-Request-Id"))
+                    .doesNotContainIgnoringCase("sql").doesNotContainIgnoringCase("hikari");
+            assertThat(broken.anonymous().get("/readyz").status()).isEqualTo(503);
+            assertThat(broken.anonymous().get("/healthz").status()).isEqualTo(200);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.slipway.cli;
+
+import dev.slipway.testing.Http;
+import dev.slipway.testing.JavaProcess;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The server as an operator runs it: first start, SIGTERM, restart on the same data dir. */
+class ServerProcessTest {
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
+
+    private static int port(JavaProcess server) {
+        Matcher m = LISTENING.matcher(server.awaitLine(l -> LISTENING.matcher(l).find(), Duration.ofSeconds(60)));
+        assertThat(m.find()).isTrue();
+        return Integer.parseInt(m.group(1));
+    }
+
+    @Test
+    void firstStartPrintsOneKeyOnceAndSigtermLosesNothing() throws Exception {
+        Path dir = Files.createTempDirectory("slipway-proc-");
+        try {
+            Map<String, String> env = Map.of("SLIPWAY_DATA_DIR", dir.resolve("data").toString());
+            String key;
+            String projectId;
+            try (JavaProcess first = JavaProcess.start(env, dir, "server", "--api-port", "0", "--apps-port", "0")) {
+                int port = port(first);
+                key = first.awaitLine(l -> l.trim().startsWith("sk_"), Duration.ofSeconds(5)).trim();
+                assertThat(first.output()).contains("will not be shown again");
+                Http http = new Http("http://127.0.0.1:" + port, key);
+                var created = http.post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/kept\"}");
+                assertThat(created.status()).isEqualTo(201);
+                projectId = created.json().at("/data/id").asText();
+                assertThat(http.get("/v1/projects").header("X-RateLimit-Limit")).isEqualTo("600");
+
+                // SIGTERM through the handle: Process.destroy() would also close our end of its output
+                first.process().toHandle().destroy();
+                assertThat(first.waitForExit(Duration.ofSeconds(30))).isEqualTo(143);
+                assertThat(first.output()).as("output after SIGTERM").contains("Slipway stopping", "Slipway stopped");
+            }
+            try (JavaProcess second = JavaProcess.start(env, dir, "server", "--api-port", "0", "--apps-port", "0")) {
+                int port = port(second);
+                assertThat(second.output()).doesNotContain("sk_").doesNotContain("Created account");
+                var read = new Http("http://127.0.0.1:" + port, key).get("/v1/projects/" + projectId);
+                assertThat(read.status()).isEqualTo(200);
+                assertThat(read.json().at("/data/repo").asText()).isEqualTo("acme/kept");
+            }
+        } finally {
+            TestStore.deleteTree(dir);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.slipway.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.core.Json;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+
+/** Runs the slipway launcher in-process, as a CI job would run it, and keeps what it printed. */
+final class Cli {
+    record Result(int exit, String out, String err, Duration took) {
+        JsonNode json() {
+            try {
+                return Json.MAPPER.readTree(out);
+            } catch (Exception e) {
+                throw new AssertionError("stdout is not one JSON document:\n" + this, e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + " after " + took.toMillis() + " ms\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private Cli() {}
+
+    static Result run(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        long started = System.nanoTime();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            exit = Client.run(args, env, o, e);
+        }
+        Result r = new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
+                Duration.ofNanos(System.nanoTime() - started));
+        System.out.println("$ slipway " + String.join(" ", Arrays.asList(args)) + "\n" + r);
+        return r;
+    }
+}

@@ -1,0 +1,269 @@
+package dev.slipway.dashboard;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.deployments.Deployment;
+import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.projects.NewProject;
+import dev.slipway.projects.Project;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+
+import static dev.slipway.dashboard.WebClient.csrf;
+import static dev.slipway.dashboard.WebClient.form;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The dashboard over plain HTTP on both stores: sessions, cookies, CSRF, throttling, escaping, and a render measurement. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class DashboardHttpTest {
+    static final String PASSWORD = "correct horse battery";
+
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    /** A new account with a key and a dashboard user; returns the user's email. */
+    static String user(TestServer.Tenant tenant) {
+        String email = "u-" + UUID.randomUUID().toString().substring(0, 8) + "@example.com";
+        server.slipway().users().create(tenant.account().id(), email, PASSWORD);
+        return email;
+    }
+
+    private WebClient signedIn(TestServer.Tenant tenant) {
+        WebClient web = new WebClient(server.baseUrl());
+        HttpResponse<String> r = web.signIn(user(tenant), PASSWORD);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(303);
+        assertThat(r.headers().firstValue("Location")).contains("/dashboard/projects");
+        return web;
+    }
+
+    @Test
+    void pagesNeedASessionWhoseCookieIsHttpOnlyAndSameSite() {
+        WebClient web = new WebClient(server.baseUrl());
+        HttpResponse<String> root = web.get("/");
+        assertThat(root.statusCode()).isEqualTo(302);
+        assertThat(root.headers().firstValue("Location")).contains("/dashboard");
+        HttpResponse<String> page = web.get("/dashboard/settings/api-keys");
+        assertThat(page.statusCode()).isEqualTo(302);
+        assertThat(page.headers().firstValue("Location")).contains("/dashboard/sign-in?next=%2Fdashboard%2Fsettings%2Fapi-keys");
+        assertThat(web.get("/dashboard/deployments/dep_x/logs").statusCode()).isEqualTo(401);
+        for (String path : List.of("/dashboard/no-such-page", "/dashboard/sign-out")) {
+            HttpResponse<String> error = web.get(path);
+            assertThat(error.statusCode()).isIn(404, 405);
+            assertThat(error.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+            assertThat(error.body()).startsWith("<!doctype html>").contains("Request id");
+        }
+        assertThat(web.get("/v1/no-such-route").body()).as("the API keeps its JSON errors").startsWith("{\"error\"");
+
+        HttpResponse<String> form = web.get("/dashboard/sign-in");
+        assertThat(form.statusCode()).isEqualTo(200);
+        assertThat(form.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(v -> assertThat(v).contains("script-src 'self'"));
+        assertThat(form.headers().allValues("Set-Cookie")).anySatisfy(c -> assertThat(c)
+                .startsWith("slipway_signin=").contains("HttpOnly", "SameSite=Strict", "Path=/dashboard/sign-in").doesNotContain("Secure"));
+
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        String email = user(tenant);
+        HttpResponse<String> signedIn = web.post("/dashboard/sign-in",
+                form("_csrf", csrf(form.body()), "email", email.toUpperCase(), "password", PASSWORD,
+                        "next", "/dashboard/settings/api-keys"));
+        assertThat(signedIn.statusCode()).as(signedIn.body()).isEqualTo(303);
+        assertThat(signedIn.headers().firstValue("Location")).contains("/dashboard/settings/api-keys");
+        String cookie = signedIn.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("slipway_session=")).findFirst().orElseThrow();
+        assertThat(cookie).contains("HttpOnly", "SameSite=Lax", "Path=/dashboard", "Max-Age=43200").doesNotContain("Secure");
+        String token = cookie.substring("slipway_session=".length(), cookie.indexOf(';'));
+        long stored = server.slipway().database().jdbi().withHandle(h -> h.createQuery(
+                "SELECT COUNT(*) FROM user_sessions WHERE token_hash = :t").bind("t", token).mapTo(Long.class).one());
+        assertThat(stored).as("the plain token is never stored").isZero();
+
+        HttpResponse<String> keys = web.get("/dashboard/settings/api-keys");
+        assertThat(keys.statusCode()).isEqualTo(200);
+        assertThat(keys.body()).contains(email).contains(tenant.account().name());
+
+        HttpResponse<String> out = web.post("/dashboard/sign-out", form("_csrf", csrf(keys.body())));
+        assertThat(out.statusCode()).isEqualTo(303);
+        assertThat(web.get("/dashboard/settings/api-keys").statusCode()).isEqualTo(302);
+    }
+
+    @Test
+    void formsWithoutTheSessionsTokenAreRefused() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        int before = server.slipway().keys().list(tenant.account().id()).size();
+        for (var fields : List.of(form("name", "ci"), form("name", "ci", "_csrf", "forged"))) {
+            HttpResponse<String> r = web.post("/dashboard/settings/api-keys", fields);
+            assertThat(r.statusCode()).isEqualTo(403);
+            assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+            assertThat(r.body()).contains("CSRF").contains("reload the page");
+        }
+        assertThat(server.slipway().keys().list(tenant.account().id())).hasSize(before);
+        // the token of another session is refused too
+        WebClient other = signedIn(server.tenant(Tier.FREE));
+        String othersToken = csrf(other.get("/dashboard/settings/api-keys").body());
+        assertThat(web.post("/dashboard/settings/api-keys", form("name", "ci", "_csrf", othersToken)).statusCode()).isEqualTo(403);
+        // and the sign-in form needs the token of its own cookie
+        WebClient fresh = new WebClient(server.baseUrl());
+        assertThat(fresh.post("/dashboard/sign-in", form("_csrf", "x".repeat(40), "email", "a@b.c", "password", "p"))
+                .statusCode()).isEqualTo(403);
+
+        String token = csrf(web.get("/dashboard/settings/api-keys").body());
+        HttpResponse<String> created = web.post("/dashboard/settings/api-keys", form("name", "<script>alert(1)</script>", "_csrf", token));
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.body()).doesNotContain("<script>alert").contains("&lt;script&gt;alert(1)&lt;/script&gt;");
+    }
+
+    @Test
+    void repeatedWrongPasswordsAreSlowedDownEvenForTheRightPassword() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        String email = user(tenant);
+        WebClient web = new WebClient(server.baseUrl());
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> wrong = web.signIn(email, "wrong password " + i);
+            assertThat(wrong.statusCode()).isEqualTo(401);
+            assertThat(wrong.body()).contains("Wrong email or password.").contains("value=\"" + email + "\"");
+        }
+        HttpResponse<String> slowed = web.signIn(email, PASSWORD);
+        assertThat(slowed.statusCode()).isEqualTo(429);
+        assertThat(slowed.body()).contains("Too many failed sign-ins. Try again in");
+        assertThat(slowed.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Integer.parseInt(v)).isBetween(1, 2));
+    }
+
+    @Test
+    void signInGoesOnlyToDashboardPages() {
+        WebClient web = new WebClient(server.baseUrl());
+        String email = user(server.tenant(Tier.FREE));
+        String token = csrf(web.get("/dashboard/sign-in").body());
+        HttpResponse<String> r = web.post("/dashboard/sign-in",
+                form("_csrf", token, "email", email, "password", PASSWORD, "next", "//evil.example/dashboard"));
+        assertThat(r.headers().firstValue("Location")).contains("/dashboard/projects");
+    }
+
+    @Test
+    void revokingAKeyHereRefusesItOnTheApiAtOnce() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        Http api = new Http(server.baseUrl(), tenant.key());
+        // warm the authenticator's cache, then revoke and use the key with no pause
+        assertThat(api.get("/v1/projects").status()).isEqualTo(200);
+        String keyId = server.slipway().keys().list(tenant.account().id()).getFirst().id();
+        String token = csrf(web.get("/dashboard/settings/api-keys/" + keyId + "/revoke").body());
+        assertThat(web.post("/dashboard/settings/api-keys/" + keyId + "/revoke", form("_csrf", token)).statusCode()).isEqualTo(303);
+        assertThat(api.get("/v1/projects").status()).isEqualTo(401);
+    }
+
+    @Test
+    void theLogStreamsBehindTheSessionToItsAccountOnly() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(),
+                "logs-" + UUID.randomUUID().toString().substring(0, 8), "github", "acme/logs", "main", "node-express",
+                "us-east-1", null, null));
+        var deployments = server.slipway().stores().deployments();
+        String id = "dep_logs" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        deployments.jdbi().useTransaction(h -> deployments.insert(h, new Deployment(id, tenant.account().id(), p.id(), null,
+                null, null, "main", DeploymentStatus.QUEUED, null, null, null, null, "us-east-1", "local", null,
+                Instant.now(), null, null, false, null)));
+        var logs = server.slipway().stores().logs();
+        logs.append(id, dev.slipway.logs.Level.INFO, "Build <started>");
+        logs.append(id, dev.slipway.logs.Level.ERROR, "compile error");
+        deployments.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, dev.slipway.logs.Level.ERROR, "Deployment failed");
+
+        HttpResponse<String> page = web.get("/dashboard/deployments/" + id);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("<li class=\"log-error\">").contains("Build &lt;started&gt;")
+                .contains("data-follow=\"false\"").contains("badge-failed");
+
+        HttpResponse<String> stream = web.stream("/dashboard/deployments/" + id + "/logs");
+        assertThat(stream.statusCode()).isEqualTo(200);
+        assertThat(stream.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+        assertThat(stream.body()).contains("event: log").contains("\"message\":\"compile error\"")
+                .contains("\"level\":\"error\"").endsWith("event: end\ndata: {}\n\n");
+        String cursor = stream.body().lines().filter(l -> l.startsWith("id: ")).toList().get(1).substring(4);
+        HttpResponse<String> resumed = web.stream("/dashboard/deployments/" + id + "/logs?after=" + cursor);
+        assertThat(resumed.body()).doesNotContain("Build <started>").doesNotContain("compile error").contains("Deployment failed");
+
+        // a failed deployment offers no Roll back, and a forged rollback of it is refused inline, as the API would (409)
+        HttpResponse<String> project = web.get("/dashboard/projects/" + p.id());
+        assertThat(project.body()).contains(id).doesNotContain("/dashboard/deployments/" + id + "/rollback");
+        HttpResponse<String> refused = web.post("/dashboard/deployments/" + id + "/rollback", form("_csrf", csrf(project.body())));
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.body()).contains("Cannot roll back: Deployment " + id + " is failed; only a live or rolled_back deployment");
+
+        WebClient other = signedIn(server.tenant(Tier.FREE));
+        assertThat(other.stream("/dashboard/deployments/" + id + "/logs").statusCode()).isEqualTo(404);
+        assertThat(other.get("/dashboard/deployments/" + id).statusCode()).isEqualTo(404);
+    }
+
+    /** Not a gate on speed: prints how long the project page takes with 100 deployments. */
+    @Test
+    void measuresTheProjectPageWith100Deployments() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(),
+                "bench-" + UUID.randomUUID().toString().substring(0, 8), "github", "acme/bench", "main", "node-express",
+                "us-east-1", null, null));
+        Instant t0 = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        var deployments = server.slipway().stores().deployments();
+        deployments.jdbi().useTransaction(h -> {
+            for (int i = 0; i < 100; i++) {
+                deployments.insert(h, new Deployment("dep_bench" + i + UUID.randomUUID().toString().substring(0, 8),
+                        tenant.account().id(), p.id(), null, "0123456789abcdef0123456789abcdef0123456" + (i % 10),
+                        "commit number " + i, "main", i % 3 == 0 ? DeploymentStatus.FAILED : DeploymentStatus.QUEUED,
+                        null, null, null, null, "us-east-1", "local", null, t0.plusMillis(i), null, null, false, null));
+            }
+        });
+        String path = "/dashboard/projects/" + p.id() + "?limit=100";
+        HttpResponse<String> page = web.get(path);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("commit number 99").contains("commit number 0");
+        for (int i = 0; i < 5; i++) web.get(path);
+        int n = 20;
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) web.get(path);
+        double ms = (System.nanoTime() - start) / 1e6 / n;
+        long startDefault = System.nanoTime();
+        for (int i = 0; i < n; i++) web.get("/dashboard/projects/" + p.id());
+        double msDefault = (System.nanoTime() - startDefault) / 1e6 / n;
+        String email = user(tenant);
+        long signInStart = System.nanoTime();
+        for (int i = 0; i < 5; i++) assertThat(new WebClient(server.baseUrl()).signIn(email, PASSWORD).statusCode()).isEqualTo(303);
+        double msSignIn = (System.nanoTime() - signInStart) / 1e6 / 5;
+        System.out.printf("[%s] project page, 100 deployments in one page: %.1f ms (%d KiB); default page of 20: %.1f ms; "
+                + "sign-in (form + post, one Argon2id check): %.1f ms%n", kind, ms, page.body().length() / 1024, msDefault, msSignIn);
+    }
+
+    @Test
+    void secureCookiesWhenThePublicAddressIsHttps() {
+        try (TestServer https = TestServer.start(kind, c -> new ServerConfig(c.host(), c.apiPort(), c.appsPort(), c.dataDir(),
+                c.databaseUrl(), c.databasePoolSize(), c.appsDomain(), "https://slipway.example", c.regions(), c.secretKey(),
+                false, c.uploadLimitBytes(), c.gitHosts(), c.buildSlots()))) {
+            WebClient web = new WebClient(https.baseUrl());
+            HttpResponse<String> form = web.get("/dashboard/sign-in");
+            assertThat(form.headers().allValues("Set-Cookie")).allSatisfy(c -> assertThat(c).contains("; Secure"));
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.slipway.databases;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Everything in a store as text (every row of every table), and every file under a data dir. */
+final class StoreDump {
+    private StoreDump() {}
+
+    static String text(DataSource store) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = store.getConnection()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = c.getMetaData().getTables(null, null, "%", new String[]{"TABLE"})) {
+                while (rs.next()) {
+                    String schema = rs.getString("TABLE_SCHEM");
+                    if (schema != null && schema.equalsIgnoreCase("public")) tables.add(schema + "." + rs.getString("TABLE_NAME"));
+                }
+            }
+            if (tables.isEmpty()) throw new IllegalStateException("no tables found in the store");
+            for (String table : tables) {
+                out.append("-- ").append(table).append('\n');
+                try (var s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+                    int n = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        for (int i = 1; i <= n; i++) out.append(rs.getString(i)).append('|');
+                        out.append('\n');
+                    }
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    static List<Path> files(Path dataDir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dataDir)) {
+            return walk.filter(Files::isRegularFile).toList();
+        }
+    }
+}

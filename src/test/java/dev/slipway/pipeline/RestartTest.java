@@ -1,0 +1,258 @@
+package dev.slipway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.GitServer;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.JavaProcess;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The server as a separate process, killed with SIGKILL while deployments build, then stopped with
+ * SIGTERM while one builds: after each restart on the same store every run ends, none is lost, the
+ * live apps answer again and no app process of the previous run is left.
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class RestartTest {
+    private static final Pattern API = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
+    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.LaunchCommand
+    private static final int SLOW_BUILD_MILLIS = 12_000;
+    private static final int GATED_BUILD_MILLIS = 180_000;
+
+    @Parameter
+    StoreKind kind;
+
+    GitServer git;
+    TestStore store;
+    Map<String, String> env;
+    JavaProcess server;
+    String key;
+    Http http;
+    Runs runs;
+
+    @BeforeEach
+    void setUp() {
+        git = GitServer.start();
+        store = TestStore.create(kind);
+        env = new HashMap<>(Map.of(
+                "SLIPWAY_DATA_DIR", store.dataDir().resolve("data").toString(),
+                "SLIPWAY_GIT_HOSTS", "github=" + git.baseUrl(),
+                "SLIPWAY_HEALTH_TIMEOUT_SECONDS", "15"));
+        if (kind == StoreKind.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        try {
+            if (server != null && server.process().isAlive()) {
+                server.process().toHandle().destroy();
+                server.waitForExit(Duration.ofSeconds(60));
+            }
+        } finally {
+            if (server != null) server.close();
+            store.close();
+            git.close();
+        }
+    }
+
+    /** Starts the server on the store; the first start prints the default account's key. */
+    private void startServer() {
+        server = JavaProcess.start(env, store.dataDir(), "server", "--api-port", "0", "--apps-port", "0");
+        Matcher m = API.matcher(server.awaitLine(l -> API.matcher(l).find(), Duration.ofSeconds(60)));
+        assertThat(m.find()).isTrue();
+        if (key == null) {
+            server.awaitLine(l -> l.trim().startsWith("sk_"), Duration.ofSeconds(5));
+            key = ownKey();
+        } else {
+            assertThat(server.output()).doesNotContain("sk_");
+        }
+        http = new Http("http://127.0.0.1:" + m.group(1), key);
+        runs = new Runs(http);
+    }
+
+    /**
+     * A key of an account with a high limit, made with the operator commands while the server runs: the
+     * test polls logs fast enough to use up the default account's 600 requests a minute.
+     */
+    private String ownKey() {
+        try {
+            var account = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "accounts", "create",
+                    "--name", "restart-" + System.nanoTime(), "--tier", "team", "--rate-limit", "100000", "--json").stdout());
+            var created = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "keys", "create",
+                    "--account", account.get("id").asText(), "--json").stdout());
+            return created.get("key").asText();
+        } catch (Exception e) {
+            throw new AssertionError("cannot create the test's account: " + e, e);
+        }
+    }
+
+    private String productionUrl(String projectId) {
+        return http.get("/v1/projects/" + projectId).json().at("/data/url").asText();
+    }
+
+    private void awaitBuilding(String deploymentId, String marker) {
+        Await.until(Runs.RUN, "deployment " + deploymentId + " to run its slow build",
+                () -> !Runs.processesWithArg(marker).isEmpty());
+        assertThat(runs.deployment(deploymentId).get("status").asText()).isEqualTo("building");
+    }
+
+    private static Set<Long> appProcesses(String deploymentId) {
+        return new HashSet<>(Runs.processesWithEnv(DEPLOYMENT_MARKER, deploymentId));
+    }
+
+    @Test
+    void killedAndStoppedMidBuildResumesEverythingAndLeavesNoOrphans() throws Exception {
+        String tag = kind.name().toLowerCase();
+        String repoA = "acme/restart-a-" + tag, repoB = "acme/restart-b-" + tag, repoS = "acme/restart-s-" + tag;
+        for (String r : List.of(repoA, repoB, repoS)) git.createRepo(r);
+        git.commit(repoA, "main", NodeApp.version("a1"), "a1");
+        git.commit(repoB, "main", NodeApp.version("b1"), "b1");
+        String markerB = Runs.marker("restart-b2");
+        String markerS = Runs.marker("restart-s1");
+        // the builds killed with the server must still run when the next server resumes them, however
+        // long its start takes here: they run until this gate opens
+        java.nio.file.Path gate = store.dataDir().resolve("builds-may-finish");
+        git.commit(repoS, "main", NodeApp.gatedBuild("s1", GATED_BUILD_MILLIS, markerS, gate), "s1, slow to build");
+
+        startServer();
+        String mA = runs.migrate(repoA);
+        String mB = runs.migrate(repoB);
+        runs.awaitMigration(mA, "complete");
+        runs.awaitMigration(mB, "complete");
+        String projectA = runs.projectOf(mA), projectB = runs.projectOf(mB);
+        String a1 = runs.firstDeployment(projectA), b1 = runs.firstDeployment(projectB);
+
+        // two slow builds at once (a deployment and a migration), and one deployment queued behind one of them
+        git.commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, gate), "b2, slow to build");
+        String b2 = runs.deploy(projectB);
+        String mS = runs.migrate(repoS);
+        String projectS = runs.projectOf(mS);
+        String s1 = runs.firstDeployment(projectS);
+        String s2 = runs.deploy(projectS);
+        awaitBuilding(b2, markerB);
+        awaitBuilding(s1, markerS);
+        assertThat(runs.migration(mS).get("status").asText()).isEqualTo("processing");
+        assertThat(runs.deployment(s2).get("status").asText()).isEqualTo("queued");
+
+        Set<Long> firstRunApps = new HashSet<>();
+        firstRunApps.addAll(appProcesses(a1));
+        firstRunApps.addAll(appProcesses(b1));
+        assertThat(firstRunApps).as("the live apps' processes").isNotEmpty();
+        Set<Long> firstRunBuilds = new HashSet<>(Runs.processesWithArg(markerB));
+        firstRunBuilds.addAll(Runs.processesWithArg(markerS));
+
+        // SIGKILL: the server gets no chance to stop anything; its apps and builds are orphaned
+        server.process().destroyForcibly();
+        assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
+        assertThat(firstRunApps).as("orphaned apps still run right after the kill").allMatch(Runs::alive);
+
+        long restarted = System.nanoTime();
+        startServer();
+        // the apps that were live answer through the router again within 30 s
+        Await.until(Duration.ofSeconds(30), "app a to answer after the restart",
+                () -> Apps.get(productionUrl(projectA)).body().startsWith("app:a1"));
+        Await.until(Duration.ofSeconds(30), "app b to answer after the restart",
+                () -> Apps.get(productionUrl(projectB)).body().startsWith("app:b"));
+        assertThat(Duration.ofNanos(System.nanoTime() - restarted)).isLessThan(Duration.ofSeconds(40));
+        // the interrupted builds resume at once (not when their leases expire), after stopping the
+        // build processes the killed server left (they would run until the gate opens)
+        for (String d : List.of(b2, s1)) {
+            Await.until(Duration.ofSeconds(10), d + " to resume", () -> runs.messages("deployments", d).stream()
+                    .anyMatch(m -> m.startsWith("warning Resuming after the server running this deployment stopped")));
+            Await.until(Duration.ofSeconds(10), d + " to stop the build processes left", () -> runs.messages("deployments", d)
+                    .stream().anyMatch(m -> m.matches("info Stopped \\d+ build process\\(es\\) left by the interrupted attempt")));
+        }
+        assertThat(firstRunBuilds).as("build processes of the killed server").noneMatch(Runs::alive);
+        java.nio.file.Files.createFile(gate); // the resumed attempts may finish now
+        assertThat(firstRunApps).as("app processes of the killed server").noneMatch(Runs::alive);
+
+        runs.awaitDeployment(b2, "live");
+        runs.awaitMigration(mS, "complete");
+        runs.awaitDeployment(s1, "live");
+        runs.awaitDeployment(s2, "live");
+        assertThat(Apps.get(productionUrl(projectB)).body()).startsWith("app:b2");
+        assertThat(Apps.get(productionUrl(projectS)).body()).startsWith("app:s1");
+        assertNothingRunningAndNothingLost(Map.of(mA, "complete", mB, "complete", mS, "complete"),
+                Map.of(a1, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
+        assertOneProcessGroupPerApp(List.of(a1, b1, b2, s1, s2), firstRunApps);
+        // the first attempts' workspaces were deleted at the restart; the second attempts moved theirs
+        assertThat(dev.slipway.build.BuildConfig.defaults(store.dataDir().resolve("data")).workspacesDir())
+                .as("workspaces left by the killed server's builds").isEmptyDirectory();
+
+        // SIGTERM while a build runs: the job is left to be resumed, not finished
+        String markerA = Runs.marker("restart-a2");
+        git.commit(repoA, "main", NodeApp.slowBuild("a2", SLOW_BUILD_MILLIS, markerA), "a2, slow to build");
+        String a2 = runs.deploy(projectA);
+        awaitBuilding(a2, markerA);
+        Set<Long> secondRunApps = new HashSet<>();
+        for (String d : List.of(a1, b1, b2, s1, s2)) secondRunApps.addAll(appProcesses(d));
+        server.process().toHandle().destroy();
+        assertThat(server.waitForExit(Duration.ofSeconds(60))).isEqualTo(143);
+        Await.until(Duration.ofSeconds(15), "a stopped server's apps and build to be gone",
+                () -> secondRunApps.stream().noneMatch(Runs::alive) && Runs.processesWithArg(markerA).isEmpty());
+
+        startServer();
+        Await.until(Duration.ofSeconds(30), "app b to answer after the second restart",
+                () -> Apps.get(productionUrl(projectB)).body().startsWith("app:b2"));
+        runs.awaitDeployment(a2, "live");
+        assertThat(Apps.get(productionUrl(projectA)).body()).startsWith("app:a2");
+        assertNothingRunningAndNothingLost(Map.of(mA, "complete", mB, "complete", mS, "complete"),
+                Map.of(a1, "live", a2, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
+        assertOneProcessGroupPerApp(List.of(a1, a2, b1, b2, s1, s2), secondRunApps);
+    }
+
+    /** Every run has the expected final status, and the lists hold exactly the runs created. */
+    private void assertNothingRunningAndNothingLost(Map<String, String> migrations, Map<String, String> deployments) {
+        migrations.forEach((id, status) -> assertThat(runs.migration(id).get("status").asText()).as(id).isEqualTo(status));
+        deployments.forEach((id, status) -> assertThat(runs.deployment(id).get("status").asText()).as(id).isEqualTo(status));
+        assertThat(ids("/v1/migrations?limit=100")).containsExactlyInAnyOrderElementsOf(migrations.keySet());
+        assertThat(ids("/v1/deployments?limit=100")).containsExactlyInAnyOrderElementsOf(deployments.keySet());
+        for (String status : List.of("pending", "processing")) {
+            assertThat(ids("/v1/migrations?status=" + status)).isEmpty();
+        }
+        for (String status : List.of("queued", "building", "deploying")) {
+            assertThat(ids("/v1/deployments?status=" + status)).isEmpty();
+        }
+    }
+
+    /** Each live app runs (in one process group of this server's run), and none is a process of the earlier run. */
+    private void assertOneProcessGroupPerApp(List<String> deploymentIds, Set<Long> earlier) {
+        for (String id : deploymentIds) {
+            Set<Long> pids = Await.value(Duration.ofSeconds(30), "the app of " + id + " to run", () -> {
+                Set<Long> now = appProcesses(id);
+                return now.isEmpty() ? null : now;
+            });
+            assertThat(pids).as("processes of " + id).doesNotContainAnyElementsOf(earlier);
+        }
+    }
+
+    private List<String> ids(String path) {
+        var r = http.get(path);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.json().at("/pagination/has_more").asBoolean()).isFalse();
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : r.json().get("data")) out.add(n.get("id").asText());
+        return out;
+    }
+}

@@ -1,0 +1,180 @@
+package dev.slipway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.Http;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Driving migrations and deployments through the API of one account, and looking at processes in /proc. */
+final class Runs {
+    static final Duration RUN = Duration.ofSeconds(180);
+
+    private final Http http;
+
+    Runs(Http http) {
+        this.http = http;
+    }
+
+    Http http() { return http; }
+
+    /** A unique word to find a build's processes by; not UUID-shaped, which npm redacts in what it prints. */
+    static String marker(String prefix) {
+        return prefix + "-" + java.util.HexFormat.of().toHexDigits(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+    }
+
+    String migrate(String repo) {
+        var r = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\",\"framework\":\"node-express\"}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/id").asText();
+    }
+
+    String deploy(String projectId) {
+        var r = http.post("/v1/deployments", "{\"project_id\":\"" + projectId + "\"}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/id").asText();
+    }
+
+    JsonNode deployment(String id) {
+        var r = http.get("/v1/deployments/" + id);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return r.json().get("data");
+    }
+
+    JsonNode migration(String id) {
+        var r = http.get("/v1/migrations/" + id);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return r.json().get("data");
+    }
+
+    String projectOf(String migrationId) {
+        return migration(migrationId).get("project_id").asText();
+    }
+
+    /** The first deployment of a migration (the project's oldest). */
+    String firstDeployment(String projectId) {
+        JsonNode list = http.get("/v1/deployments?project_id=" + projectId + "&limit=100").json().get("data");
+        return list.get(list.size() - 1).get("id").asText();
+    }
+
+    JsonNode awaitDeployment(String id, String status) {
+        return await("deployments", id, status, RUN);
+    }
+
+    JsonNode awaitMigration(String id, String status) {
+        return await("migrations", id, status, RUN);
+    }
+
+    /** Waits for one of {@code statuses}; fails at once on a final status that is not wanted. */
+    JsonNode await(String kind, String id, String status, Duration timeout) {
+        // a long poll answers when the status changes from what it was when the poll came: one that starts
+        // in the wanted status waits for it to leave. Each round reads first, then long-polls briefly.
+        return Await.value(timeout, kind + " " + id + " to be " + status, () -> {
+            JsonNode d = check(kind, id, status, data(http.get("/v1/" + kind + "/" + id)));
+            if (d != null) return d;
+            return check(kind, id, status, data(http.get("/v1/" + kind + "/" + id + "?wait=2")));
+        });
+    }
+
+    private static JsonNode data(Http.Response r) {
+        if (r.status() != 200) throw new AssertionError("read answered " + r.status() + ": " + r.body());
+        return r.json().get("data");
+    }
+
+    private JsonNode check(String kind, String id, String status, JsonNode d) {
+        String now = d.get("status").asText();
+        if (now.equals(status)) return d;
+        if (Set.of("failed", "complete", "live", "rolled_back").contains(now)) {
+            throw new AssertionError(kind + " " + id + " is " + now + ", expected " + status + "; log:\n"
+                    + String.join("\n", messages(kind, id)));
+        }
+        return null;
+    }
+
+    List<String> messages(String kind, String id) {
+        List<String> out = new ArrayList<>();
+        http.get("/v1/" + kind + "/" + id + "/logs").json().at("/data/logs")
+                .forEach(e -> out.add(e.get("level").asText() + " " + e.get("message").asText()));
+        return out;
+    }
+
+    /** Pids of live processes whose command line contains {@code text}. */
+    static List<Long> processesWithArg(String text) {
+        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
+        List<Long> out = new ArrayList<>();
+        for (long pid : pids()) {
+            byte[] cmdline = read(Path.of("/proc", Long.toString(pid), "cmdline"));
+            if (cmdline != null && alive(pid) && indexOf(cmdline, needle) >= 0) out.add(pid);
+        }
+        return out;
+    }
+
+    /** Pids of live processes whose environment holds the entry {@code name=value}. */
+    static List<Long> processesWithEnv(String name, String value) {
+        byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
+        List<Long> out = new ArrayList<>();
+        for (long pid : pids()) {
+            byte[] env = read(Path.of("/proc", Long.toString(pid), "environ"));
+            if (env == null || !alive(pid)) continue;
+            int start = 0;
+            for (int i = 0; i <= env.length; i++) {
+                if (i == env.length || env[i] == 0) {
+                    if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) {
+                        out.add(pid);
+                        break;
+                    }
+                    start = i + 1;
+                }
+            }
+        }
+        return out;
+    }
+
+    static boolean alive(long pid) {
+        byte[] stat = read(Path.of("/proc", Long.toString(pid), "stat"));
+        if (stat == null) return false;
+        String s = new String(stat, StandardCharsets.UTF_8);
+        int close = s.lastIndexOf(')');
+        return close > 0 && close + 2 < s.length() && "ZXx".indexOf(s.charAt(close + 2)) < 0;
+    }
+
+    private static List<Long> pids() {
+        List<Long> out = new ArrayList<>();
+        try (var dir = Files.newDirectoryStream(Path.of("/proc"))) {
+            for (Path p : dir) {
+                String name = p.getFileName().toString();
+                if (!name.isEmpty() && name.chars().allMatch(Character::isDigit)) out.add(Long.parseLong(name));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        out.remove(ProcessHandle.current().pid());
+        return out;
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException | SecurityException e) {
+            return null;
+        }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) if (hay[i + j] != needle[j]) continue outer;
+            return i;
+        }
+        return -1;
+    }
+}

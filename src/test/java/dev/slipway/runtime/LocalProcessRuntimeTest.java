@@ -1,0 +1,219 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.Level;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LocalProcessRuntimeTest {
+    private RuntimeFixture fixture;
+
+    private LocalProcessRuntime runtime(UnaryOperator<RuntimeOptions> customize) {
+        fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(StoreKind.H2),
+                "node_test", customize, Map.of("LEAKED_SERVER_VAR", "server-only"));
+        return fixture.runtime;
+    }
+
+    @AfterEach
+    void close() {
+        if (fixture != null) fixture.close();
+    }
+
+    @Test
+    void startsAnAppThatAnswersOnItsPortWithACleanEnvironment() {
+        var runtime = runtime(o -> o);
+        var log = new RecordingLog();
+        var spec = new AppSpec("dep_basic", "prj_a", TestApps.nodeArtifact(),
+                Map.of("VERSION", "v1", "DATABASE_URL", "postgres://u:pw@db/app", "SECRET_TOKEN", "s3cr3t-value-42"),
+                Set.of("s3cr3t-value-42", "postgres://u:pw@db/app"));
+        long t0 = System.nanoTime();
+        Instance instance = runtime.start(spec, log);
+        long healthyMs = (System.nanoTime() - t0) / 1_000_000;
+        System.out.println("[measure] start to healthy: " + healthyMs + " ms");
+
+        assertThat(TestApps.get(instance.port(), "/")).isEqualTo("app:v1");
+        assertThat(instance.deploymentId()).isEqualTo("dep_basic");
+        assertThat(instance.projectId()).isEqualTo("prj_a");
+        assertThat(TestApps.alive(instance.pid())).isTrue();
+        assertThat(runtime.get("dep_basic")).contains(instance);
+        assertThat(runtime.list()).containsExactly(instance);
+        // the ${PORT} token and PORT both carry the assigned port
+        assertThat(TestApps.get(instance.port(), "/env?name=PORT")).isEqualTo(Integer.toString(instance.port()));
+        assertThat(TestApps.get(instance.port(), "/env?name=DATABASE_URL")).isEqualTo("postgres://u:pw@db/app");
+        assertThat(TestApps.get(instance.port(), "/env?name=LEAKED_SERVER_VAR")).isEqualTo("<unset>");
+        assertThat(TestApps.get(instance.port(), "/env?name=HOME")).isEqualTo(System.getenv("HOME"));
+        // its own session: process group id = its pid
+        assertThat(ProcessGroups.pgidOf(instance.pid())).hasValue(instance.pid());
+        // output reaches the log line by line, secrets masked
+        log.await(Duration.ofSeconds(5), "the token line", e -> e.message().startsWith("connecting with token"));
+        assertThat(log.messages()).contains("connecting with token ****", "listening on " + instance.port());
+        assertThat(String.join("\n", log.messages())).doesNotContain("s3cr3t-value-42");
+        assertThat(log.messages()).anyMatch(m -> m.startsWith("App answered HTTP 200 on port " + instance.port()));
+    }
+
+    @Test
+    void startingTheSameDeploymentAgainReturnsTheRunningInstance() {
+        var runtime = runtime(o -> o);
+        var spec = TestApps.spec("v1", Map.of());
+        Instance first = runtime.start(spec, new RecordingLog());
+        Instance again = runtime.start(spec, new RecordingLog());
+        assertThat(again).isEqualTo(first);
+        assertThat(runtime.list()).hasSize(1);
+    }
+
+    @Test
+    void anAppThatNeverListensFailsTheHealthCheckAndIsStopped() {
+        var runtime = runtime(o -> o.withHealthTimeout(Duration.ofSeconds(2)).withStopGrace(Duration.ofSeconds(2)));
+        var log = new RecordingLog();
+        var spec = TestApps.spec("v1", Map.of("MODE", "never-listen"));
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> runtime.start(spec, log))
+                .isInstanceOf(StartFailedException.class)
+                .hasMessageContaining("did not answer HTTP on port")
+                .hasMessageContaining("within 2.0 s")
+                .hasMessageContaining("starting version v1");
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertThat(took).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+        long pid = log.printedPid(0);
+        assertThat(TestApps.alive(pid)).as("the app process is gone").isFalse();
+        assertThat(runtime.get(spec.deploymentId())).isEmpty();
+        assertThat(fixture.store.find(spec.deploymentId())).isEmpty();
+        assertThat(log.messages()).anyMatch(m -> m.startsWith("App did not answer HTTP"));
+    }
+
+    @Test
+    void anAppThatExitsAtStartFailsAtOnceWithItsExitCodeAndLastOutput() {
+        var runtime = runtime(o -> o);
+        var log = new RecordingLog();
+        var spec = TestApps.spec("v1", Map.of("MODE", "exit-at-start"));
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> runtime.start(spec, log))
+                .isInstanceOf(StartFailedException.class)
+                .hasMessageContaining("exited with code 7 during start-up")
+                .hasMessageContaining("fatal: missing configuration");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+        assertThat(log.first(e -> e.level() == Level.ERROR && e.message().contains("exited with code 7"))).isPresent();
+        assertThat(runtime.list()).isEmpty();
+    }
+
+    @Test
+    void aMissingExecutableIsAClearFailure() {
+        var runtime = runtime(o -> o.withHealthTimeout(Duration.ofSeconds(5)));
+        var a = TestApps.nodeArtifact();
+        var artifact = new dev.slipway.build.Artifact(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root(),
+                java.util.List.of("no-such-program-xyz"), null, a.createdAt());
+        var spec = new AppSpec("dep_missing", "prj_a", artifact, Map.of(), Set.of());
+        // setsid itself starts, then cannot exec the program: exit code 127 (command not found)
+        assertThatThrownBy(() -> runtime.start(spec, new RecordingLog()))
+                .isInstanceOf(StartFailedException.class)
+                .hasMessageContaining("exited with code 127")
+                .hasMessageContaining("no-such-program-xyz");
+    }
+
+    @Test
+    void aCrashedAppIsRestartedWithExponentialBackoffAndEachCrashIsLogged() {
+        var runtime = runtime(o -> o.withBackoff(Duration.ofMillis(300), Duration.ofSeconds(5), Duration.ofSeconds(30)));
+        var log = new RecordingLog();
+        Instance first = runtime.start(TestApps.spec("v1", Map.of()), log);
+        int port = first.port();
+
+        assertThat(TestApps.get(port, "/crash")).isEqualTo("crashing");
+        var crash1 = log.await(Duration.ofSeconds(5), "first crash", e -> e.level() == Level.ERROR && e.message().contains("crash 1 in a row"));
+        assertThat(crash1.message()).contains("exited with code 3").contains("restarting in 300 ms");
+        var restart1 = log.await(Duration.ofSeconds(5), "first restart", e -> e.message().startsWith("App restarted"));
+        assertThat(Duration.ofNanos(restart1.nanos() - crash1.nanos())).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        log.await(Duration.ofSeconds(10), "answers again", e -> e.message().equals("App answers again on port " + port));
+        assertThat(TestApps.get(port, "/")).isEqualTo("app:v1");
+        Instance second = runtime.get(first.deploymentId()).orElseThrow();
+        assertThat(second.port()).isEqualTo(port);
+        assertThat(second.pid()).isNotEqualTo(first.pid());
+        assertThat(TestApps.alive(first.pid())).isFalse();
+
+        assertThat(TestApps.get(port, "/crash")).isEqualTo("crashing");
+        var crash2 = log.await(Duration.ofSeconds(5), "second crash", e -> e.message().contains("crash 2 in a row"));
+        assertThat(crash2.level()).isEqualTo(Level.ERROR);
+        assertThat(crash2.message()).contains("exited with code 3").contains("restarting in 600 ms");
+        var restart2 = log.await(Duration.ofSeconds(5), "second restart",
+                e -> e.message().startsWith("App restarted") && e.nanos() > crash2.nanos());
+        assertThat(Duration.ofNanos(restart2.nanos() - crash2.nanos())).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+        Await.until(Duration.ofSeconds(10), "the app answers after the second crash", () -> "app:v1".equals(TestApps.get(port, "/")));
+    }
+
+    @Test
+    void stopKillsTheWholeProcessGroupIncludingChildren() {
+        var runtime = runtime(o -> o);
+        var spec = TestApps.spec("v1", Map.of("SPAWN_CHILD", "1"));
+        Instance instance = runtime.start(spec, new RecordingLog());
+        long child = Long.parseLong(TestApps.get(instance.port(), "/child"));
+        assertThat(TestApps.alive(child)).isTrue();
+        assertThat(ProcessGroups.members(instance.pid())).contains(instance.pid(), child);
+
+        runtime.stop(spec.deploymentId());
+
+        assertThat(TestApps.alive(instance.pid())).isFalse();
+        assertThat(TestApps.alive(child)).as("the child spawned by the app").isFalse();
+        assertThat(ProcessGroups.members(instance.pid())).isEmpty();
+        assertThat(runtime.get(spec.deploymentId())).isEmpty();
+        assertThat(fixture.store.find(spec.deploymentId())).isEmpty();
+        assertThat(TestApps.get(instance.port(), "/")).isNull();
+    }
+
+    @Test
+    void stopKillsAnAppThatIgnoresSigtermAfterTheGracePeriod() {
+        var runtime = runtime(o -> o.withStopGrace(Duration.ofMillis(800)));
+        var log = new RecordingLog();
+        var spec = TestApps.spec("v1", Map.of("MODE", "ignore-term"));
+        Instance instance = runtime.start(spec, log);
+        long t0 = System.nanoTime();
+        runtime.stop(spec.deploymentId());
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(800)).isLessThan(Duration.ofSeconds(6));
+        assertThat(TestApps.alive(instance.pid())).isFalse();
+        log.await(Duration.ofSeconds(2), "the app saw SIGTERM", e -> e.message().equals("ignoring SIGTERM"));
+    }
+
+    @Test
+    void stopDisablesRestartsFirst() {
+        var runtime = runtime(o -> o.withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30)));
+        var log = new RecordingLog();
+        var spec = TestApps.spec("v1", Map.of());
+        Instance instance = runtime.start(spec, log);
+        runtime.stop(spec.deploymentId());
+        // a stop is not a crash: nothing is logged as one, and no new process appears
+        assertThat(log.all(e -> e.level() == Level.ERROR)).isEmpty();
+        assertThat(log.all(e -> e.message().startsWith("starting version"))).hasSize(1);
+        assertThat(TestApps.alive(instance.pid())).isFalse();
+    }
+
+    @Test
+    void theEnvironmentIsStoredSealed() {
+        var runtime = runtime(o -> o);
+        var spec = new AppSpec("dep_sealed", "prj_a", TestApps.nodeArtifact(),
+                Map.of("VERSION", "v1", "API_TOKEN", "very-secret-token-value"), Set.of("very-secret-token-value"));
+        runtime.start(spec, new RecordingLog());
+        String stored = fixture.database.jdbi().withHandle(h -> h.createQuery(
+                "SELECT env_enc FROM runtime_instances WHERE deployment_id = 'dep_sealed'").mapTo(String.class).one());
+        assertThat(stored).startsWith("v1:").doesNotContain("very-secret-token-value").doesNotContain("API_TOKEN");
+        StoredInstance row = fixture.store.find("dep_sealed").orElseThrow();
+        assertThat(row.spec().env()).containsEntry("API_TOKEN", "very-secret-token-value");
+        assertThat(row.spec().artifact()).isEqualTo(spec.artifact());
+        assertThat(row.desired()).isEqualTo(StoredInstance.DesiredState.RUNNING);
+        assertThat(row.pid()).isEqualTo(runtime.get("dep_sealed").orElseThrow().pid());
+    }
+
+    @Test
+    void regionsAndInstanceTypeAreLabels() {
+        var runtime = runtime(o -> o);
+        assertThat(runtime.regions()).containsExactly("us-east-1");
+        assertThat(runtime.instanceType()).isEqualTo("local");
+    }
+}

@@ -1,0 +1,65 @@
+package dev.slipway.runtime;
+
+import dev.slipway.core.MicrosClock;
+import dev.slipway.testing.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RetiringPoolTest {
+    private final RuntimeFixture fixture = RuntimeFixture.h2();
+    private final LocalProcessRuntime runtime = fixture.runtime;
+
+    @AfterEach
+    void close() {
+        fixture.close();
+    }
+
+    private RetiringPool pool(Duration window) {
+        return new RetiringPool(runtime, fixture.store, MicrosClock.system(), window);
+    }
+
+    @Test
+    void aRetiredInstanceStopsAfterTheWindowUnlessReinstated() {
+        Instance kept = runtime.start(TestApps.spec("kept", Map.of()), new RecordingLog());
+        Instance gone = runtime.start(TestApps.spec("gone", Map.of()), new RecordingLog());
+        try (RetiringPool pool = pool(Duration.ofMillis(400))) {
+            long t0 = System.nanoTime();
+            pool.retire(kept.deploymentId());
+            pool.retire(gone.deploymentId());
+            assertThat(pool.retiring()).containsOnlyKeys(kept.deploymentId(), gone.deploymentId());
+            assertThat(fixture.store.find(gone.deploymentId()).orElseThrow().stopAfter()).isNotNull();
+            assertThat(TestApps.get(kept.port(), "/")).as("still warm during the window").isEqualTo("app:kept");
+
+            assertThat(pool.reinstate(kept.deploymentId())).isTrue();
+            assertThat(fixture.store.find(kept.deploymentId()).orElseThrow().stopAfter()).isNull();
+
+            Await.until(Duration.ofSeconds(10), "the retired instance stops", () -> runtime.get(gone.deploymentId()).isEmpty());
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+            assertThat(TestApps.alive(gone.pid())).isFalse();
+            // both were due at the same time on one timer: had the reinstated one been stopped, it would be by now
+            assertThat(runtime.get(kept.deploymentId())).isPresent();
+            assertThat(TestApps.get(kept.port(), "/")).isEqualTo("app:kept");
+            assertThat(pool.retiring()).isEmpty();
+            assertThat(pool.reinstate(gone.deploymentId())).as("too late: already stopped").isFalse();
+        }
+    }
+
+    @Test
+    void aNewPoolResumesStoredRetirements() {
+        Instance app = runtime.start(TestApps.spec("v1", Map.of()), new RecordingLog());
+        try (RetiringPool before = pool(Duration.ofMillis(800))) {
+            before.retire(app.deploymentId());
+        } // server stopped before the window passed
+        try (RetiringPool after = pool(Duration.ofMinutes(10))) {
+            after.resume();
+            assertThat(after.retiring()).containsOnlyKeys(app.deploymentId());
+            Await.until(Duration.ofSeconds(10), "the stored retirement is carried out", () -> runtime.get(app.deploymentId()).isEmpty());
+            assertThat(TestApps.alive(app.pid())).isFalse();
+        }
+    }
+}

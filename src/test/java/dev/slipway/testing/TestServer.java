@@ -1,0 +1,86 @@
+package dev.slipway.testing;
+
+import dev.slipway.Slipway;
+import dev.slipway.accounts.Account;
+import dev.slipway.accounts.Tier;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.core.MicrosClock;
+import dev.slipway.store.StoreKind;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.UUID;
+
+/** A real Slipway server on random loopback ports over a fresh store, for HTTP tests. */
+public final class TestServer implements AutoCloseable {
+    private final TestStore store;
+    private final Slipway slipway;
+
+    private TestServer(TestStore store, Slipway slipway) {
+        this.store = store;
+        this.slipway = slipway;
+    }
+
+    public static TestServer start(StoreKind kind) {
+        return start(kind, c -> c);
+    }
+
+    public static TestServer start(StoreKind kind, java.util.function.UnaryOperator<ServerConfig> customize) {
+        TestStore store = TestStore.create(kind);
+        try {
+            ServerConfig config = ServerConfig.defaults(store.dataDir()).withPorts(0, 0).withDatabaseUrl(store.jdbcUrl());
+            config = customize.apply(new ServerConfig(config.host(), 0, 0, config.dataDir(), config.databaseUrl(),
+                    config.databasePoolSize(), config.appsDomain(), config.publicUrl(), config.regions(),
+                    store.secretKey(), false, config.uploadLimitBytes(), config.gitHosts(), config.buildSlots()));
+            Slipway slipway = Slipway.start(config, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
+            return new TestServer(store, slipway);
+        } catch (Exception e) {
+            store.close();
+            throw new IllegalStateException("test server did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /** A second server on the same store (same database, same secret key, its own data dir), as on a second node. */
+    public Slipway startPeer() {
+        try {
+            var dir = java.nio.file.Files.createTempDirectory(store.dataDir(), "peer-");
+            ServerConfig c = slipway.config();
+            ServerConfig peer = new ServerConfig(c.host(), 0, 0, dir, store.jdbcUrl(), c.databasePoolSize(),
+                    c.appsDomain(), null, c.regions(), store.secretKey(), false, c.uploadLimitBytes(), c.gitHosts(), c.buildSlots(),
+                    c.postgresAdminUrl(), c.mysqlAdminUrl()).withWebhooks(c.webhooks());
+            return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
+        } catch (Exception e) {
+            throw new IllegalStateException("peer server did not start: " + e.getMessage(), e);
+        }
+    }
+
+    public Slipway slipway() { return slipway; }
+    public TestStore store() { return store; }
+    public String baseUrl() { return "http://127.0.0.1:" + slipway.apiPort(); }
+
+    /** A new account of the tier with one key, and a client using that key. */
+    public Tenant tenant(Tier tier) {
+        return tenant(tier, null);
+    }
+
+    public Tenant tenant(Tier tier, Integer rateLimit) {
+        Account account = slipway.accounts().create("t-" + UUID.randomUUID().toString().substring(0, 12), tier, rateLimit);
+        String key = slipway.keys().create(account.id(), "test").secret();
+        return new Tenant(account, key, new Http(baseUrl(), key));
+    }
+
+    public Http anonymous() {
+        return new Http(baseUrl(), null);
+    }
+
+    public record Tenant(Account account, String key, Http http) {}
+
+    @Override
+    public void close() {
+        try {
+            slipway.close();
+        } finally {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.slipway.testing;
+
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A fresh, empty store for one test class: an H2 file in a temp dir, or a uniquely named PostgreSQL
+ * database created on the server of {@code SLIPWAY_TEST_POSTGRES_URL} and dropped by {@link #close()}.
+ */
+public final class TestStore implements AutoCloseable {
+    public static final String POSTGRES_ENV = "SLIPWAY_TEST_POSTGRES_URL";
+
+    private final StoreKind kind;
+    private final Path dataDir;
+    private final String jdbcUrl;
+    private final String dropName;
+    private final String secretKey = randomKey();
+
+    private TestStore(StoreKind kind, Path dataDir, String jdbcUrl, String dropName) {
+        this.kind = kind;
+        this.dataDir = dataDir;
+        this.jdbcUrl = jdbcUrl;
+        this.dropName = dropName;
+    }
+
+    /** H2 always; PostgreSQL too when {@code SLIPWAY_TEST_POSTGRES_URL} is set. */
+    public static List<StoreKind> kinds() {
+        List<StoreKind> kinds = new ArrayList<>(List.of(StoreKind.H2));
+        String pg = System.getenv(POSTGRES_ENV);
+        if (pg != null && !pg.isBlank()) kinds.add(StoreKind.POSTGRES);
+        return kinds;
+    }
+
+    public static TestStore create(StoreKind kind) {
+        try {
+            Path dir = Files.createTempDirectory("slipway-test-");
+            if (kind == StoreKind.H2) return new TestStore(kind, dir, Database.h2Url(dir), null);
+            String admin = System.getenv(POSTGRES_ENV);
+            if (admin == null || admin.isBlank()) throw new IllegalStateException(POSTGRES_ENV + " is not set");
+            String name = "slipway_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+            try (var c = DriverManager.getConnection(admin); var s = c.createStatement()) {
+                s.execute("CREATE DATABASE " + name);
+            }
+            return new TestStore(kind, dir, withDatabase(admin, name), name);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create a " + kind + " test store: " + e.getMessage(), e);
+        }
+    }
+
+    static String withDatabase(String url, String database) {
+        Matcher m = Pattern.compile("^(jdbc:postgresql://[^/?]+)(/[^?]*)?(\\?.*)?$").matcher(url);
+        if (!m.matches()) throw new IllegalArgumentException("unexpected PostgreSQL URL " + url);
+        return m.group(1) + "/" + database + (m.group(3) == null ? "" : m.group(3));
+    }
+
+    private static String randomKey() {
+        byte[] k = new byte[32];
+        new java.security.SecureRandom().nextBytes(k);
+        return java.util.Base64.getEncoder().encodeToString(k);
+    }
+
+    /** The secret key every server on this store shares (base64, 32 bytes). */
+    public String secretKey() { return secretKey; }
+
+    public StoreKind kind() { return kind; }
+    public Path dataDir() { return dataDir; }
+    public String jdbcUrl() { return jdbcUrl; }
+
+    @Override
+    public void close() {
+        if (dropName != null) {
+            try (var c = DriverManager.getConnection(System.getenv(POSTGRES_ENV)); var s = c.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + dropName + " WITH (FORCE)");
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot drop test database " + dropName, e);
+            }
+        }
+        deleteTree(dataDir);
+    }
+
+    public static void deleteTree(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: a temp dir
+        }
+    }
+}
