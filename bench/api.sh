@@ -5,6 +5,7 @@
 # plus start-to-ready time and idle resident memory.
 # Needs: wrk (apt-get install wrk), a JDK >= 21, and for the PostgreSQL run a server reachable at
 # BENCH_POSTGRES_URL (default jdbc:postgresql://127.0.0.1:5432/test?user=postgres) whose user may create databases.
+# STORES="postgres" runs one store only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION="${DURATION:-20}"
@@ -99,5 +100,4 @@ run_store() { # h2|postgres
 }
 
 echo "Slipway API benchmark: wrk, $CONNECTIONS connections, ${DURATION}s per endpoint, $(nproc) cores"
-run_store h2
-run_store postgres
+for store in ${STORES:-h2 postgres}; do run_store "$store"; done

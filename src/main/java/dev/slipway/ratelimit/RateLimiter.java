@@ -11,6 +11,9 @@ import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
 import io.github.bucket4j.postgresql.PostgreSQLSelectForUpdateBasedProxyManager;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RateLimiter {
     private static final Duration WINDOW = Duration.ofMinutes(1);
+    private static final Logger LOG = LoggerFactory.getLogger(RateLimiter.class);
 
     private interface Buckets {
         Bucket get(String key, BucketConfiguration configuration);
@@ -94,6 +98,7 @@ public final class RateLimiter {
             probe = buckets.get(key, configuration(perMinute)).tryConsumeAndReturnRemaining(1);
         } catch (RuntimeException storeDown) {
             if (fallback == null) throw storeDown;
+            LOG.warn("shared rate-limit store failed, counting on this server only: {}", storeDown.toString(), storeDown);
             // the shared store is unreachable: keep limiting, per server, rather than not at all
             probe = fallback.get(key, configuration(perMinute)).tryConsumeAndReturnRemaining(1);
         }
