@@ -196,7 +196,7 @@ public final class Slipway implements AutoCloseable {
 
             // control plane
             RateLimiter limiter = database.kind() == StoreKind.POSTGRES
-                    ? RateLimiter.postgres(database.dataSource(), clock) : RateLimiter.inMemory(clock);
+                    ? RateLimiter.postgres(database.sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
             Authenticator authenticator = new Authenticator(stores.keys(), stores.accounts(), clock);
             Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);
             Metrics metrics = new Metrics();

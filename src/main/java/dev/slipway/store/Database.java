@@ -15,6 +15,7 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
     private final StoreKind kind;
+    private final java.util.List<HikariDataSource> sidePools = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Database(HikariDataSource dataSource, StoreKind kind) {
         this.dataSource = dataSource;
@@ -58,6 +59,22 @@ public final class Database implements AutoCloseable {
         return new Database(dataSource, kind);
     }
 
+    /**
+     * A small pool of its own on the same store, for work that must not queue behind request queries
+     * for a connection (every request waits on the rate limiter's round trips). Closed with this.
+     */
+    public HikariDataSource sidePool(String name, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(dataSource.getJdbcUrl());
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setPoolName(name);
+        config.setConnectionTimeout(10_000);
+        HikariDataSource side = new HikariDataSource(config);
+        sidePools.add(side);
+        return side;
+    }
+
     public Jdbi jdbi() { return jdbi; }
     public HikariDataSource dataSource() { return dataSource; }
     public StoreKind kind() { return kind; }
@@ -72,6 +89,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        sidePools.forEach(HikariDataSource::close);
         dataSource.close();
     }
 }

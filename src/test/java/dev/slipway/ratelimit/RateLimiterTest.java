@@ -1,0 +1,104 @@
+package dev.slipway.ratelimit;
+
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The limiter itself, under concurrency, on each store (the HTTP behaviour is in api.RateLimitTest). */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class RateLimiterTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestStore store;
+    static Database database;
+
+    @BeforeParameterizedClassInvocation
+    static void open(StoreKind kind) {
+        store = TestStore.create(kind);
+        database = Database.open(store.jdbcUrl(), 10);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void close() {
+        database.close();
+        store.close();
+    }
+
+    private RateLimiter newServer() {
+        return kind == StoreKind.POSTGRES ? RateLimiter.postgres(database.dataSource(), Clock.systemUTC())
+                : RateLimiter.inMemory(Clock.systemUTC());
+    }
+
+    /** Fires all requests at once, spread over the limiters in turn; the decisions in arrival order of their futures. */
+    private static List<Decision> burst(List<RateLimiter> servers, String subject, int perMinute, int requests) throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Decision>> futures = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < requests; i++) {
+                RateLimiter server = servers.get(i % servers.size());
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return server.acquire(subject, perMinute);
+                }));
+            }
+            go.countDown();
+            List<Decision> out = new ArrayList<>();
+            for (Future<Decision> f : futures) out.add(f.get());
+            return out;
+        }
+    }
+
+    @Test
+    void concurrentFirstRequestsOfAFreshQuotaAdmitExactlyTheLimit() throws Exception {
+        RateLimiter server = newServer();
+        // many rounds, each on a fresh key: the first requests of a quota race to create its bucket
+        for (int round = 0; round < 40; round++) {
+            List<Decision> decisions = burst(List.of(server), "ip:round-" + round, 30, 40);
+            assertThat(decisions.stream().filter(Decision::allowed).count()).as("round %d", round).isEqualTo(30);
+            assertThat(decisions.stream().filter(Decision::allowed).map(Decision::remaining))
+                    .as("round %d", round).containsExactlyInAnyOrderElementsOf(LongStream.range(0, 30).boxed().toList());
+            assertThat(decisions.stream().filter(d -> !d.allowed())).allSatisfy(d -> {
+                assertThat(d.remaining()).isZero();
+                assertThat(d.retryAfterSeconds()).isBetween(1L, 60L);
+            });
+        }
+    }
+
+    @Test
+    void twoServersOnOneStoreNeverAdmitMoreThanTheLimitTogether() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(kind == StoreKind.POSTGRES,
+                "the embedded store is one process; sharing across servers is a PostgreSQL feature");
+        // a limit large enough that slices of several tokens are reserved at a time
+        List<Decision> decisions = burst(List.of(newServer(), newServer()), "acct:shared", 1000, 1600);
+        assertThat(decisions.stream().filter(Decision::allowed).count()).isEqualTo(1000);
+    }
+
+    @Test
+    void aSlowTrickleOnOneServerSeesEveryTokenCountedDown() {
+        RateLimiter server = newServer();
+        for (int i = 0; i < 120; i++) {
+            Decision d = server.acquire("acct:trickle", 120);
+            assertThat(d.allowed()).isTrue();
+            assertThat(d.remaining()).isEqualTo(119 - i);
+        }
+        assertThat(server.acquire("acct:trickle", 120).allowed()).isFalse();
+    }
+}
