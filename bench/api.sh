@@ -9,6 +9,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION="${DURATION:-20}"
+WARMUP="${WARMUP:-15}"   # seconds of load per endpoint before measuring
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT="${BENCH_PORT:-18480}"
 PG_ADMIN="${BENCH_POSTGRES_URL:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres}"
@@ -84,8 +85,10 @@ run_store() { # h2|postgres
   local rss
   rss=$(awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$java_pid/status")
   echo "== $store: start to ready $(( (t1 - t0) / 1000000 )) ms (process spawn to /readyz 200, includes launcher), idle RSS ${rss} MB"
-  wrk -t2 -c"$CONNECTIONS" -d5s "http://127.0.0.1:$PORT/healthz" >/dev/null   # warm-up
-  wrk -t2 -c"$CONNECTIONS" -d5s -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT/v1/projects/$id" >/dev/null
+  # warm-up: on 2 cores the JIT needs 10-20 s of load before the JDBC paths reach steady state
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/healthz" >/dev/null
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT/v1/projects/$id" >/dev/null
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT/v1/projects?limit=100" >/dev/null
   wrk_run "GET /healthz" "http://127.0.0.1:$PORT/healthz"
   local health_rps; health_rps=$(cat "$work/last_rps")
   wrk_run "GET /v1/projects/{id} (auth)" "http://127.0.0.1:$PORT/v1/projects/$id" "$key"
