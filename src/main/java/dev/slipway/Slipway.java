@@ -1,14 +1,11 @@
 package dev.slipway;
 
-import dev.slipway.accounts.Account;
 import dev.slipway.accounts.AccountStore;
-import dev.slipway.accounts.Tier;
 import dev.slipway.api.ApiServer;
 import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
 import dev.slipway.api.Routes;
 import dev.slipway.auth.Authenticator;
-import dev.slipway.auth.IssuedKey;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.build.BuildConfig;
@@ -60,7 +57,7 @@ import dev.slipway.source.UploadStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
-import dev.slipway.users.Passwords;
+import dev.slipway.users.FirstStart;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.users.UserStore;
@@ -155,7 +152,7 @@ public final class Slipway implements AutoCloseable {
                     new ProjectStore(jdbi, clock, secrets), new UploadStore(jdbi, clock, config.dataDir()),
                     new DeploymentStore(jdbi, clock, logs, outbox), new MigrationStore(jdbi, clock, logs, outbox), logs,
                     new JobStore(jdbi, clock), new ArtifactStore(jdbi, buildConfig.artifactsDir()), new UserStore(jdbi, clock));
-            if (config.createDefaultAccount()) createDefaultAccount(stores, out);
+            FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
 
             // data plane
             RuntimeOptions runtimeOptions = RuntimeOptions.fromEnv(System.getenv(), config.regions());
@@ -219,6 +216,7 @@ public final class Slipway implements AutoCloseable {
                             : "http://" + config.host() + ":" + sandboxRef.get().port() + "/sandbox"),
                     new PlantHandlers(authenticator, jdbi, clock), dashboard,
                     new WebhookHandlers(webhookEndpoints, webhookDeliveries, webhookService, urls, clock));
+            if (firstStart != null) firstStart.finish(stores.accounts(), stores.keys(), stores.users(), out);
             Javalin api = ApiServer.create(config.host(), config.apiPort(), gate, metrics, handlers, clock,
                     config.sandboxPort() == null).start();
             apiRef.set(api);
@@ -311,33 +309,9 @@ public final class Slipway implements AutoCloseable {
     }
 
     /** The dashboard user of the first start; its password is printed once. */
-    public static final String DEFAULT_USER_EMAIL = "admin@localhost";
+    public static final String DEFAULT_USER_EMAIL = FirstStart.EMAIL;
 
     /** On the very first start with an empty store: one team account, its key and its dashboard user, printed once. */
-    private static void createDefaultAccount(Stores stores, PrintStream out) {
-        if (!stores.accounts().isEmpty()) return;
-        Account account;
-        try {
-            account = stores.accounts().create("default", Tier.TEAM, null);
-        } catch (RuntimeException raced) {
-            return; // another server on the same store created it first
-        }
-        IssuedKey key = stores.keys().create(account.id(), "default");
-        String password = Passwords.generate();
-        stores.users().create(account.id(), DEFAULT_USER_EMAIL, password);
-        out.println("Created account 'default' (" + account.id() + ", tier team) with this API key:");
-        out.println();
-        out.println("    " + key.secret());
-        out.println();
-        out.println("and this dashboard sign-in (at /dashboard):");
-        out.println();
-        out.println("    email:    " + DEFAULT_USER_EMAIL);
-        out.println("    password: " + password);
-        out.println();
-        out.println("They will not be shown again: store them as secrets now (e.g. export SLIPWAY_API_KEY=...).");
-        out.flush();
-    }
-
     public int apiPort() { return api.port(); }
     /** The sandbox's own port, or the API port when it is served there. */
     public int sandboxPort() { return sandbox == null ? api.port() : sandbox.port(); }

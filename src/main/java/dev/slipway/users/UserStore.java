@@ -35,14 +35,19 @@ public final class UserStore {
 
     /** Creates a user; IllegalArgumentException (with a message for people) for a bad email, a weak password or a taken email. */
     public User create(String accountId, String email, String password) {
-        String normalized = normalize(email);
-        if (normalized == null) throw new IllegalArgumentException("'" + email + "' is not an email address");
         String problem = Passwords.problem(password);
         if (problem != null) throw new IllegalArgumentException("the password " + problem);
+        return createHashed(accountId, email, () -> Passwords.hash(password));
+    }
+
+    /** As {@link #create}, with the password's hash made by {@code hash} (which may be under way already). */
+    User createHashed(String accountId, String email, java.util.function.Supplier<String> hash) {
+        String normalized = normalize(email);
+        if (normalized == null) throw new IllegalArgumentException("'" + email + "' is not an email address");
         if (findByEmail(normalized).isPresent()) {
             throw new IllegalArgumentException("a user with email " + normalized + " already exists");
         }
-        User user = new User(ids.next("usr"), accountId, normalized, Passwords.hash(password), clock.instant());
+        User user = new User(ids.next("usr"), accountId, normalized, hash.get(), clock.instant());
         try {
             jdbi.useHandle(h -> h.createUpdate("""
                             INSERT INTO users (id, account_id, email, password_hash, created_at)
