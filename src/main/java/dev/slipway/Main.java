@@ -23,6 +23,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("server")) dev.slipway.cli.WarmUp.start();
         System.exit(run(args));
     }
 
