@@ -145,6 +145,14 @@ public final class LocalProcessRuntime implements Runtime {
     }
 
     @Override
+    public boolean serves(int port) {
+        for (Supervisor s : running.values()) {
+            if (s.port() == port) return true;
+        }
+        return false;
+    }
+
+    @Override
     public List<String> regions() {
         return options.regions();
     }

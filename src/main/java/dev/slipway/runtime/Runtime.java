@@ -39,6 +39,9 @@ public interface Runtime extends AutoCloseable {
     /** True while the app on this port is between a crash and its restart: the router answers 503, not 502. */
     boolean restarting(int port);
 
+    /** True while an instance of this runtime owns the port (running, starting or restarting after a crash). */
+    boolean serves(int port);
+
     /** Regions this runtime honours; a deployment asking for another is refused. */
     List<String> regions();
 
