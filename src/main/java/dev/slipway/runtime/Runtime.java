@@ -23,6 +23,9 @@ public interface Runtime extends AutoCloseable {
 
     Optional<Instance> get(String deploymentId);
 
+    /** As {@link #get}, but empty once a stop of the instance has begun: what may still serve requests. */
+    Optional<Instance> active(String deploymentId);
+
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
     void stop(String deploymentId);
 

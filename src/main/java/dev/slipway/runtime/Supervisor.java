@@ -61,6 +61,11 @@ final class Supervisor {
         return process;
     }
 
+    /** True once {@link #stop} began: the instance no longer serves and is not reused. */
+    synchronized boolean stopping() {
+        return stopping;
+    }
+
     synchronized boolean restarting() {
         return restarting;
     }

@@ -173,16 +173,16 @@ public final class DormantApps implements Waker {
     }
 
     private Optional<Instance> runningFor(Deployment d) {
-        Optional<Instance> own = p.runtime().get(d.id());
+        Optional<Instance> own = p.runtime().active(d.id());
         if (own.isPresent()) return own;
         if (d.rollbackOf() != null) {
-            Optional<Instance> target = p.runtime().get(d.rollbackOf());
+            Optional<Instance> target = p.runtime().active(d.rollbackOf());
             if (target.isPresent()) return target;
         }
         List<String> rollbacksToIt = p.jdbi().withHandle(h -> h.createQuery(
                         "SELECT id FROM deployments WHERE rollback_of = :id AND status IN ('live', 'rolled_back')")
                 .bind("id", d.id()).mapTo(String.class).list());
-        return rollbacksToIt.stream().flatMap(id -> p.runtime().get(id).stream()).findFirst();
+        return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
     }
 
     private Wake route(Project project, Deployment d, Target target) {

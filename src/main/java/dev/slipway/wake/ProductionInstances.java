@@ -26,6 +26,6 @@ public final class ProductionInstances implements Predicate<String> {
                         JOIN deployments d ON d.id = p.production_deployment_id
                         WHERE p.production_deployment_id = :id OR d.rollback_of = :id""")
                 .bind("id", deploymentId).mapTo(String.class).list())
-                .stream().anyMatch(production -> production.equals(deploymentId) || runtime.get(production).isEmpty());
+                .stream().anyMatch(production -> production.equals(deploymentId) || runtime.active(production).isEmpty());
     }
 }
