@@ -123,6 +123,12 @@ class WakeTest {
         return out;
     }
 
+    /** The build directory a deployment's running process works in. */
+    private static Path buildOf(String deploymentId) throws Exception {
+        long pid = appProcesses(deploymentId).stream().min(Long::compare).orElseThrow();
+        return Files.readSymbolicLink(Path.of("/proc/" + pid + "/cwd"));
+    }
+
     private long startLines(String deploymentId) {
         return runs.messages("deployments", deploymentId).stream().filter(m -> m.startsWith("info Starting ")).count();
     }
@@ -223,8 +229,6 @@ class WakeTest {
         assertThat(startLines(v1) - startsBefore).as("app starts").isEqualTo(1);
         Set<Long> woken = appProcesses(v1);
         assertThat(woken).isNotEmpty();
-        Long groupLeader = woken.stream().min(Long::compare).orElseThrow();
-        Path artifactDir = Files.readSymbolicLink(Path.of("/proc/" + groupLeader + "/cwd"));
         System.out.println("WAKE-LATENCY " + kind + " first request " + first[0] + " ms, log " + wakeTimes(v1));
 
         // a woken non-production deployment is retired again, and a WebSocket upgrade wakes it again
@@ -254,17 +258,32 @@ class WakeTest {
         assertThat(wakeTimes(v1)).hasSize(3);
         System.out.println("WAKE-LATENCY " + kind + " after restart " + third[0] + " ms, log " + wakeTimes(v1));
 
-        // its build pruned: the documented 502 page, and nothing is started
-        awaitDormant(v1);
-        assertThat(artifactDir.toString()).contains("artifacts");
-        try (var files = Files.walk(artifactDir)) {
+        // a rollback to the woken deployment: production stays up after the wake's retirement was due
+        // (v2 is retired by the rollback, after the wake retired v1: once v2 is gone, v1's time had come too)
+        String v2Url = runs.deployment(v2).get("url").asText();
+        Path v2Build = buildOf(v2);
+        var rollback = runs.http().send("POST", "/v1/deployments/" + v1 + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        String back = rollback.json().at("/data/id").asText();
+        runs.awaitDeployment(back, "live");
+        assertThat(Apps.get(productionAgain).body()).startsWith("app:v1");
+        awaitDormant(v2);
+        Http.Response stillUp = Apps.get(productionAgain);
+        assertThat(stillUp.status()).as(stillUp.body()).isEqualTo(200);
+        assertThat(stillUp.body()).startsWith("app:v1");
+        assertThat(appProcesses(v1).size() + appProcesses(back).size()).as("processes serving production").isPositive();
+
+        // a build pruned (v2, rolled back and retired): the documented 502 page, and nothing is started
+        assertThat(runs.deployment(v2).get("status").asText()).isEqualTo("rolled_back");
+        assertThat(v2Build.toString()).contains("artifacts");
+        try (var files = Files.walk(v2Build)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        Http.Response pruned = Apps.get(v1Url);
+        Http.Response pruned = Apps.get(v2Url);
         assertThat(pruned.status()).as(pruned.body()).isEqualTo(502);
         assertThat(pruned.body()).contains("not responding");
-        assertThat(appProcesses(v1)).isEmpty();
-        assertThat(wakeTimes(v1)).hasSize(3);
+        assertThat(appProcesses(v2)).isEmpty();
+        assertThat(wakeTimes(v2)).isEmpty();
         // an address of no deployment stays a 404
         Http.Response unknown = Apps.get(v1Url.replace(v1.substring(v1.length() - 8), "zzzzzzzz"));
         assertThat(unknown.status()).isEqualTo(404);
