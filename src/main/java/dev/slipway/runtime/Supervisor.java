@@ -40,6 +40,8 @@ final class Supervisor {
     private int crashes;
     private ScheduledFuture<?> pendingRestart;
     private Thread[] pumps = new Thread[0];
+    /** {@link #stopping}, readable without the lock: the router asks on every request. */
+    private volatile boolean stopRequested;
 
     Supervisor(AppSpec spec, LogSink log, int port, Context ctx) {
         this.spec = spec;
@@ -62,8 +64,8 @@ final class Supervisor {
     }
 
     /** True once {@link #stop} began: the instance no longer serves and is not reused. */
-    synchronized boolean stopping() {
-        return stopping;
+    boolean stopping() {
+        return stopRequested;
     }
 
     synchronized boolean restarting() {
@@ -147,6 +149,7 @@ final class Supervisor {
         long group;
         synchronized (this) {
             stopping = true;
+            stopRequested = true;
             restarting = false;
             if (pendingRestart != null) pendingRestart.cancel(false);
             pendingRestart = null;

@@ -288,4 +288,56 @@ class WakeTest {
         Http.Response unknown = Apps.get(v1Url.replace(v1.substring(v1.length() - 8), "zzzzzzzz"));
         assertThat(unknown.status()).isEqualTo(404);
     }
+
+    /** A react-vite site whose build writes dist/ itself (no packages to fetch). */
+    static Map<String, String> site(String version) {
+        Map<String, String> files = new java.util.LinkedHashMap<>();
+        files.put("package.json", """
+                {"name": "site", "version": "1.0.0", "private": true,
+                 "scripts": {"build": "node build.js"}}
+                """);
+        files.put("build.js", """
+                const fs = require("fs");
+                fs.mkdirSync("dist", { recursive: true });
+                fs.writeFileSync("dist/index.html", "<!doctype html><title>site:%s</title><div id=root>site:%s</div>");
+                """.formatted(version, version));
+        return files;
+    }
+
+    @Test
+    void aRolledBackStaticSiteIsServedAfterARestartWithoutAProcess() throws Exception {
+        String repo = "acme/wake-site-" + kind.name().toLowerCase();
+        git.createRepo(repo);
+        git.commit(repo, "main", site("s1"), "s1");
+        startServer();
+        var created = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo
+                + "\",\"framework\":\"react-vite\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String migration = created.json().at("/data/id").asText();
+        runs.awaitMigration(migration, "complete");
+        String project = runs.projectOf(migration);
+        String s1 = runs.firstDeployment(project);
+        git.commit(repo, "main", site("s2"), "s2");
+        String s2 = runs.deploy(project);
+        runs.awaitDeployment(s2, "live");
+        var rollback = runs.http().send("POST", "/v1/deployments/" + s1 + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        runs.awaitDeployment(rollback.json().at("/data/id").asText(), "live");
+        Await.until(Duration.ofSeconds(30), s2 + " to be rolled_back",
+                () -> runs.deployment(s2).get("status").asText().equals("rolled_back"));
+
+        // after a restart only live deployments and production are routed; the rolled-back site is woken
+        server.process().toHandle().destroy();
+        assertThat(server.waitForExit(Duration.ofSeconds(60))).isEqualTo(143);
+        server.close();
+        startServer();
+        String s2Url = runs.deployment(s2).get("url").asText();
+        Http.Response page = Apps.get(s2Url + "/some/route");
+        assertThat(page.status()).as(page.body()).isEqualTo(200);
+        assertThat(page.body()).contains("site:s2");
+        assertThat(wakeTimes(s2)).as("no process to start").isEmpty();
+        assertThat(appProcesses(s2)).isEmpty();
+        String production = runs.http().get("/v1/projects/" + project).json().at("/data/url").asText();
+        assertThat(Apps.get(production).body()).contains("site:s1");
+    }
 }
