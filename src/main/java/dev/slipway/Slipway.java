@@ -45,6 +45,8 @@ import dev.slipway.projects.ProjectStore;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.router.AppsListener;
 import dev.slipway.router.RouteTable;
+import dev.slipway.router.Waker;
+import dev.slipway.router.Wakeups;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.LocalProcessRuntime;
 import dev.slipway.runtime.NodeId;
@@ -61,6 +63,8 @@ import dev.slipway.users.FirstStart;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.users.UserStore;
+import dev.slipway.wake.DormantApps;
+import dev.slipway.wake.ProductionInstances;
 import dev.slipway.webhooks.AddressGuard;
 import dev.slipway.webhooks.DeliveryStore;
 import dev.slipway.webhooks.Dispatcher;
@@ -161,9 +165,14 @@ public final class Slipway implements AutoCloseable {
             LocalProcessRuntime runtime = new LocalProcessRuntime(instances, runtimeOptions, clock);
             opened.add(runtime);
             RouteTable routes = new RouteTable(config.appsDomain());
-            AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting);
+            // wake-on-request: set once the pipelines exist; until recovery is done, wakes wait
+            AtomicReference<Waker> wakerRef = new AtomicReference<>(Waker.NONE);
+            AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting,
+                    new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout()));
             opened.add(apps);
-            RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter());
+            ProductionInstances productionInstances = new ProductionInstances(jdbi, runtime);
+            RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter(),
+                    productionInstances, routes::forgetUpstream);
             opened.add(retiring);
             AtomicReference<Javalin> apiRef = new AtomicReference<>();
             AtomicReference<Javalin> sandboxRef = new AtomicReference<>();
@@ -190,6 +199,10 @@ public final class Slipway implements AutoCloseable {
                     new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
                     builder, stores.artifacts(), buildConfig.keepArtifacts(), runtime, routes, retiring, urls,
                     config.dataDir().resolve("workspaces"), clock, databases));
+
+            DormantApps dormant = new DormantApps(new DormantApps.Parts(jdbi, stores.deployments(), deploymentService,
+                    stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances));
+            wakerRef.set(dormant);
 
             // control plane
             RateLimiter limiter = database.kind() == StoreKind.POSTGRES
@@ -242,6 +255,7 @@ public final class Slipway implements AutoCloseable {
                 } catch (RuntimeException e) {
                     LOG.error("recovery after restart failed", e);
                 } finally {
+                    dormant.open();
                     try {
                         workers.start();
                     } catch (RuntimeException e) {

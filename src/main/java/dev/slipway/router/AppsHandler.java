@@ -5,28 +5,78 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Dispatches each request by its Host: to the app's process, to a static site, or to the "no app" page. */
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Dispatches each request by its Host: to the app's process, to a static site, or to the "no app" page.
+ * An address without a route, or whose route points at a port nothing listens on any more, is handed
+ * to the {@link Waker}; the request waits for it without holding a server thread.
+ */
 final class AppsHandler extends Handler.Wrapper {
+    private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
+
     private final RouteTable routes;
+    private final Wakeups wakeups;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
 
     /** @param upstream what serves a request for an app's process: websocket upgrades, then the proxy */
-    AppsHandler(RouteTable routes, Handler upstream) {
+    AppsHandler(RouteTable routes, Wakeups wakeups, Handler upstream) {
         super(upstream);
         this.routes = routes;
+        this.wakeups = wakeups;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String hostHeader = request.getHeaders().get(HttpHeader.HOST);
         Target target = routes.resolve(hostHeader).orElse(null);
+        boolean stale = target instanceof Target.Upstream u && !wakeups.serving().test(u.port());
+        if (target != null && !stale) return serve(target, request, response, callback);
+        if (hostHeader == null || hostHeader.isBlank()) {
+            ErrorPages.noApp(response, callback, "(no Host header)");
+            return true;
+        }
+        String host = RouteTable.hostOnly(hostHeader);
+        wakeups.waker().wake(hostHeader).copy().orTimeout(wakeups.maxWait().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((wake, failure) -> {
+                    try {
+                        answer(wake, failure, stale, host, request, response, callback);
+                    } catch (Throwable t) {
+                        callback.failed(t);
+                    }
+                });
+        return true;
+    }
+
+    private void answer(Waker.Wake wake, Throwable failure, boolean stale, String host,
+                        Request request, Response response, Callback callback) throws Exception {
+        if (failure != null) {
+            if (failure instanceof TimeoutException) ErrorPages.waking(response, callback, host);
+            else {
+                LOG.warn("waking the app at {} failed", host, failure);
+                ErrorPages.appDown(response, callback, host);
+            }
+            return;
+        }
+        switch (wake) {
+            case Waker.Wake.Serve s -> serve(s.target(), request, response, callback);
+            // a stale route (its app stopped) that cannot be woken keeps the answer it had: 502
+            case Waker.Wake.NoApp n when stale -> ErrorPages.appDown(response, callback, host);
+            case Waker.Wake.NoApp n -> ErrorPages.noApp(response, callback, host);
+            case Waker.Wake.Down d -> ErrorPages.appDown(response, callback, host);
+        }
+    }
+
+    private boolean serve(Target target, Request request, Response response, Callback callback) throws Exception {
         switch (target) {
-            case null -> ErrorPages.noApp(response, callback,
-                    hostHeader == null || hostHeader.isBlank() ? "(no Host header)" : RouteTable.hostOnly(hostHeader));
             case Target.Upstream u -> {
                 request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
-                return super.handle(request, response, callback);
+                if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
+                        request.getHeaders().get(HttpHeader.HOST)));
             }
             case Target.StaticSite s -> staticSites.handle(request, response, callback, s.root());
         }

@@ -35,6 +35,11 @@ public final class AppsListener implements AutoCloseable {
      * @param restarting whether the app on a loopback port is being restarted (503 rather than 502)
      */
     public static AppsListener start(String host, int port, RouteTable routes, IntPredicate restarting) {
+        return start(host, port, routes, restarting, Wakeups.NONE);
+    }
+
+    /** As above; addresses without a running app behind them are woken with {@code wakeups}. */
+    public static AppsListener start(String host, int port, RouteTable routes, IntPredicate restarting, Wakeups wakeups) {
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
         threads.setName("apps");
         Server server = new Server(threads);
@@ -60,7 +65,7 @@ public final class AppsListener implements AutoCloseable {
             container.addMapping("/*", new WebSocketTunnel(sockets, restarting));
         });
         upgrades.setHandler(proxy);
-        server.setHandler(new AppsHandler(routes, upgrades));
+        server.setHandler(new AppsHandler(routes, wakeups, upgrades));
         server.setStopTimeout(5_000);
         try {
             server.start();

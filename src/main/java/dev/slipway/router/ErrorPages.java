@@ -27,6 +27,13 @@ final class ErrorPages {
                 "It is being restarted; try again in a few seconds.");
     }
 
+    /** A dormant app is being started for this request and did not answer within the wait. */
+    static void waking(Response response, Callback callback, String host) {
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, "5");
+        write(response, callback, 503, "App starting", "The app at " + host + " is starting.",
+                "It was asleep and is being woken up; try again in a few seconds.");
+    }
+
     static void timeout(Response response, Callback callback, String host) {
         write(response, callback, 504, "App too slow", "The app at " + host + " did not answer in time.", "");
     }

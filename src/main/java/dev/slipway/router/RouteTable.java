@@ -78,6 +78,32 @@ public final class RouteTable {
         return d == null ? Optional.empty() : Optional.of(d.target());
     }
 
+    /**
+     * Forgets every route to the app process on {@code port} (it was stopped): its addresses are woken
+     * again on their next request instead of reaching whatever listens on that port later.
+     */
+    public void forgetUpstream(int port) {
+        Target stopped = new Target.Upstream(port);
+        production.values().removeIf(stopped::equals);
+        deployments.values().removeIf(d -> d.target().equals(stopped));
+    }
+
+    /**
+     * Which address a Host header names, without looking at routes: a custom domain, or the label under
+     * the apps domain ({@code <project>} or {@code <project>-<short id>}, told apart by the store).
+     */
+    public Optional<Address> address(String hostHeader) {
+        String host = hostOnly(hostHeader);
+        if (host.isEmpty()) return Optional.empty();
+        if (!host.endsWith(appsDomainSuffix)) return Optional.of(new Address(null, host));
+        String label = host.substring(0, host.length() - appsDomainSuffix.length());
+        if (label.isEmpty() || label.indexOf('.') >= 0) return Optional.empty();
+        return Optional.of(new Address(label, null));
+    }
+
+    /** Exactly one of {@code label} (under the apps domain) and {@code domain} (a custom domain) is set. */
+    public record Address(String label, String domain) {}
+
     /** The host name of a Host header: lowercase, without port or trailing dot. */
     static String hostOnly(String hostHeader) {
         if (hostHeader == null) return "";

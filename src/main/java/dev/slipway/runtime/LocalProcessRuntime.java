@@ -120,14 +120,26 @@ public final class LocalProcessRuntime implements Runtime {
     }
 
     @Override
+    public Optional<Instance> active(String deploymentId) {
+        return Optional.ofNullable(running.get(deploymentId)).filter(s -> !s.stopping()).map(Supervisor::instance);
+    }
+
+    /**
+     * Holds the deployment's start lock, so a start asked for meanwhile (a wake-up) waits for the old
+     * process to be gone: never two processes of one deployment. A stopping instance is neither
+     * returned by {@link #get} nor {@link #serves} its port any more.
+     */
+    @Override
     public void stop(String deploymentId) {
-        store.markStopped(deploymentId);
-        Supervisor s = running.get(deploymentId);
-        if (s != null) {
-            s.stop(options.stopGrace());
-            running.remove(deploymentId, s);
+        synchronized (startLocks.computeIfAbsent(deploymentId, k -> new Object())) {
+            store.markStopped(deploymentId);
+            Supervisor s = running.get(deploymentId);
+            if (s != null) {
+                s.stop(options.stopGrace());
+                running.remove(deploymentId, s);
+            }
+            store.delete(deploymentId);
         }
-        store.delete(deploymentId);
     }
 
     @Override
@@ -140,6 +152,14 @@ public final class LocalProcessRuntime implements Runtime {
     public boolean restarting(int port) {
         for (Supervisor s : running.values()) {
             if (s.port() == port) return s.restarting();
+        }
+        return false;
+    }
+
+    @Override
+    public boolean serves(int port) {
+        for (Supervisor s : running.values()) {
+            if (s.port() == port && !s.stopping()) return true;
         }
         return false;
     }

@@ -30,9 +30,24 @@ public final class RetiringPool implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("retiring-pool").factory());
     private final Map<String, Retirement> retiring = new ConcurrentHashMap<>();
 
+    private final java.util.function.Predicate<String> stillServing;
+    private final java.util.function.IntConsumer stoppedPort;
+
     private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
 
     public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window) {
+        this(runtime, store, clock, window, id -> false, port -> { });
+    }
+
+    /**
+     * @param stillServing asked again when the window has passed: true keeps the instance (it serves
+     *                     production again, e.g. a rollback switched to it while a wake-up retired it)
+     * @param stoppedPort  told the port of each instance it stopped, so routes to it are forgotten
+     */
+    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
+                        java.util.function.Predicate<String> stillServing, java.util.function.IntConsumer stoppedPort) {
+        this.stillServing = stillServing;
+        this.stoppedPort = stoppedPort;
         this.runtime = runtime;
         this.store = store;
         this.clock = clock;
@@ -82,7 +97,14 @@ public final class RetiringPool implements AutoCloseable {
         Retirement r = retiring.get(deploymentId);
         if (r == null || !r.stopAt().equals(stopAt) || !retiring.remove(deploymentId, r)) return;
         try {
+            if (stillServing.test(deploymentId)) {
+                store.setStopAfter(deploymentId, null);
+                LOG.info("retired instance {} serves production again: kept", deploymentId);
+                return;
+            }
+            int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
             runtime.stop(deploymentId);
+            if (port > 0) stoppedPort.accept(port);
             LOG.info("retired instance {} stopped", deploymentId);
         } catch (RuntimeException e) {
             LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());

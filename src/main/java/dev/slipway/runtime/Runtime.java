@@ -23,6 +23,9 @@ public interface Runtime extends AutoCloseable {
 
     Optional<Instance> get(String deploymentId);
 
+    /** As {@link #get}, but empty once a stop of the instance has begun: what may still serve requests. */
+    Optional<Instance> active(String deploymentId);
+
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
     void stop(String deploymentId);
 
@@ -38,6 +41,9 @@ public interface Runtime extends AutoCloseable {
 
     /** True while the app on this port is between a crash and its restart: the router answers 503, not 502. */
     boolean restarting(int port);
+
+    /** True while an instance of this runtime owns the port (running, starting or restarting after a crash). */
+    boolean serves(int port);
 
     /** Regions this runtime honours; a deployment asking for another is refused. */
     List<String> regions();

@@ -40,6 +40,8 @@ final class Supervisor {
     private int crashes;
     private ScheduledFuture<?> pendingRestart;
     private Thread[] pumps = new Thread[0];
+    /** {@link #stopping}, readable without the lock: the router asks on every request. */
+    private volatile boolean stopRequested;
 
     Supervisor(AppSpec spec, LogSink log, int port, Context ctx) {
         this.spec = spec;
@@ -59,6 +61,11 @@ final class Supervisor {
 
     synchronized Process process() {
         return process;
+    }
+
+    /** True once {@link #stop} began: the instance no longer serves and is not reused. */
+    boolean stopping() {
+        return stopRequested;
     }
 
     synchronized boolean restarting() {
@@ -142,6 +149,7 @@ final class Supervisor {
         long group;
         synchronized (this) {
             stopping = true;
+            stopRequested = true;
             restarting = false;
             if (pendingRestart != null) pendingRestart.cancel(false);
             pendingRestart = null;

@@ -1,0 +1,196 @@
+package dev.slipway.wake;
+
+import dev.slipway.build.Artifact;
+import dev.slipway.build.ArtifactStore;
+import dev.slipway.databases.DatabaseService;
+import dev.slipway.deployments.Deployment;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import dev.slipway.logs.LogStore;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.Target;
+import dev.slipway.router.Waker;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.RetiringPool;
+import dev.slipway.runtime.Runtime;
+import dev.slipway.runtime.StartFailedException;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.regex.Pattern;
+
+/**
+ * Wake-on-request (scale to zero): a request to the address of a deployment that is {@code live} or
+ * {@code rolled_back} but has no running process starts its immutable artifact again, as a cold
+ * rollback does (no build), and is served once the app answers. Concurrent requests share one start
+ * per deployment. A woken deployment that is not production is retired again like a replaced
+ * production: it stops {@code SLIPWAY_RETIRE_AFTER_SECONDS} after the wake, and the next request wakes it again.
+ */
+public final class DormantApps implements Waker {
+    private static final Logger LOG = LoggerFactory.getLogger(DormantApps.class);
+    private static final Pattern SHORT_ID = Pattern.compile("[0-9a-z]{8}");
+
+    /** Everything a wake reads or starts. */
+    public record Parts(Jdbi jdbi, DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+                        ArtifactStore artifacts, DatabaseService databases, LogStore logs, Runtime runtime,
+                        RouteTable routes, RetiringPool retiring, ProductionInstances production) {}
+
+    private final Parts p;
+    private final Executor executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final Map<String, CompletableFuture<Wake>> starting = new ConcurrentHashMap<>();
+    /** Completed once the runtime's recovery and the route restore are done: a start before would break recovery. */
+    private final CompletableFuture<Void> recovered = new CompletableFuture<>();
+
+    public DormantApps(Parts parts) {
+        this.p = parts;
+    }
+
+    /** After the server's recovery: wakes may start apps from now on. */
+    public void open() {
+        recovered.complete(null);
+    }
+
+    @Override
+    public CompletableFuture<Wake> wake(String hostHeader) {
+        return recovered.thenComposeAsync(v -> {
+            try {
+                Optional<Found> found = find(hostHeader);
+                if (found.isEmpty()) return CompletableFuture.completedFuture(new Wake.NoApp());
+                Found f = found.get();
+                // one start per deployment: later requests wait for the first one's
+                CompletableFuture<Wake> mine = new CompletableFuture<>();
+                CompletableFuture<Wake> running = starting.putIfAbsent(f.deployment().id(), mine);
+                if (running != null) return running;
+                executor.execute(() -> {
+                    Wake result;
+                    try {
+                        result = start(f);
+                    } catch (RuntimeException e) {
+                        LOG.error("waking deployment {} failed", f.deployment().id(), e);
+                        result = new Wake.Down();
+                    } finally {
+                        starting.remove(f.deployment().id(), mine);
+                    }
+                    mine.complete(result);
+                });
+                return mine;
+            } catch (RuntimeException e) {
+                LOG.error("resolving {} for a wake failed", hostHeader, e);
+                return CompletableFuture.completedFuture(new Wake.Down());
+            }
+        }, executor);
+    }
+
+    private record Found(Project project, Deployment deployment) {}
+
+    /** The deployment an address names, when it is one that may run: live or rolled back, built. */
+    private Optional<Found> find(String hostHeader) {
+        var address = p.routes().address(hostHeader).orElse(null);
+        if (address == null) return Optional.empty();
+        Optional<Found> found;
+        if (address.domain() != null) {
+            found = projectWhere("domain", address.domain()).flatMap(this::production);
+        } else {
+            String label = address.label();
+            found = projectWhere("name", label).flatMap(this::production);
+            int dash = label.lastIndexOf('-');
+            if (found.isEmpty() && dash > 0 && SHORT_ID.matcher(label.substring(dash + 1)).matches()) {
+                String shortId = label.substring(dash + 1);
+                found = projectWhere("name", label.substring(0, dash)).flatMap(project -> p.jdbi().withHandle(h -> h.createQuery(
+                                "SELECT id FROM deployments WHERE project_id = :p AND id LIKE :suffix")
+                        .bind("p", project.id()).bind("suffix", "%_" + shortId).mapTo(String.class).list())
+                        .stream().flatMap(id -> p.deployments().find(id).stream())
+                        .filter(d -> d.shortId().equals(shortId)).findFirst()
+                        .map(d -> new Found(project, d)));
+            }
+        }
+        return found.filter(f -> (f.deployment().status() == DeploymentStatus.LIVE
+                || f.deployment().status() == DeploymentStatus.ROLLED_BACK) && f.deployment().artifactId() != null);
+    }
+
+    private Optional<Project> projectWhere(String column, String value) {
+        return p.jdbi().withHandle(h -> h.createQuery("SELECT id FROM projects WHERE " + column + " = :v")
+                        .bind("v", value).mapTo(String.class).findOne())
+                .flatMap(p.projects()::find);
+    }
+
+    private Optional<Found> production(Project project) {
+        if (project.productionDeploymentId() == null) return Optional.empty();
+        return p.deployments().find(project.productionDeploymentId()).map(d -> new Found(project, d));
+    }
+
+    private Wake start(Found f) {
+        Deployment d = f.deployment();
+        Project project = f.project();
+        // a process serving this code may run already: its own, its rollback target's, or a rollback's to it
+        Optional<Instance> warm = runningFor(d);
+        if (warm.isPresent()) return route(project, d, new Target.Upstream(warm.get().port()));
+        Optional<Artifact> artifact = p.artifacts().find(d.artifactId());
+        if (artifact.isEmpty()) {
+            LOG.info("deployment {} was asked for but its build {} was pruned", d.id(), d.artifactId());
+            return new Wake.Down();
+        }
+        if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot()));
+
+        // the same environment a rollback to this deployment gets
+        var database = p.databases().link(project.id());
+        Map<String, String> env = new LinkedHashMap<>();
+        database.ifPresent(db -> env.put("DATABASE_URL", db.url()));
+        env.putAll(p.service().environment(p.projects().envVars(project.id()), d));
+        Set<String> secretValues = new HashSet<>(env.values());
+        database.ifPresent(db -> secretValues.addAll(db.secrets()));
+        LogSink log = p.logs().sink(d.id(), secretValues);
+
+        long started = System.nanoTime();
+        Instance instance;
+        try {
+            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), env, secretValues), log);
+        } catch (StartFailedException e) {
+            log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());
+            return new Wake.Down();
+        }
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        log.log(Level.INFO, "Woken by a request; started in " + ms + " ms");
+        if (!p.production().test(d.id())) p.retiring().retire(d.id());
+        return route(project, d, new Target.Upstream(instance.port()));
+    }
+
+    private Optional<Instance> runningFor(Deployment d) {
+        Optional<Instance> own = p.runtime().active(d.id());
+        if (own.isPresent()) return own;
+        if (d.rollbackOf() != null) {
+            Optional<Instance> target = p.runtime().active(d.rollbackOf());
+            if (target.isPresent()) return target;
+        }
+        List<String> rollbacksToIt = p.jdbi().withHandle(h -> h.createQuery(
+                        "SELECT id FROM deployments WHERE rollback_of = :id AND status IN ('live', 'rolled_back')")
+                .bind("id", d.id()).mapTo(String.class).list());
+        return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
+    }
+
+    private Wake route(Project project, Deployment d, Target target) {
+        p.routes().setDeployment(project.name(), d.shortId(), target);
+        if (d.id().equals(project.productionDeploymentId())) {
+            p.routes().setProduction(project.name(), target);
+            if (project.domain() != null) p.routes().setDomain(project.domain(), project.name());
+        }
+        return new Wake.Serve(target);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.slipway.router;
+
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.RecordingLog;
+import dev.slipway.runtime.RuntimeFixture;
+import dev.slipway.runtime.TestApps;
+import dev.slipway.testing.Http;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The apps listener's side of wake-on-request, with the real runtime: which addresses it asks the
+ * waker about (no route, or a route to a port the runtime no longer serves), and the page for each
+ * answer, including the 503 "starting" page once the wait is over.
+ */
+class WakeupsTest {
+    RuntimeFixture fixture;
+    RouteTable routes;
+    AppsListener listener;
+    AppsClient client;
+    final AppSpec sleeper = TestApps.spec("sleeper", Map.of());
+    final Map<String, Integer> asked = new ConcurrentHashMap<>();
+
+    /** Starts {@code sleeper} for its address; never answers for {@code slow}; {@code gone} cannot start. */
+    private CompletableFuture<Waker.Wake> wake(String hostHeader) {
+        String label = RouteTable.hostOnly(hostHeader).replace(".localhost", "");
+        asked.merge(label, 1, Integer::sum);
+        return switch (label) {
+            case "sleeper" -> CompletableFuture.supplyAsync(() -> {
+                Instance i = fixture.runtime.start(sleeper, new RecordingLog());
+                Target t = new Target.Upstream(i.port());
+                routes.setProduction("sleeper", t);
+                return new Waker.Wake.Serve(t);
+            });
+            case "slow" -> new CompletableFuture<>();
+            case "gone" -> CompletableFuture.completedFuture(new Waker.Wake.Down());
+            default -> CompletableFuture.completedFuture(new Waker.Wake.NoApp());
+        };
+    }
+
+    @BeforeEach
+    void start() {
+        fixture = RuntimeFixture.h2();
+        routes = new RouteTable("localhost");
+        listener = AppsListener.start("127.0.0.1", 0, routes, fixture.runtime::restarting,
+                new Wakeups(this::wake, fixture.runtime::serves, Duration.ofMillis(1500)));
+        client = new AppsClient(listener.port());
+    }
+
+    @AfterEach
+    void stop() {
+        listener.close();
+        fixture.close();
+    }
+
+    private String host(String label) {
+        return label + ".localhost:" + listener.port();
+    }
+
+    @Test
+    void anAddressWithoutARouteIsWokenThenServedByItsRoute() {
+        Http.Response first = client.get(host("sleeper"), "/");
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        assertThat(first.body()).isEqualTo("app:sleeper");
+        assertThat(client.get(host("sleeper"), "/").body()).isEqualTo("app:sleeper");
+        assertThat(asked).as("the second request has a route to a running app").containsEntry("sleeper", 1);
+    }
+
+    @Test
+    void aRouteToAStoppedAppIsStaleAndWakesItAgain() {
+        Instance before = fixture.runtime.start(sleeper, new RecordingLog());
+        routes.setProduction("sleeper", new Target.Upstream(before.port()));
+        assertThat(client.get(host("sleeper"), "/").body()).isEqualTo("app:sleeper");
+        assertThat(asked).isEmpty();
+
+        fixture.runtime.stop(sleeper.deploymentId());
+        Http.Response woken = client.get(host("sleeper"), "/");
+        assertThat(woken.status()).as(woken.body()).isEqualTo(200);
+        assertThat(woken.body()).isEqualTo("app:sleeper");
+        assertThat(asked).containsEntry("sleeper", 1);
+        assertThat(fixture.runtime.get(sleeper.deploymentId()).orElseThrow().pid()).isNotEqualTo(before.pid());
+    }
+
+    @Test
+    void theAnswersWhenNothingCanBeWoken() {
+        Http.Response slow = client.get(host("slow"), "/");
+        assertThat(slow.status()).isEqualTo(503);
+        assertThat(slow.header("Retry-After")).isEqualTo("5");
+        assertThat(slow.body()).contains("is starting");
+
+        Http.Response gone = client.get(host("gone"), "/");
+        assertThat(gone.status()).isEqualTo(502);
+        assertThat(gone.body()).contains("not responding");
+
+        assertThat(client.get(host("nothing"), "/").status()).isEqualTo(404);
+
+        // a stale route that cannot be woken keeps the 502 it had before wake-ups
+        Instance stopped = fixture.runtime.start(TestApps.spec("old", Map.of()), new RecordingLog());
+        routes.setProduction("old", new Target.Upstream(stopped.port()));
+        fixture.runtime.stop(stopped.deploymentId());
+        assertThat(client.get(host("old"), "/").status()).isEqualTo(502);
+        assertThat(asked).containsKeys("slow", "gone", "nothing", "old");
+    }
+}
