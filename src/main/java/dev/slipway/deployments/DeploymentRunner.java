@@ -34,7 +34,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -75,13 +74,9 @@ public final class DeploymentRunner implements JobRunner {
         Deployment d = p.deployments().find(job.subjectId()).orElseThrow();
         if (d.status().finished()) return;
         Project project = p.projects().find(d.projectId()).orElseThrow();
-        // the project's DATABASE_URL (every deployment and rollback), then its env vars and this deployment's overrides
-        var database = p.databases().link(project.id());
-        Map<String, String> env = new LinkedHashMap<>();
-        database.ifPresent(db -> env.put("DATABASE_URL", db.url()));
-        env.putAll(p.service().environment(p.projects().envVars(project.id()), d));
-        Set<String> secretValues = new HashSet<>(env.values());
-        database.ifPresent(db -> secretValues.addAll(db.secrets()));
+        RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
+        Map<String, String> env = run.env();
+        Set<String> secretValues = run.secretValues();
         LogSink log = sink(d, secretValues);
         try {
             if (job.attempts() > MAX_ATTEMPTS) {

@@ -7,6 +7,7 @@ import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.deployments.RunEnvironment;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
@@ -24,12 +25,9 @@ import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -150,18 +148,13 @@ public final class DormantApps implements Waker {
         if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot()));
 
         // the same environment a rollback to this deployment gets
-        var database = p.databases().link(project.id());
-        Map<String, String> env = new LinkedHashMap<>();
-        database.ifPresent(db -> env.put("DATABASE_URL", db.url()));
-        env.putAll(p.service().environment(p.projects().envVars(project.id()), d));
-        Set<String> secretValues = new HashSet<>(env.values());
-        database.ifPresent(db -> secretValues.addAll(db.secrets()));
-        LogSink log = p.logs().sink(d.id(), secretValues);
+        RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
+        LogSink log = p.logs().sink(d.id(), run.secretValues());
 
         long started = System.nanoTime();
         Instance instance;
         try {
-            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), env, secretValues), log);
+            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues()), log);
         } catch (StartFailedException e) {
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());
             return new Wake.Down();
