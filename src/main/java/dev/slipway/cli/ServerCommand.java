@@ -146,6 +146,10 @@ public final class ServerCommand implements Callable<Integer> {
         }
         System.out.println("Slipway databases (action create): " + providers);
         System.out.flush();
+        if (Training.requested()) {
+            Training.exercise(slipway.apiPort());
+            return 0; // the shutdown hook stops the server
+        }
         stopped.await();
         return 0;
     }

@@ -1,0 +1,34 @@
+package dev.slipway.cli;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * The launcher's training run (SLIPWAY_TRAINING_RUN=1): a server on a throwaway store answers a few
+ * requests and exits, so that the class-data archive made from it holds what a real start and its
+ * first requests load.
+ */
+final class Training {
+    static final String ENV = "SLIPWAY_TRAINING_RUN";
+
+    private Training() {}
+
+    static boolean requested() {
+        return "1".equals(System.getenv(ENV));
+    }
+
+    static void exercise(int apiPort) {
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            for (String path : new String[] {"/readyz", "/healthz", "/v1/projects", "/dashboard/sign-in"}) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + apiPort + path))
+                        .header("Authorization", "Bearer sk_training_only_not_a_key").timeout(Duration.ofSeconds(10)).build();
+                http.send(request, HttpResponse.BodyHandlers.discarding());
+            }
+        } catch (Exception e) {
+            System.err.println("training requests failed: " + e);
+        }
+    }
+}
