@@ -31,6 +31,17 @@ public final class Main implements Runnable {
         return Client.run(args, System.getenv(), System.out, System.err);
     }
 
+    /**
+     * The launcher's command line for {@code args}. A server start gets a tree with its one command:
+     * picocli reads every command class of the whole tree by reflection, a fifth of a second on a cold JVM.
+     */
+    public static CommandLine commandLine(CommandLine.IFactory factory, String... args) {
+        if (args.length == 0 || !args[0].equals("server")) return commandLine(factory);
+        CommandLine cl = new CommandLine(CommandLine.Model.CommandSpec.create().name("slipway"), factory);
+        cl.addSubcommand(new CommandLine(ServerCommand.class, factory));
+        return cl;
+    }
+
     /** The whole launcher: operator commands, client commands and help, with commands made by {@code factory}. */
     public static CommandLine commandLine(CommandLine.IFactory factory) {
         CommandLine cl = new CommandLine(new Main(), factory);

@@ -52,7 +52,7 @@ public final class Client {
     public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         boolean terminal = out == System.out && err == System.err && isTerminal();
         Context ctx = new Context(Map.copyOf(env), out, err, terminal);
-        CommandLine cl = Main.commandLine(factory(ctx));
+        CommandLine cl = Main.commandLine(factory(ctx), args);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler(Client::usageError);
