@@ -12,15 +12,18 @@
 #      until the old app has stopped, roll back, time to its first request (target <= 2 s).
 # Builds and by-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm), with
 # npm_config_offline=true: nothing goes beyond loopback, except filling that cache once when it is empty.
+# PARTS=overhead runs part 1 only; the default, PARTS=all, runs all four.
 # Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
 set -euo pipefail
 N="${N:-3}"
+PARTS="${PARTS:-all}"
+case "$PARTS" in all|overhead) ;; *) echo "bench: PARTS must be all or overhead, got '$PARTS'" >&2; exit 2 ;; esac
 DURATION="${DURATION:-15}"
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT="${BENCH_PORT:-18580}"        # API port; apps on PORT+1; by-hand app on PORT+9
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
-command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+[ "$PARTS" = overhead ] || command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
 "$here/slipway" --version >/dev/null   # builds the jar if needed
 prepare_npm_cache
@@ -87,6 +90,7 @@ done
 printf "  median: platform %s ms, by hand %s ms, ratio %s (target <= 1.10)\n" \
   "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")"
 router_name=$run_name; router_port=$run_port
+if [ "$PARTS" = overhead ]; then stop_server; echo "Total $SECONDS s"; exit 0; fi
 
 # --- 2. and 4. rollbacks ----------------------------------------------------------------------------
 # Creates a zip project NAME with v1 then v2 deployed; sets dep_v1, dep_v2, pid_v1, pid_v2.
