@@ -48,7 +48,8 @@ platform_run() {
   logs=$(logs_of "$dep")
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
-  run_detail="queued→build $(log_ms "$logs" "Deployment queued" "Build started"), unzip+copy $(log_ms "$logs" "Build started" "Running npm"), install+freeze $(log_ms "$logs" "Running npm" "Build finished in"), start $(log_ms "$logs" "Build finished in" "App is healthy"), healthy→live $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Running npm") $(log_ms "$logs" "Running npm" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  run_detail=$(echo "$run_phases" | awk '{printf "queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s", $1, $2, $3, $4, $5}')
 }
 
 # The same by hand, polled the same way from the start: sets run_ms, run_detail.
@@ -69,7 +70,8 @@ hand_run() {
   done
   run_ms=$(ms_since "$t0")
   npm_done=$(cat "$dir/.npm_done")
-  run_detail="install $(( (npm_done - t0) / 1000 )), start $(( run_ms - (npm_done - t0) / 1000 ))"
+  run_phases="$(( (npm_done - t0) / 1000 )) $(( run_ms - (npm_done - t0) / 1000 ))"
+  run_detail=$(echo "$run_phases" | awk '{printf "install %s, start %s", $1, $2}')
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
@@ -78,17 +80,22 @@ express_upload=$(upload "$work/express.zip")
 section "platform overhead: POST /v1/migrations → app answers via router, vs npm ci + node by hand (ms)"
 platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
-: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"
+: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"
 for i in $(seq 1 "$N"); do
-  platform_run "$express_upload"; p=$run_ms; pd=$run_detail
-  hand_run; h=$run_ms; hd=$run_detail
+  platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"
+  hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
   printf "  run %d: platform %5d   by hand %5d   ratio %s\n" "$i" "$p" "$h" "$ratio"
   printf "         platform: %s\n         by hand:  %s\n" "$pd" "$hd"
 done
-printf "  median: platform %s ms, by hand %s ms, ratio %s (target <= 1.10)\n" \
-  "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")"
+col() { awk -v c="$1" '{print $c}' "$2" | median; }   # median of column C of a phases file
+printf "  median phases: platform queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s; by hand install %s, start %s\n" \
+  "$(col 1 "$work/p_phases")" "$(col 2 "$work/p_phases")" "$(col 3 "$work/p_phases")" "$(col 4 "$work/p_phases")" \
+  "$(col 5 "$work/p_phases")" "$(col 1 "$work/h_phases")" "$(col 2 "$work/h_phases")"
+printf "  median: platform %s ms, by hand %s ms, ratio %s (spread %s–%s; target <= 1.10)\n" \
+  "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")" \
+  "$(sort -n "$work/t_ratio" | head -1)" "$(sort -n "$work/t_ratio" | tail -1)"
 router_name=$run_name; router_port=$run_port
 if [ "$PARTS" = overhead ]; then stop_server; echo "Total $SECONDS s"; exit 0; fi
 
