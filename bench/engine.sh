@@ -3,7 +3,8 @@
 #   1. platform overhead: POST /v1/migrations of the express fixture (zip upload, node-express) until the app
 #      answers through the apps listener, divided by the same install and start run by hand (npm ci with
 #      NodeBuild's flags and the platform's build environment, then node app.js until it answers);
-#      N runs after one warm-up, each and the median (target <= 1.10);
+#      N runs after one warm-up, each and the median (target <= 1.10); each run starts once the server is idle
+#      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows);
 #   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
 #      first request served by it through the router, N times (target <= 100 ms);
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
@@ -82,8 +83,8 @@ platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
 : > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"
 for i in $(seq 1 "$N"); do
-  platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"
-  hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
+  settle; platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"
+  settle; hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
   printf "  run %d: platform %5d   by hand %5d   ratio %s\n" "$i" "$p" "$h" "$ratio"
