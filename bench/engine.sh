@@ -54,9 +54,13 @@ platform_run() {
 }
 
 # The same by hand, polled the same way from the start: sets run_ms, run_detail.
+# Each run in a fresh directory: deleting the previous run's node_modules just before would leave the file
+# system busy with it during this run's install.
+hand_runs=0
 hand_run() {
-  local dir="$work/hand" t0 pid npm_done
-  rm -rf "$dir"; cp -r "$FIXTURE" "$dir"
+  local dir t0 pid npm_done
+  hand_runs=$((hand_runs + 1)); dir="$work/hand-$hand_runs"
+  cp -r "$FIXTURE" "$dir"
   t0=$(now_us)
   (cd "$dir" && env -i "${HAND_ENV[@]}" "${NPM_CI[@]}" > "$dir/.out" 2>&1 && echo "${EPOCHREALTIME/./}" > "$dir/.npm_done" \
      && exec env -i "${HAND_ENV[@]}" PORT="$HAND_PORT" node app.js >> "$dir/.out" 2>&1) &
