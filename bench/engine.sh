@@ -3,7 +3,8 @@
 #   1. platform overhead: POST /v1/migrations of the express fixture (zip upload, node-express) until the app
 #      answers through the apps listener, divided by the same install and start run by hand (npm ci with
 #      NodeBuild's flags and the platform's build environment, then node app.js until it answers);
-#      N runs after one warm-up, each and the median (target <= 1.10);
+#      N runs after one warm-up, each and the median (target <= 1.10); each run starts once the server is idle
+#      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows);
 #   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
 #      first request served by it through the router, N times (target <= 100 ms);
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
@@ -12,15 +13,18 @@
 #      until the old app has stopped, roll back, time to its first request (target <= 2 s).
 # Builds and by-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm), with
 # npm_config_offline=true: nothing goes beyond loopback, except filling that cache once when it is empty.
+# PARTS=overhead runs part 1 only; the default, PARTS=all, runs all four.
 # Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
 set -euo pipefail
 N="${N:-3}"
+PARTS="${PARTS:-all}"
+case "$PARTS" in all|overhead) ;; *) echo "bench: PARTS must be all or overhead, got '$PARTS'" >&2; exit 2 ;; esac
 DURATION="${DURATION:-15}"
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT="${BENCH_PORT:-18580}"        # API port; apps on PORT+1; by-hand app on PORT+9
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
-command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+[ "$PARTS" = overhead ] || command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
 "$here/slipway" --version >/dev/null   # builds the jar if needed
 prepare_npm_cache
@@ -45,13 +49,18 @@ platform_run() {
   logs=$(logs_of "$dep")
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
-  run_detail="queued→build $(log_ms "$logs" "Deployment queued" "Build started"), unzip+copy $(log_ms "$logs" "Build started" "Running npm"), install+freeze $(log_ms "$logs" "Running npm" "Build finished in"), start $(log_ms "$logs" "Build finished in" "App is healthy"), healthy→live $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Running npm") $(log_ms "$logs" "Running npm" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  run_detail=$(echo "$run_phases" | awk '{printf "queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s", $1, $2, $3, $4, $5}')
 }
 
 # The same by hand, polled the same way from the start: sets run_ms, run_detail.
+# Each run in a fresh directory: deleting the previous run's node_modules just before would leave the file
+# system busy with it during this run's install.
+hand_runs=0
 hand_run() {
-  local dir="$work/hand" t0 pid npm_done
-  rm -rf "$dir"; cp -r "$FIXTURE" "$dir"
+  local dir t0 pid npm_done
+  hand_runs=$((hand_runs + 1)); dir="$work/hand-$hand_runs"
+  cp -r "$FIXTURE" "$dir"
   t0=$(now_us)
   (cd "$dir" && env -i "${HAND_ENV[@]}" "${NPM_CI[@]}" > "$dir/.out" 2>&1 && echo "${EPOCHREALTIME/./}" > "$dir/.npm_done" \
      && exec env -i "${HAND_ENV[@]}" PORT="$HAND_PORT" node app.js >> "$dir/.out" 2>&1) &
@@ -66,7 +75,8 @@ hand_run() {
   done
   run_ms=$(ms_since "$t0")
   npm_done=$(cat "$dir/.npm_done")
-  run_detail="install $(( (npm_done - t0) / 1000 )), start $(( run_ms - (npm_done - t0) / 1000 ))"
+  run_phases="$(( (npm_done - t0) / 1000 )) $(( run_ms - (npm_done - t0) / 1000 ))"
+  run_detail=$(echo "$run_phases" | awk '{printf "install %s, start %s", $1, $2}')
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
@@ -75,18 +85,24 @@ express_upload=$(upload "$work/express.zip")
 section "platform overhead: POST /v1/migrations → app answers via router, vs npm ci + node by hand (ms)"
 platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
-: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"
+: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"
 for i in $(seq 1 "$N"); do
-  platform_run "$express_upload"; p=$run_ms; pd=$run_detail
-  hand_run; h=$run_ms; hd=$run_detail
+  settle; platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"
+  settle; hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
   printf "  run %d: platform %5d   by hand %5d   ratio %s\n" "$i" "$p" "$h" "$ratio"
   printf "         platform: %s\n         by hand:  %s\n" "$pd" "$hd"
 done
-printf "  median: platform %s ms, by hand %s ms, ratio %s (target <= 1.10)\n" \
-  "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")"
+col() { awk -v c="$1" '{print $c}' "$2" | median; }   # median of column C of a phases file
+printf "  median phases: platform queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s; by hand install %s, start %s\n" \
+  "$(col 1 "$work/p_phases")" "$(col 2 "$work/p_phases")" "$(col 3 "$work/p_phases")" "$(col 4 "$work/p_phases")" \
+  "$(col 5 "$work/p_phases")" "$(col 1 "$work/h_phases")" "$(col 2 "$work/h_phases")"
+printf "  median: platform %s ms, by hand %s ms, ratio %s (spread %s–%s; target <= 1.10)\n" \
+  "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")" \
+  "$(sort -n "$work/t_ratio" | head -1)" "$(sort -n "$work/t_ratio" | tail -1)"
 router_name=$run_name; router_port=$run_port
+if [ "$PARTS" = overhead ]; then stop_server; echo "Total $SECONDS s"; exit 0; fi
 
 # --- 2. and 4. rollbacks ----------------------------------------------------------------------------
 # Creates a zip project NAME with v1 then v2 deployed; sets dep_v1, dep_v2, pid_v1, pid_v2.

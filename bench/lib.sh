@@ -173,4 +173,17 @@ wrk_run() {
   echo "$rps" > "$work/last_rps"
 }
 
+# settle: waits (at most 5 s) until the server is idle, i.e. used at most one clock tick of CPU in 200 ms, so that
+# its work after a deploy (the JIT compiling what just ran) does not run into the next measured run
+settle() {
+  [ -n "$server_pid" ] || return 0
+  local deadline=$(( $(now_us) + 5000000 )) before after
+  while [ "$(now_us)" -lt "$deadline" ]; do
+    before=$(awk '{print $14 + $15}' "/proc/$server_pid/stat" 2>/dev/null) || return 0
+    sleep 0.2
+    after=$(awk '{print $14 + $15}' "/proc/$server_pid/stat" 2>/dev/null) || return 0
+    [ $(( after - before )) -le 1 ] && return 0
+  done
+}
+
 section() { printf "== %s  [t=%ds]\n" "$1" "$SECONDS"; }

@@ -1,14 +1,27 @@
 package dev.slipway.runtime;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** An app is healthy once it answers HTTP on its port with any status below 500. */
+/**
+ * An app is healthy once it answers HTTP on its port with any status below 500.
+ * <p>
+ * A deploy waits on this, so the probes are cheap and frequent while the app is young: a refused
+ * connection costs one connect, and the pause between probes is a tenth of the time waited so far
+ * (at least {@link #FIRST_PAUSE}, at most the configured interval). The wait past the moment the app
+ * listens is then at most ~10% of its start-up time, and a slow app is not probed more than before.
+ * Each probe is one plain HTTP/1.1 request on its own connection, on the calling thread.
+ */
 final class HealthCheck {
     sealed interface Outcome {
         record Healthy(int status, Duration after) implements Outcome {}
@@ -16,14 +29,11 @@ final class HealthCheck {
         record TimedOut(String lastProblem) implements Outcome {}
     }
 
+    static final Duration FIRST_PAUSE = Duration.ofMillis(5);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
-    /** One client for every probe, made at the first: building one loads the TLS stack, slowing the server's start. */
-    private static final class Probes {
-        static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(PROBE_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
-    }
+    private static final int MAX_STATUS_LINE = 8192;
 
-    /** Probes until healthy, the process exits, or the deadline passes. */
+    /** Probes until healthy, the process exits, or the deadline passes; {@code poll} is the longest pause between probes. */
     Outcome await(int port, Process process, Duration timeout, Duration poll) {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
@@ -34,18 +44,18 @@ final class HealthCheck {
                 int status = probe(port);
                 if (status < 500) return new Outcome.Healthy(status, Duration.ofNanos(System.nanoTime() - started));
                 lastProblem = "it answered HTTP " + status;
-            } catch (Exception e) {
-                lastProblem = e instanceof java.net.ConnectException ? "connection refused" : e.toString();
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                    return new Outcome.TimedOut("interrupted");
-                }
+            } catch (ConnectException e) {
+                lastProblem = "connection refused";
+            } catch (IOException e) {
+                lastProblem = e.getMessage() == null ? e.toString() : e.getMessage();
             }
-            long left = deadline - System.nanoTime();
+            long now = System.nanoTime();
+            long left = deadline - now;
             if (left <= 0) return new Outcome.TimedOut(lastProblem);
+            long pause = pause(Duration.ofNanos(now - started), poll).toNanos();
             try {
                 // returns early when the process exits
-                process.onExit().get(Math.min(left, poll.toNanos()), TimeUnit.NANOSECONDS);
+                process.onExit().get(Math.min(left, pause), TimeUnit.NANOSECONDS);
             } catch (TimeoutException ignored) {
                 // still running: probe again
             } catch (InterruptedException e) {
@@ -57,10 +67,65 @@ final class HealthCheck {
         }
     }
 
-    private int probe(int port) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
-                .timeout(PROBE_TIMEOUT).header("User-Agent", "slipway-health").GET().build();
-        return Probes.CLIENT.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    /** The pause after a failed probe, {@code waited} after the start: a tenth of it, within [FIRST_PAUSE, poll]. */
+    static Duration pause(Duration waited, Duration poll) {
+        Duration least = FIRST_PAUSE.compareTo(poll) < 0 ? FIRST_PAUSE : poll;
+        Duration tenth = waited.dividedBy(10);
+        if (tenth.compareTo(poll) > 0) return poll;
+        return tenth.compareTo(least) < 0 ? least : tenth;
+    }
+
+    /**
+     * GET / and the status code of the answer.
+     *
+     * @throws ConnectException nothing listens on the port yet
+     * @throws IOException      something listens but gave no HTTP status line within the probe timeout
+     */
+    static int probe(int port) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress("127.0.0.1", port), (int) PROBE_TIMEOUT.toMillis());
+            socket.setSoTimeout((int) PROBE_TIMEOUT.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: slipway-health\r\n"
+                    + "Accept: */*\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return status(statusLine(new BufferedInputStream(socket.getInputStream(), 512)));
+        } catch (SocketTimeoutException e) {
+            throw new IOException("no HTTP answer within " + PROBE_TIMEOUT.toSeconds() + " s", e);
+        }
+    }
+
+    /** The first line of the answer, without its line end. */
+    private static String statusLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (line.length() >= MAX_STATUS_LINE) throw new IOException("it did not answer HTTP (no status line)");
+            line.append((char) c);
+        }
+        if (c < 0 && line.isEmpty()) throw new IOException("it closed the connection without answering");
+        return line.toString().stripTrailing();
+    }
+
+    /** The code of a status line such as {@code HTTP/1.1 200 OK}. */
+    static int status(String line) throws IOException {
+        // "HTTP/" version SP 3DIGIT [SP reason]
+        int sp = line.indexOf(' ');
+        if (!line.startsWith("HTTP/") || sp < 0 || line.length() < sp + 4
+                || (line.length() > sp + 4 && line.charAt(sp + 4) != ' ')) {
+            throw new IOException("it did not answer HTTP (" + printable(line) + ")");
+        }
+        String code = line.substring(sp + 1, sp + 4);
+        if (!code.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            throw new IOException("it did not answer HTTP (" + printable(line) + ")");
+        }
+        return Integer.parseInt(code);
+    }
+
+    private static String printable(String s) {
+        String shown = s.length() > 60 ? s.substring(0, 60) + "…" : s;
+        return shown.chars().allMatch(ch -> ch >= 0x20 && ch < 0x7f || ch == '…') ? "\"" + shown + "\"" : "binary data";
     }
 
     private static int exitCode(Process p) {

@@ -45,6 +45,23 @@ class CommandRunnerTest {
     }
 
     @Test
+    void theRunningEntryIsStoredWhileTheCommandAlreadyStartsAndStillComesFirst() {
+        RecordingLog log = new RecordingLog();
+        Path started = dir.resolve("started");
+        // a store that is slow to take the entry: the command must not wait for it to start
+        dev.slipway.logs.LogSink slowStore = (level, message) -> {
+            if (message.startsWith("Running ")) {
+                dev.slipway.testing.Await.until(Duration.ofSeconds(20), "the command started before its entry was stored",
+                        () -> Files.exists(started));
+            }
+            log.log(level, message);
+        };
+        runner.run(node("require('fs').writeFileSync('started', '1'); console.log('first line')"), slowStore);
+        assertThat(log.messages()).containsExactly(log.messages().get(0), "first line");
+        assertThat(log.messages().get(0)).startsWith("Running node -e");
+    }
+
+    @Test
     void aLogSinkThatFailsLosesItsLinesButNeverStallsTheCommand() {
         RecordingLog log = new RecordingLog();
         java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();

@@ -1,0 +1,152 @@
+package dev.slipway.runtime;
+
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The health check against real listeners on loopback, with a real process standing for the app. */
+class HealthCheckTest {
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final HealthCheck health = new HealthCheck();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : toClose.reversed()) c.close();
+    }
+
+    private Process running() throws IOException {
+        Process p = new ProcessBuilder("sleep", "60").start();
+        toClose.add(p::destroyForcibly);
+        return p;
+    }
+
+    /** An HTTP server on a free port answering {@code statuses} in turn, then the last one for good. */
+    private HttpServer http(int port, int... statuses) throws IOException {
+        AtomicInteger served = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+        server.createContext("/", exchange -> {
+            int status = statuses[Math.min(served.getAndIncrement(), statuses.length - 1)];
+            exchange.sendResponseHeaders(status, -1);
+            exchange.close();
+        });
+        server.start();
+        toClose.add(() -> server.stop(0));
+        return server;
+    }
+
+    @Test
+    void theFirstProbesComeQuicklyThenBackOffToTheConfiguredInterval() {
+        Duration poll = Duration.ofMillis(50);
+        assertThat(HealthCheck.pause(Duration.ZERO, poll)).isEqualTo(Duration.ofMillis(5));
+        assertThat(HealthCheck.pause(Duration.ofMillis(30), poll)).isEqualTo(Duration.ofMillis(5));
+        assertThat(HealthCheck.pause(Duration.ofMillis(120), poll)).isEqualTo(Duration.ofMillis(12));
+        assertThat(HealthCheck.pause(Duration.ofMillis(400), poll)).isEqualTo(Duration.ofMillis(40));
+        assertThat(HealthCheck.pause(Duration.ofSeconds(3), poll)).isEqualTo(poll);
+        // an interval configured below the first pause is kept
+        assertThat(HealthCheck.pause(Duration.ZERO, Duration.ofMillis(2))).isEqualTo(Duration.ofMillis(2));
+    }
+
+    @Test
+    void anAppThatStartsListeningLateIsFoundSoonAfterNotAtTheNextConfiguredInterval() throws Exception {
+        int port = FreePorts.pick();
+        Process app = running();
+        AtomicLong listeningAt = new AtomicLong();
+        Thread late = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(200); // stands for the app's own start-up time
+                http(port, 200);
+                listeningAt.set(System.nanoTime());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long t0 = System.nanoTime();
+        // a configured interval of 2 s: probing only at that interval would find it after 2 s
+        HealthCheck.Outcome outcome = health.await(port, app, Duration.ofSeconds(10), Duration.ofSeconds(2));
+        long found = System.nanoTime();
+        late.join();
+
+        assertThat(outcome).isInstanceOf(HealthCheck.Outcome.Healthy.class);
+        assertThat(((HealthCheck.Outcome.Healthy) outcome).status()).isEqualTo(200);
+        assertThat(Duration.ofNanos(found - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+        assertThat(Duration.ofNanos(found - listeningAt.get())).isLessThan(Duration.ofMillis(1000));
+    }
+
+    @Test
+    void aServerErrorIsNotHealthyButALaterAnswerBelow500Is() throws Exception {
+        int port = FreePorts.pick();
+        http(port, 503, 500, 404);
+        var outcome = health.await(port, running(), Duration.ofSeconds(10), Duration.ofMillis(20));
+        assertThat(outcome).isInstanceOf(HealthCheck.Outcome.Healthy.class);
+        assertThat(((HealthCheck.Outcome.Healthy) outcome).status()).isEqualTo(404);
+    }
+
+    @Test
+    void anAppThatOnlyAnswers500TimesOutWithThatAsTheReason() throws Exception {
+        int port = FreePorts.pick();
+        http(port, 500);
+        var outcome = health.await(port, running(), Duration.ofMillis(300), Duration.ofMillis(20));
+        assertThat(outcome).isEqualTo(new HealthCheck.Outcome.TimedOut("it answered HTTP 500"));
+    }
+
+    @Test
+    void somethingThatListensButDoesNotSpeakHttpIsNotHealthy() throws Exception {
+        ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        toClose.add(listener);
+        Thread.ofVirtual().start(() -> {
+            while (!listener.isClosed()) {
+                try (Socket s = listener.accept(); OutputStream out = s.getOutputStream()) {
+                    out.write("SSH-2.0-OpenSSH_9.6\r\n".getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        var outcome = health.await(listener.getLocalPort(), running(), Duration.ofMillis(300), Duration.ofMillis(20));
+        assertThat(outcome).isInstanceOf(HealthCheck.Outcome.TimedOut.class);
+        assertThat(((HealthCheck.Outcome.TimedOut) outcome).lastProblem()).contains("did not answer HTTP").contains("SSH-2.0");
+    }
+
+    @Test
+    void nothingListeningTimesOutAsConnectionRefused() throws Exception {
+        var outcome = health.await(FreePorts.pick(), running(), Duration.ofMillis(200), Duration.ofMillis(50));
+        assertThat(outcome).isEqualTo(new HealthCheck.Outcome.TimedOut("connection refused"));
+    }
+
+    @Test
+    void anAppThatExitsEndsTheWaitAtOnceWithItsExitCode() throws Exception {
+        Process app = new ProcessBuilder("sh", "-c", "sleep 0.2; exit 3").start();
+        long t0 = System.nanoTime();
+        var outcome = health.await(FreePorts.pick(), app, Duration.ofSeconds(30), Duration.ofSeconds(10));
+        assertThat(outcome).isEqualTo(new HealthCheck.Outcome.Exited(3));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+        assertThat(app.waitFor(1, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void statusLinesAreParsedStrictly() throws Exception {
+        assertThat(HealthCheck.status("HTTP/1.1 200 OK")).isEqualTo(200);
+        assertThat(HealthCheck.status("HTTP/1.0 302 Found")).isEqualTo(302);
+        assertThat(HealthCheck.status("HTTP/1.1 404")).isEqualTo(404);
+        for (String bad : List.of("", "HTTP/1.1", "HTTP/1.1 20", "HTTP/1.1 2000 OK", "HTTP/1.1 abc OK", "ICY 200 OK")) {
+            assertThatThrownBy(() -> HealthCheck.status(bad)).as(bad).isInstanceOf(IOException.class)
+                    .hasMessageContaining("did not answer HTTP");
+        }
+    }
+}
