@@ -15,6 +15,8 @@ public final class WarmUp {
             "org.jdbi.v3.core.Jdbi",
             "org.eclipse.jetty.server.Server",
             "org.eclipse.jetty.server.ServerConnector",
+            "org.eclipse.jetty.util.thread.QueuedThreadPool",
+            "org.eclipse.jetty.http.MimeTypes",
             "org.eclipse.jetty.ee10.servlet.ServletContextHandler",
             "io.javalin.Javalin",
             "com.fasterxml.jackson.databind.ObjectMapper",
@@ -25,6 +27,11 @@ public final class WarmUp {
     public static void start() {
         Thread.ofPlatform().daemon().name("warm-up").start(() -> {
             org.slf4j.LoggerFactory.getILoggerFactory(); // reads the logging configuration
+            try {
+                org.flywaydb.core.Flyway.configure(); // loads Flyway's plugins, which its first configuration does
+            } catch (Throwable ignored) {
+                // only a head start
+            }
             ClassLoader loader = WarmUp.class.getClassLoader();
             for (String name : CLASSES) {
                 try {

@@ -19,8 +19,6 @@ import java.io.UncheckedIOException;
 public final class OpenApiDocs {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-    private final JsonNode v1;
-    private final JsonNode sandbox;
     private final AppUrls urls;
     private final java.util.function.Supplier<String> sandboxBase;
 
@@ -28,8 +26,12 @@ public final class OpenApiDocs {
     public OpenApiDocs(AppUrls urls, java.util.function.Supplier<String> sandboxBase) {
         this.urls = urls;
         this.sandboxBase = sandboxBase;
-        this.v1 = load("/openapi/v1.yaml");
-        this.sandbox = load("/openapi/sandbox.yaml");
+    }
+
+    /** Parsed on first use, not on the start-up path. */
+    private static final class Documents {
+        static final JsonNode V1 = load("/openapi/v1.yaml");
+        static final JsonNode SANDBOX = load("/openapi/sandbox.yaml");
     }
 
     public static JsonNode load(String resource) {
@@ -42,16 +44,16 @@ public final class OpenApiDocs {
     }
 
     public void v1(Context ctx) {
-        ctx.json(withServer(v1, urls.api("/v1")));
+        ctx.json(withServer(Documents.V1, urls.api("/v1")));
     }
 
     public void sandbox(Context ctx) {
-        ctx.json(withServer(sandbox, sandboxBase.get()));
+        ctx.json(withServer(Documents.SANDBOX, sandboxBase.get()));
     }
 
     public void page(Context ctx) {
-        ctx.contentType("text/html; charset=utf-8").result(ReferencePage.render(withServer(v1, urls.api("/v1")),
-                withServer(sandbox, sandboxBase.get())));
+        ctx.contentType("text/html; charset=utf-8").result(ReferencePage.render(withServer(Documents.V1, urls.api("/v1")),
+                withServer(Documents.SANDBOX, sandboxBase.get())));
     }
 
     private static JsonNode withServer(JsonNode doc, String url) {
