@@ -17,13 +17,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class RestartTest {
-    private static final Pattern API = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
     private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.LaunchCommand
     private static final int SLOW_BUILD_MILLIS = 12_000;
     private static final int GATED_BUILD_MILLIS = 180_000;
@@ -43,68 +39,30 @@ class RestartTest {
     @Parameter
     StoreKind kind;
 
+    ProcessHarness harness;
     GitServer git;
     TestStore store;
-    Map<String, String> env;
     JavaProcess server;
-    String key;
     Http http;
     Runs runs;
 
     @BeforeEach
     void setUp() {
-        git = GitServer.start();
-        store = TestStore.create(kind);
-        env = new HashMap<>(Map.of(
-                "SLIPWAY_DATA_DIR", store.dataDir().resolve("data").toString(),
-                "SLIPWAY_GIT_HOSTS", "github=" + git.baseUrl(),
-                "SLIPWAY_HEALTH_TIMEOUT_SECONDS", "15"));
-        if (kind == StoreKind.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
+        harness = new ProcessHarness(kind, Map.of("SLIPWAY_HEALTH_TIMEOUT_SECONDS", "15"));
+        git = harness.git;
+        store = harness.store;
     }
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        try {
-            if (server != null && server.process().isAlive()) {
-                server.process().toHandle().destroy();
-                server.waitForExit(Duration.ofSeconds(60));
-            }
-        } finally {
-            if (server != null) server.close();
-            store.close();
-            git.close();
-        }
+        harness.close();
     }
 
     /** Starts the server on the store; the first start prints the default account's key. */
     private void startServer() {
-        server = JavaProcess.start(env, store.dataDir(), "server", "--api-port", "0", "--apps-port", "0");
-        Matcher m = API.matcher(server.awaitLine(l -> API.matcher(l).find(), Duration.ofSeconds(60)));
-        assertThat(m.find()).isTrue();
-        if (key == null) {
-            server.awaitLine(l -> l.trim().startsWith("sk_"), Duration.ofSeconds(5));
-            key = ownKey();
-        } else {
-            assertThat(server.output()).doesNotContain("sk_");
-        }
-        http = new Http("http://127.0.0.1:" + m.group(1), key);
+        server = harness.start();
+        http = harness.http();
         runs = new Runs(http);
-    }
-
-    /**
-     * A key of an account with a high limit, made with the operator commands while the server runs: the
-     * test polls logs fast enough to use up the default account's 600 requests a minute.
-     */
-    private String ownKey() {
-        try {
-            var account = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "accounts", "create",
-                    "--name", "restart-" + System.nanoTime(), "--tier", "team", "--rate-limit", "100000", "--json").stdout());
-            var created = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "keys", "create",
-                    "--account", account.get("id").asText(), "--json").stdout());
-            return created.get("key").asText();
-        } catch (Exception e) {
-            throw new AssertionError("cannot create the test's account: " + e, e);
-        }
     }
 
     private String productionUrl(String projectId) {

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +40,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class WakeTest {
-    private static final Pattern API = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
     private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.LaunchCommand
     private static final Pattern WOKEN = Pattern.compile("info Woken by a request; started in (\\d+) ms");
     private static final int CONCURRENT = 12;
@@ -49,60 +47,27 @@ class WakeTest {
     @Parameter
     StoreKind kind;
 
+    ProcessHarness harness;
     GitServer git;
     TestStore store;
-    Map<String, String> env;
     JavaProcess server;
-    String key;
     Runs runs;
 
     @BeforeEach
     void setUp() {
-        git = GitServer.start();
-        store = TestStore.create(kind);
-        env = new HashMap<>(Map.of(
-                "SLIPWAY_DATA_DIR", store.dataDir().resolve("data").toString(),
-                "SLIPWAY_GIT_HOSTS", "github=" + git.baseUrl(),
-                "SLIPWAY_HEALTH_TIMEOUT_SECONDS", "15",
-                "SLIPWAY_RETIRE_AFTER_SECONDS", "1"));
-        if (kind == StoreKind.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
+        harness = new ProcessHarness(kind, Map.of("SLIPWAY_HEALTH_TIMEOUT_SECONDS", "15", "SLIPWAY_RETIRE_AFTER_SECONDS", "1"));
+        git = harness.git;
+        store = harness.store;
     }
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        try {
-            if (server != null && server.process().isAlive()) {
-                server.process().toHandle().destroy();
-                server.waitForExit(Duration.ofSeconds(60));
-            }
-        } finally {
-            if (server != null) server.close();
-            store.close();
-            git.close();
-        }
+        harness.close();
     }
 
     private void startServer() {
-        server = JavaProcess.start(env, store.dataDir(), "server", "--api-port", "0", "--apps-port", "0");
-        Matcher m = API.matcher(server.awaitLine(l -> API.matcher(l).find(), Duration.ofSeconds(60)));
-        assertThat(m.find()).isTrue();
-        if (key == null) {
-            server.awaitLine(l -> l.trim().startsWith("sk_"), Duration.ofSeconds(5));
-            key = ownKey();
-        }
-        runs = new Runs(new Http("http://127.0.0.1:" + m.group(1), key));
-    }
-
-    private String ownKey() {
-        try {
-            var account = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "accounts", "create",
-                    "--name", "wake-" + System.nanoTime(), "--tier", "team", "--rate-limit", "100000", "--json").stdout());
-            var created = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "keys", "create",
-                    "--account", account.get("id").asText(), "--json").stdout());
-            return created.get("key").asText();
-        } catch (Exception e) {
-            throw new AssertionError("cannot create the test's account: " + e, e);
-        }
+        server = harness.start();
+        runs = new Runs(harness.http());
     }
 
     private static Set<Long> appProcesses(String deploymentId) {
