@@ -170,7 +170,7 @@ public final class Slipway implements AutoCloseable {
             AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting,
                     new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout()));
             opened.add(apps);
-            ProductionInstances productionInstances = new ProductionInstances(jdbi, runtime);
+            ProductionInstances productionInstances = new ProductionInstances(stores.deployments(), runtime);
             RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter(),
                     productionInstances, routes::forgetUpstream);
             opened.add(retiring);
@@ -200,7 +200,7 @@ public final class Slipway implements AutoCloseable {
                     builder, stores.artifacts(), buildConfig.keepArtifacts(), runtime, routes, retiring, urls,
                     config.dataDir().resolve("workspaces"), clock, databases));
 
-            DormantApps dormant = new DormantApps(new DormantApps.Parts(jdbi, stores.deployments(), deploymentService,
+            DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deploymentService,
                     stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances));
             wakerRef.set(dormant);
 

@@ -145,6 +145,29 @@ public final class DeploymentStore {
                 .bind("p", projectId).mapTo(String.class).list());
     }
 
+    /** The deployment of a project whose id ends in {@code shortId} (the label of its own address). */
+    public Optional<Deployment> findByShortId(String projectId, String shortId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM deployments WHERE project_id = :p AND id LIKE :suffix")
+                        .bind("p", projectId).bind("suffix", "%" + shortId).map(MAPPER).list())
+                .stream().filter(d -> d.shortId().equals(shortId)).findFirst();
+    }
+
+    /** Ids of the live or rolled-back deployments that are rollbacks to {@code id} (they run its build). */
+    public List<String> rollbacksTo(String id) {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT id FROM deployments WHERE rollback_of = :id AND status IN ('live', 'rolled_back')")
+                .bind("id", id).mapTo(String.class).list());
+    }
+
+    /** The production deployments that are {@code id} itself or a rollback to it, one per project. */
+    public List<String> productionsOf(String id) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT p.production_deployment_id FROM projects p
+                        JOIN deployments d ON d.id = p.production_deployment_id
+                        WHERE p.production_deployment_id = :id OR d.rollback_of = :id""")
+                .bind("id", id).mapTo(String.class).list());
+    }
+
     private static Instant instant(Timestamp ts) {
         return ts == null ? null : ts.toInstant();
     }

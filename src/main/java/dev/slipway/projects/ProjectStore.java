@@ -122,6 +122,21 @@ public final class ProjectStore {
                 .map(MAPPER).list());
     }
 
+    /** The project of this name (names are unique), read as {@link #find} reads it. */
+    public Optional<Project> findByName(String name) {
+        return idWhere("name", name).flatMap(this::find);
+    }
+
+    /** The project with this custom domain (domains are unique), read as {@link #find} reads it. */
+    public Optional<Project> findByDomain(String domain) {
+        return idWhere("domain", domain).flatMap(this::find);
+    }
+
+    private Optional<String> idWhere(String uniqueColumn, String value) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM projects WHERE " + uniqueColumn + " = :v")
+                .bind("v", value).mapTo(String.class).findOne());
+    }
+
     public boolean nameTaken(String name) {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE name = :n")
                 .bind("n", name).mapTo(Long.class).one()) > 0;

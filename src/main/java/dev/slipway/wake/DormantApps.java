@@ -21,7 +21,6 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.Runtime;
 import dev.slipway.runtime.StartFailedException;
-import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +45,7 @@ public final class DormantApps implements Waker {
     private static final Pattern SHORT_ID = Pattern.compile("[0-9a-z]{8}");
 
     /** Everything a wake reads or starts. */
-    public record Parts(Jdbi jdbi, DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+    public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
                         ArtifactStore artifacts, DatabaseService databases, LogStore logs, Runtime runtime,
                         RouteTable routes, RetiringPool retiring, ProductionInstances production) {}
 
@@ -104,29 +103,19 @@ public final class DormantApps implements Waker {
         if (address == null) return Optional.empty();
         Optional<Found> found;
         if (address.domain() != null) {
-            found = projectWhere("domain", address.domain()).flatMap(this::production);
+            found = p.projects().findByDomain(address.domain()).flatMap(this::production);
         } else {
             String label = address.label();
-            found = projectWhere("name", label).flatMap(this::production);
+            found = p.projects().findByName(label).flatMap(this::production);
             int dash = label.lastIndexOf('-');
             if (found.isEmpty() && dash > 0 && SHORT_ID.matcher(label.substring(dash + 1)).matches()) {
                 String shortId = label.substring(dash + 1);
-                found = projectWhere("name", label.substring(0, dash)).flatMap(project -> p.jdbi().withHandle(h -> h.createQuery(
-                                "SELECT id FROM deployments WHERE project_id = :p AND id LIKE :suffix")
-                        .bind("p", project.id()).bind("suffix", "%_" + shortId).mapTo(String.class).list())
-                        .stream().flatMap(id -> p.deployments().find(id).stream())
-                        .filter(d -> d.shortId().equals(shortId)).findFirst()
-                        .map(d -> new Found(project, d)));
+                found = p.projects().findByName(label.substring(0, dash)).flatMap(project -> p.deployments()
+                        .findByShortId(project.id(), shortId).map(d -> new Found(project, d)));
             }
         }
         return found.filter(f -> (f.deployment().status() == DeploymentStatus.LIVE
                 || f.deployment().status() == DeploymentStatus.ROLLED_BACK) && f.deployment().artifactId() != null);
-    }
-
-    private Optional<Project> projectWhere(String column, String value) {
-        return p.jdbi().withHandle(h -> h.createQuery("SELECT id FROM projects WHERE " + column + " = :v")
-                        .bind("v", value).mapTo(String.class).findOne())
-                .flatMap(p.projects()::find);
     }
 
     private Optional<Found> production(Project project) {
@@ -172,9 +161,7 @@ public final class DormantApps implements Waker {
             Optional<Instance> target = p.runtime().active(d.rollbackOf());
             if (target.isPresent()) return target;
         }
-        List<String> rollbacksToIt = p.jdbi().withHandle(h -> h.createQuery(
-                        "SELECT id FROM deployments WHERE rollback_of = :id AND status IN ('live', 'rolled_back')")
-                .bind("id", d.id()).mapTo(String.class).list());
+        List<String> rollbacksToIt = p.deployments().rollbacksTo(d.id());
         return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
     }
 

@@ -1,7 +1,7 @@
 package dev.slipway.wake;
 
 import dev.slipway.runtime.Runtime;
-import org.jdbi.v3.core.Jdbi;
+import dev.slipway.deployments.DeploymentStore;
 
 import java.util.function.Predicate;
 
@@ -11,21 +11,17 @@ import java.util.function.Predicate;
  * Asked before a retired or woken instance is stopped, so a rollback racing a retirement keeps its app.
  */
 public final class ProductionInstances implements Predicate<String> {
-    private final Jdbi jdbi;
+    private final DeploymentStore deployments;
     private final Runtime runtime;
 
-    public ProductionInstances(Jdbi jdbi, Runtime runtime) {
-        this.jdbi = jdbi;
+    public ProductionInstances(DeploymentStore deployments, Runtime runtime) {
+        this.deployments = deployments;
         this.runtime = runtime;
     }
 
     @Override
     public boolean test(String deploymentId) {
-        return jdbi.withHandle(h -> h.createQuery("""
-                        SELECT p.production_deployment_id FROM projects p
-                        JOIN deployments d ON d.id = p.production_deployment_id
-                        WHERE p.production_deployment_id = :id OR d.rollback_of = :id""")
-                .bind("id", deploymentId).mapTo(String.class).list())
+        return deployments.productionsOf(deploymentId)
                 .stream().anyMatch(production -> production.equals(deploymentId) || runtime.active(production).isEmpty());
     }
 }
