@@ -12,14 +12,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /** File-tree operations of the build: copy a source tree, measure, freeze and delete an artifact. */
 final class Trees {
@@ -65,52 +59,32 @@ final class Trees {
     /**
      * Removes every write permission in the tree, except under the given relative paths (runtime caches),
      * and returns the bytes of its regular files. It runs on every build, between the install and the
-     * app's start, so it is one {@code lstat} (and a {@code chmod} when needed) per entry, and each
-     * directory's entries are done by a virtual thread of their own: a node_modules tree has hundreds of
-     * small directories, and the cores are otherwise idle at this point. A directory loses its write
-     * permission after everything below it is done. Symbolic links are left as they are (chmod would
-     * follow them); their targets inside the tree are frozen as entries of their own.
+     * app's start, so it is one {@code lstat} (and a {@code chmod} when needed) per entry. A directory
+     * loses its write permission after everything below it is done. Symbolic links are left as they are
+     * (chmod would follow them); their targets inside the tree are frozen as entries of their own.
      */
     static long freeze(Path dir, Set<String> keepWritable) throws IOException {
         Set<Path> writable = keepWritable.stream().map(dir::resolve).collect(java.util.stream.Collectors.toSet());
         PosixFileAttributes attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isDirectory()) throw new NotDirectoryException(dir.toString());
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            return freezeDirectory(dir, attrs, writable, threads);
-        }
+        return freezeDirectory(dir, attrs, writable);
     }
 
-    private static long freezeDirectory(Path dir, PosixFileAttributes own, Set<Path> writable, ExecutorService threads)
-            throws IOException {
+    private static long freezeDirectory(Path dir, PosixFileAttributes own, Set<Path> writable) throws IOException {
         long total = 0;
-        List<Future<Long>> below = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
                 PosixFileAttributes attrs = Files.readAttributes(entry, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (attrs.isDirectory()) {
-                    if (!writable.contains(entry)) below.add(threads.submit(() -> freezeDirectory(entry, attrs, writable, threads)));
+                    if (!writable.contains(entry)) total += freezeDirectory(entry, attrs, writable);
                 } else if (attrs.isRegularFile()) {
                     total += attrs.size();
                     dropWrite(entry, attrs.permissions());
                 }
             }
         }
-        for (Future<Long> sub : below) total += result(sub);
         dropWrite(dir, own.permissions());
         return total;
-    }
-
-    private static long result(Future<Long> sub) throws IOException {
-        try {
-            return sub.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) throw io;
-            if (e.getCause() instanceof RuntimeException r) throw r;
-            throw new IOException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while freezing the artifact");
-        }
     }
 
     /** Deletes a tree, frozen or not; a missing tree is fine. */
