@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+import java.util.function.Predicate;
 
 /**
  * Keeps a replaced production instance running for a window (default 10 min) so that a rollback to
@@ -30,8 +32,8 @@ public final class RetiringPool implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("retiring-pool").factory());
     private final Map<String, Retirement> retiring = new ConcurrentHashMap<>();
 
-    private final java.util.function.Predicate<String> stillServing;
-    private final java.util.function.IntConsumer stoppedPort;
+    private final Predicate<String> stillServing;
+    private final IntConsumer stoppedPort;
 
     private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
 
@@ -45,7 +47,7 @@ public final class RetiringPool implements AutoCloseable {
      * @param stoppedPort  told the port of each instance it stopped, so routes to it are forgotten
      */
     public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
-                        java.util.function.Predicate<String> stillServing, java.util.function.IntConsumer stoppedPort) {
+                        Predicate<String> stillServing, IntConsumer stoppedPort) {
         this.stillServing = stillServing;
         this.stoppedPort = stoppedPort;
         this.runtime = runtime;
