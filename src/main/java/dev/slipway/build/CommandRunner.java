@@ -94,6 +94,7 @@ public final class CommandRunner {
         LogSink log = command.attempt() ? atMostWarning(target) : target;
         Masker masker = new Masker(command.secrets());
         String display = masker.mask(display(command.argv(), command.workDir()));
+        String running = "Running " + display;
         ProcessBuilder pb = new ProcessBuilder(command.argv()).directory(command.workDir().toFile());
         pb.environment().clear();
         pb.environment().putAll(command.env());
@@ -102,13 +103,13 @@ public final class CommandRunner {
         try {
             process = pb.start();
         } catch (IOException e) {
-            log.log(Level.INFO, "Running " + display);
+            log.log(Level.INFO, running);
             throw new BuildException("cannot run " + display + ": " + masker.mask(String.valueOf(e.getMessage())), e);
         }
         // logged once the command runs, so the entry is stored while the command starts up rather than before
         // it; its output is read only after this, so the entry still comes first
         try {
-            log.log(Level.INFO, "Running " + display);
+            log.log(Level.INFO, running);
         } catch (RuntimeException e) {
             killTree(process.toHandle());
             throw e;
