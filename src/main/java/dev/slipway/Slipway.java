@@ -40,6 +40,7 @@ import dev.slipway.migrations.MigrationService;
 import dev.slipway.migrations.MigrationStore;
 import dev.slipway.ops.HealthHandlers;
 import dev.slipway.ops.Metrics;
+import dev.slipway.projects.ProjectCache;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.ratelimit.RateLimiter;
@@ -57,6 +58,7 @@ import dev.slipway.source.GitFetcher;
 import dev.slipway.source.UploadHandlers;
 import dev.slipway.source.UploadStore;
 import dev.slipway.source.ZipExtractor;
+import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
 import dev.slipway.users.FirstStart;
@@ -152,8 +154,10 @@ public final class Slipway implements AutoCloseable {
             EndpointStore webhookEndpoints = new EndpointStore(jdbi, clock);
             DeliveryStore webhookDeliveries = new DeliveryStore(jdbi, clock);
             Outbox outbox = new Outbox(webhookEndpoints, webhookDeliveries, logs, clock, urlsRef::get);
+            ProjectCache projectCache = new ProjectCache(clock);
+            database.listen(ChangeNotices.PROJECTS, projectCache);
             Stores stores = new Stores(new AccountStore(jdbi, clock), new KeyStore(jdbi, clock),
-                    new ProjectStore(jdbi, clock, secrets), new UploadStore(jdbi, clock, config.dataDir()),
+                    new ProjectStore(jdbi, clock, secrets, projectCache), new UploadStore(jdbi, clock, config.dataDir()),
                     new DeploymentStore(jdbi, clock, logs, outbox), new MigrationStore(jdbi, clock, logs, outbox), logs,
                     new JobStore(jdbi, clock), new ArtifactStore(jdbi, buildConfig.artifactsDir()), new UserStore(jdbi, clock));
             FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
@@ -188,7 +192,7 @@ public final class Slipway implements AutoCloseable {
 
             // pipelines
             DatabaseService databases = new DatabaseService(jdbi,
-                    AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock);
+                    AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock, projectCache);
             AtomicReference<Workers> workersRef = new AtomicReference<>();
             DeploymentService deploymentService = new DeploymentService(stores.deployments(), stores.jobs(), logs,
                     secrets, clock, runtime.instanceType(), workersRef::get);

@@ -5,6 +5,7 @@ import dev.slipway.core.Ids;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
+import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -56,12 +57,15 @@ public final class DatabaseService {
     private final Ids ids;
     private final Provisioner.Steps steps;
 
-    public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock) {
-        this(jdbi, admins, secrets, logs, clock, Provisioner.Steps.NONE);
+    /** @param changes told of each project whose database changed, after the commit */
+    public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
+                           ProjectChanges changes) {
+        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE);
     }
 
-    DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock, Provisioner.Steps steps) {
-        this.store = new DatabaseStore(jdbi, clock);
+    DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
+                    ProjectChanges changes, Provisioner.Steps steps) {
+        this.store = new DatabaseStore(jdbi, clock, changes);
         this.admins = admins;
         this.secrets = secrets;
         this.logs = logs;

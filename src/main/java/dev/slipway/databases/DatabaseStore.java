@@ -1,5 +1,7 @@
 package dev.slipway.databases;
 
+import dev.slipway.projects.ProjectChanges;
+import dev.slipway.projects.ProjectStore;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -19,10 +21,12 @@ final class DatabaseStore {
 
     private final Jdbi jdbi;
     private final Clock clock;
+    private final ProjectChanges changes;
 
-    DatabaseStore(Jdbi jdbi, Clock clock) {
+    DatabaseStore(Jdbi jdbi, Clock clock, ProjectChanges changes) {
         this.jdbi = jdbi;
         this.clock = clock;
+        this.changes = changes;
     }
 
     void insert(Handle h, ProjectDatabase d) {
@@ -37,6 +41,7 @@ final class DatabaseStore {
                 .bind("options", d.options()).bind("secret", d.secretEnc()).bind("state", d.state().label())
                 .bind("at", d.createdAt())
                 .execute();
+        ProjectStore.afterCommit(h, changes, d.projectId());
     }
 
     Optional<ProjectDatabase> find(String id) {
@@ -68,10 +73,12 @@ final class DatabaseStore {
 
     /** Moves the database if it is in {@code from}; true when it moved. */
     boolean transition(String id, DatabaseState from, DatabaseState to) {
-        return jdbi.withHandle(h -> h.createUpdate(
+        boolean moved = jdbi.withHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = :to, updated_at = :now WHERE id = :id AND state = :from")
                 .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", clock.instant())
                 .execute()) == 1;
+        if (moved) changes.changed(null);
+        return moved;
     }
 
     /** Marks it dropped and forgets its secret. */
@@ -79,6 +86,7 @@ final class DatabaseStore {
         jdbi.useHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = 'dropped', secret_enc = NULL, updated_at = :now WHERE id = :id")
                 .bind("id", id).bind("now", clock.instant()).execute());
+        changes.changed(null);
     }
 
     /** Marks it failed (removing it failed) and forgets its secret: the admin needs none to try again. */
@@ -86,5 +94,6 @@ final class DatabaseStore {
         jdbi.useHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = 'failed', secret_enc = NULL, updated_at = :now WHERE id = :id")
                 .bind("id", id).bind("now", clock.instant()).execute());
+        changes.changed(null);
     }
 }

@@ -38,7 +38,8 @@ public final class ProjectHandlers {
     }
 
     public void get(Context ctx) {
-        Project p = owned(ctx, ctx.pathParam("project_id"));
+        String id = ctx.pathParam("project_id");
+        Project p = Access.owned(Requests.principal(ctx), projects.read(id), Project::accountId, "Project", id);
         ctx.json(new Envelope<>(ProjectView.of(p, urls)));
     }
 

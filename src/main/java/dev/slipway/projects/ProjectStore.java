@@ -38,12 +38,14 @@ public final class ProjectStore {
     private final Clock clock;
     private final Ids ids;
     private final SecretBox secrets;
+    private final ProjectCache cache;
 
-    public ProjectStore(Jdbi jdbi, Clock clock, SecretBox secrets) {
+    public ProjectStore(Jdbi jdbi, Clock clock, SecretBox secrets, ProjectCache cache) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.ids = new Ids(clock);
         this.secrets = secrets;
+        this.cache = cache;
     }
 
     public Project create(NewProject p) {
@@ -97,6 +99,14 @@ public final class ProjectStore {
         });
     }
 
+    /**
+     * {@link #find}, from the project cache when it holds a fresh copy: for reads that show a project and
+     * nothing else. Writes and decisions read with {@link #find}.
+     */
+    public Optional<Project> read(String id) {
+        return cache.get(id, this::find);
+    }
+
     /** The names of the given projects in one query (id → name); ids of no project are absent. */
     public Map<String, String> names(Collection<String> projectIds) {
         if (projectIds.isEmpty()) return Map.of();
@@ -114,6 +124,7 @@ public final class ProjectStore {
     public void setProduction(Handle h, String projectId, String deploymentId) {
         h.createUpdate("UPDATE projects SET production_deployment_id = :d WHERE id = :p")
                 .bind("d", deploymentId).bind("p", projectId).execute();
+        afterCommit(h, cache, projectId);
     }
 
     /** Every project with a production deployment: (project id, name, domain, production deployment id). */
@@ -183,5 +194,11 @@ public final class ProjectStore {
         return projects.stream().map(p -> new Project(p.id(), p.accountId(), p.name(), p.source(), p.repo(),
                 p.branch(), p.framework(), p.region(), p.domain(), p.productionDeploymentId(), p.createdAt(),
                 List.copyOf(names.getOrDefault(p.id(), List.of())), databases.get(p.id()))).toList();
+    }
+
+    /** Tells {@code changes} of the project once the handle's transaction commits (at once without one). */
+    public static void afterCommit(Handle h, ProjectChanges changes, String projectId) {
+        if (h.isInTransaction()) h.afterCommit(() -> changes.changed(projectId));
+        else changes.changed(projectId);
     }
 }

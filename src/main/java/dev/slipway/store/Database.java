@@ -6,6 +6,8 @@ import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The store: a pooled connection to H2 (embedded default, file under the data dir) or PostgreSQL,
@@ -15,7 +17,7 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
     private final StoreKind kind;
-    private final java.util.List<HikariDataSource> sidePools = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Runnable> closeFirst = new CopyOnWriteArrayList<>();
 
     private Database(HikariDataSource dataSource, StoreKind kind) {
         this.dataSource = dataSource;
@@ -50,6 +52,7 @@ public final class Database implements AutoCloseable {
             Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
+                    .javaMigrations(new ChangeNotices())
                     .load()
                     .migrate();
         } catch (RuntimeException e) {
@@ -71,8 +74,16 @@ public final class Database implements AutoCloseable {
         config.setPoolName(name);
         config.setConnectionTimeout(10_000);
         HikariDataSource side = new HikariDataSource(config);
-        sidePools.add(side);
+        closeFirst.add(side::close);
         return side;
+    }
+
+    /**
+     * On PostgreSQL, hands the payload of each notice on {@code channel} to the listener until this closes
+     * ({@link ChangeFeed}); the embedded store has a single server and no notices to give.
+     */
+    public void listen(String channel, ChangeFeed.Listener listener) {
+        if (kind == StoreKind.POSTGRES) closeFirst.add(ChangeFeed.start(dataSource.getJdbcUrl(), channel, listener)::close);
     }
 
     public Jdbi jdbi() { return jdbi; }
@@ -89,7 +100,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
-        sidePools.forEach(HikariDataSource::close);
+        closeFirst.forEach(Runnable::run);
         dataSource.close();
     }
 }

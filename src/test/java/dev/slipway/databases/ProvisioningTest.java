@@ -8,6 +8,7 @@ import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.TestServer;
@@ -71,7 +72,7 @@ class ProvisioningTest {
 
     static DatabaseService service(Provisioner.Steps steps) {
         return new DatabaseService(jdbi, AdminServers.of(DbServers.postgresAdmin(), DbServers.mysqlAdmin()), secrets,
-                server.slipway().stores().logs(), MicrosClock.system(), steps);
+                server.slipway().stores().logs(), MicrosClock.system(), ProjectChanges.NONE, steps);
     }
 
     /** A project with a pending migration and its recorded (not yet made) database: {projectId, migrationId, dbId}. */
@@ -93,7 +94,7 @@ class ProvisioningTest {
     }
 
     static ProjectDatabase row(String dbId) {
-        return new DatabaseStore(jdbi, MicrosClock.system()).find(dbId).orElseThrow();
+        return new DatabaseStore(jdbi, MicrosClock.system(), ProjectChanges.NONE).find(dbId).orElseThrow();
     }
 
     static Set<String> slwObjects(DbKind kind) {
