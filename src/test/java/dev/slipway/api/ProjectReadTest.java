@@ -1,0 +1,79 @@
+package dev.slipway.api;
+
+import dev.slipway.Slipway;
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code GET /v1/projects/{id}} after a change, through the server that made it and, on PostgreSQL, through
+ * a second server (which answers it from memory and learns of the change from the store's notice).
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class ProjectReadTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    private static String production(Http http, String projectId) {
+        var r = http.get("/v1/projects/" + projectId);
+        assertThat(r.status()).isEqualTo(200);
+        return r.json().path("data").path("production_deployment_id").asText(null);
+    }
+
+    private static void switchProduction(Slipway through, String projectId, String deploymentId) {
+        through.database().jdbi().useTransaction(h -> through.projects().setProduction(h, projectId, deploymentId));
+    }
+
+    @Test
+    void aProductionSwitchIsReadAtOnceThroughItsServerAndSoonThroughEveryOther() {
+        var t = server.tenant(Tier.TEAM);
+        var created = t.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/shop\"}");
+        assertThat(created.status()).isEqualTo(201);
+        String id = created.json().path("data").path("id").asText();
+        for (int i = 0; i < 3; i++) assertThat(production(t.http(), id)).isNull();
+
+        switchProduction(server.slipway(), id, "dep_first");
+        assertThat(production(t.http(), id)).isEqualTo("dep_first");
+        if (kind == StoreKind.H2) return; // one server per embedded store
+
+        try (Slipway peer = server.startPeer()) {
+            Http viaPeer = new Http("http://127.0.0.1:" + peer.apiPort(), t.key());
+            Await.until(Duration.ofSeconds(5), "the peer to read the first switch", () -> "dep_first".equals(production(viaPeer, id)));
+            for (int i = 0; i < 3; i++) assertThat(production(viaPeer, id)).isEqualTo("dep_first");
+
+            switchProduction(server.slipway(), id, "dep_second");
+            assertThat(production(t.http(), id)).isEqualTo("dep_second");
+            // the peer's copy is at most a second old even without a notice; the notice makes it milliseconds
+            Await.until(Duration.ofMillis(500), "the peer to read the second switch", () -> "dep_second".equals(production(viaPeer, id)));
+
+            switchProduction(peer, id, "dep_third");
+            assertThat(production(viaPeer, id)).isEqualTo("dep_third");
+            Await.until(Duration.ofMillis(500), "the first server to read the peer's switch", () -> "dep_third".equals(production(t.http(), id)));
+        }
+    }
+}
