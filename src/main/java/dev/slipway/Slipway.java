@@ -168,11 +168,11 @@ public final class Slipway implements AutoCloseable {
             // wake-on-request: set once the pipelines exist; until recovery is done, wakes wait
             AtomicReference<Waker> wakerRef = new AtomicReference<>(Waker.NONE);
             AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting,
-                    new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout()));
+                    new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout(), clock));
             opened.add(apps);
             ProductionInstances productionInstances = new ProductionInstances(stores.deployments(), runtime);
             RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter(),
-                    productionInstances, routes::forgetUpstream);
+                    productionInstances, routes::forgetUpstream, apps::lastRequestMillis);
             opened.add(retiring);
             AtomicReference<Javalin> apiRef = new AtomicReference<>();
             AtomicReference<Javalin> sandboxRef = new AtomicReference<>();

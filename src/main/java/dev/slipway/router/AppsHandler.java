@@ -21,13 +21,15 @@ final class AppsHandler extends Handler.Wrapper {
 
     private final RouteTable routes;
     private final Wakeups wakeups;
+    private final RecentRequests recent;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
 
     /** @param upstream what serves a request for an app's process: websocket upgrades, then the proxy */
-    AppsHandler(RouteTable routes, Wakeups wakeups, Handler upstream) {
+    AppsHandler(RouteTable routes, Wakeups wakeups, RecentRequests recent, Handler upstream) {
         super(upstream);
         this.routes = routes;
         this.wakeups = wakeups;
+        this.recent = recent;
     }
 
     @Override
@@ -74,6 +76,7 @@ final class AppsHandler extends Handler.Wrapper {
     private boolean serve(Target target, Request request, Response response, Callback callback) throws Exception {
         switch (target) {
             case Target.Upstream u -> {
+                recent.record(u.port());
                 request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
                 if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
                         request.getHeaders().get(HttpHeader.HOST)));
