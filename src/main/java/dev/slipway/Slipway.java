@@ -201,7 +201,7 @@ public final class Slipway implements AutoCloseable {
                     config.dataDir().resolve("workspaces"), clock, databases));
 
             DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deploymentService,
-                    stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances));
+                    stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances, clock));
             wakerRef.set(dormant);
 
             // control plane

@@ -70,6 +70,7 @@ final class AppsHandler extends Handler.Wrapper {
             case Waker.Wake.NoApp n when stale -> ErrorPages.appDown(response, callback, host);
             case Waker.Wake.NoApp n -> ErrorPages.noApp(response, callback, host);
             case Waker.Wake.Down d -> ErrorPages.appDown(response, callback, host);
+            case Waker.Wake.Failing f -> ErrorPages.failingToStart(response, callback, host, f.retryAfter());
         }
     }
 
