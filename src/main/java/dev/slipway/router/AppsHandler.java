@@ -14,7 +14,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * Dispatches each request by its Host: to the app's process, to a static site, or to the "no app" page.
  * An address without a route, or whose route points at a port nothing listens on any more, is handed
- * to the {@link Waker}; the request waits for it without holding a server thread.
+ * to the {@link Waker}; the request waits for it without holding a server thread. A host the waker
+ * found nothing at gets the 404 page at once for a few seconds ({@link UnknownHosts}).
  */
 final class AppsHandler extends Handler.Wrapper {
     private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
@@ -22,6 +23,7 @@ final class AppsHandler extends Handler.Wrapper {
     private final RouteTable routes;
     private final Wakeups wakeups;
     private final RecentRequests recent;
+    private final UnknownHosts unknown;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
 
     /** @param upstream what serves a request for an app's process: websocket upgrades, then the proxy */
@@ -30,6 +32,7 @@ final class AppsHandler extends Handler.Wrapper {
         this.routes = routes;
         this.wakeups = wakeups;
         this.recent = recent;
+        this.unknown = new UnknownHosts(wakeups.clock(), routes);
     }
 
     @Override
@@ -43,9 +46,15 @@ final class AppsHandler extends Handler.Wrapper {
             return true;
         }
         String host = RouteTable.hostOnly(hostHeader);
+        if (!stale && unknown.contains(host)) {
+            ErrorPages.noApp(response, callback, host);
+            return true;
+        }
+        long routesVersion = routes.version();
         wakeups.waker().wake(hostHeader).copy().orTimeout(wakeups.maxWait().toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((wake, failure) -> {
                     try {
+                        if (!stale && wake instanceof Waker.Wake.NoApp) unknown.add(host, routesVersion);
                         answer(wake, failure, stale, host, request, response, callback);
                     } catch (Throwable t) {
                         callback.failed(t);

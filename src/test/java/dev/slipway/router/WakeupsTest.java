@@ -36,8 +36,13 @@ class WakeupsTest {
     final AppSpec sleeper = TestApps.spec("sleeper", Map.of());
     final Map<String, Integer> asked = new ConcurrentHashMap<>();
     final MutableClock clock = new MutableClock();
+    final AppSpec late = TestApps.spec("late", Map.of());
+    volatile boolean lateIsLive;
 
-    /** Starts {@code sleeper} for its address; never answers for {@code slow}; {@code gone} cannot start. */
+    /**
+     * Starts {@code sleeper} for its address; never answers for {@code slow}; {@code gone} cannot start;
+     * {@code late} is no app until it is live.
+     */
     private CompletableFuture<Waker.Wake> wake(String hostHeader) {
         String label = RouteTable.hostOnly(hostHeader).replace(".localhost", "");
         asked.merge(label, 1, Integer::sum);
@@ -50,6 +55,12 @@ class WakeupsTest {
             });
             case "slow" -> new CompletableFuture<>();
             case "gone" -> CompletableFuture.completedFuture(new Waker.Wake.Down());
+            case "late" -> lateIsLive ? CompletableFuture.supplyAsync(() -> {
+                Instance i = fixture.runtime.start(late, new RecordingLog());
+                Target t = new Target.Upstream(i.port());
+                routes.setProduction("late", t);
+                return new Waker.Wake.Serve(t);
+            }) : CompletableFuture.completedFuture(new Waker.Wake.NoApp());
             default -> CompletableFuture.completedFuture(new Waker.Wake.NoApp());
         };
     }
@@ -150,5 +161,34 @@ class WakeupsTest {
             assertThat(client.get(host("sleeper"), "/").body()).isEqualTo("app:sleeper");
             assertThat(asked).containsEntry("sleeper", 1);
         }
+    }
+
+    @Test
+    void anAddressOfNoAppIsRememberedForAFewSecondsOrUntilARouteIsLearned() {
+        for (int i = 0; i < 5; i++) assertThat(client.get(host("nothing"), "/").status()).isEqualTo(404);
+        assertThat(asked).as("the store is asked once").containsEntry("nothing", 1);
+        clock.advance(Duration.ofMillis(4_999));
+        assertThat(client.get(host("nothing"), "/").status()).isEqualTo(404);
+        assertThat(asked).containsEntry("nothing", 1);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(client.get(host("nothing"), "/").status()).isEqualTo(404);
+        assertThat(asked).as("asked again once the few seconds have passed").containsEntry("nothing", 2);
+
+        // not live yet, then live (its route learned), then retired (its route forgotten): woken, not a 404
+        assertThat(client.get(host("late"), "/").status()).isEqualTo(404);
+        assertThat(client.get(host("late"), "/").status()).isEqualTo(404);
+        assertThat(asked).containsEntry("late", 1);
+        lateIsLive = true;
+        Instance live = fixture.runtime.start(late, new RecordingLog());
+        routes.setProduction("late", new Target.Upstream(live.port()));
+        assertThat(client.get(host("late"), "/").body()).isEqualTo("app:late");
+        fixture.runtime.stop(late.deploymentId());
+        routes.forgetUpstream(live.port());
+        Http.Response woken = client.get(host("late"), "/");
+        assertThat(woken.status()).as(woken.body()).isEqualTo(200);
+        assertThat(woken.body()).isEqualTo("app:late");
+        assertThat(asked).containsEntry("late", 2);
+        assertThat(client.get(host("nothing"), "/").status()).isEqualTo(404);
+        assertThat(asked).as("any route learned forgets the unknown addresses").containsEntry("nothing", 3);
     }
 }
