@@ -107,7 +107,8 @@ public final class RetiringPool implements AutoCloseable {
     }
 
     private ScheduledFuture<?> arm(String deploymentId, Instant stopAt) {
-        long delay = Math.max(0, Duration.between(clock.instant(), stopAt).toMillis());
+        // rounded up: a timer a fraction of a millisecond early would find the instance not due yet
+        long delay = Math.max(0, (Duration.between(clock.instant(), stopAt).toNanos() + 999_999) / 1_000_000);
         return timer.schedule(() -> Thread.ofVirtual().name("retire-" + deploymentId)
                 .start(() -> stopIfStillRetiring(deploymentId, stopAt)), delay, TimeUnit.MILLISECONDS);
     }
@@ -126,13 +127,18 @@ public final class RetiringPool implements AutoCloseable {
             });
             return;
         }
-        if (!retiring.remove(deploymentId, r)) return;
         try {
             if (stillServing.test(deploymentId)) {
-                store.setStopAfter(deploymentId, null);
-                LOG.info("retired instance {} serves production again: kept", deploymentId);
+                // the stored stop time is cleared before the retirement disappears
+                retiring.computeIfPresent(deploymentId, (id, current) -> {
+                    if (current != r) return current;
+                    store.setStopAfter(deploymentId, null);
+                    LOG.info("retired instance {} serves production again: kept", deploymentId);
+                    return null;
+                });
                 return;
             }
+            if (!retiring.remove(deploymentId, r)) return;
             int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
             runtime.stop(deploymentId);
             if (port > 0) stoppedPort.accept(port);
