@@ -172,11 +172,11 @@ public final class Slipway implements AutoCloseable {
             // wake-on-request: set once the pipelines exist; until recovery is done, wakes wait
             AtomicReference<Waker> wakerRef = new AtomicReference<>(Waker.NONE);
             AppsListener apps = AppsListener.start(config.host(), config.appsPort(), routes, runtime::restarting,
-                    new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout()));
+                    new Wakeups(host -> wakerRef.get().wake(host), runtime::serves, runtimeOptions.healthTimeout(), clock));
             opened.add(apps);
             ProductionInstances productionInstances = new ProductionInstances(stores.deployments(), runtime);
             RetiringPool retiring = new RetiringPool(runtime, instances, clock, runtimeOptions.retireAfter(),
-                    productionInstances, routes::forgetUpstream);
+                    productionInstances, routes::forgetUpstream, apps::lastRequestMillis);
             opened.add(retiring);
             AtomicReference<Javalin> apiRef = new AtomicReference<>();
             AtomicReference<Javalin> sandboxRef = new AtomicReference<>();
@@ -205,7 +205,7 @@ public final class Slipway implements AutoCloseable {
                     config.dataDir().resolve("workspaces"), clock, databases));
 
             DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deploymentService,
-                    stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances));
+                    stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances, clock));
             wakerRef.set(dormant);
 
             // control plane

@@ -14,20 +14,25 @@ import java.util.concurrent.TimeoutException;
 /**
  * Dispatches each request by its Host: to the app's process, to a static site, or to the "no app" page.
  * An address without a route, or whose route points at a port nothing listens on any more, is handed
- * to the {@link Waker}; the request waits for it without holding a server thread.
+ * to the {@link Waker}; the request waits for it without holding a server thread. A host the waker
+ * found nothing at gets the 404 page at once for a few seconds ({@link UnknownHosts}).
  */
 final class AppsHandler extends Handler.Wrapper {
     private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
 
     private final RouteTable routes;
     private final Wakeups wakeups;
+    private final RecentRequests recent;
+    private final UnknownHosts unknown;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
 
     /** @param upstream what serves a request for an app's process: websocket upgrades, then the proxy */
-    AppsHandler(RouteTable routes, Wakeups wakeups, Handler upstream) {
+    AppsHandler(RouteTable routes, Wakeups wakeups, RecentRequests recent, Handler upstream) {
         super(upstream);
         this.routes = routes;
         this.wakeups = wakeups;
+        this.recent = recent;
+        this.unknown = new UnknownHosts(wakeups.clock(), routes);
     }
 
     @Override
@@ -41,9 +46,15 @@ final class AppsHandler extends Handler.Wrapper {
             return true;
         }
         String host = RouteTable.hostOnly(hostHeader);
+        if (!stale && unknown.contains(host)) {
+            ErrorPages.noApp(response, callback, host);
+            return true;
+        }
+        long routesVersion = routes.version();
         wakeups.waker().wake(hostHeader).copy().orTimeout(wakeups.maxWait().toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((wake, failure) -> {
                     try {
+                        if (!stale && wake instanceof Waker.Wake.NoApp) unknown.add(host, routesVersion);
                         answer(wake, failure, stale, host, request, response, callback);
                     } catch (Throwable t) {
                         callback.failed(t);
@@ -68,12 +79,14 @@ final class AppsHandler extends Handler.Wrapper {
             case Waker.Wake.NoApp n when stale -> ErrorPages.appDown(response, callback, host);
             case Waker.Wake.NoApp n -> ErrorPages.noApp(response, callback, host);
             case Waker.Wake.Down d -> ErrorPages.appDown(response, callback, host);
+            case Waker.Wake.Failing f -> ErrorPages.failingToStart(response, callback, host, f.retryAfter());
         }
     }
 
     private boolean serve(Target target, Request request, Response response, Callback callback) throws Exception {
         switch (target) {
             case Target.Upstream u -> {
+                recent.record(u.port());
                 request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
                 if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
                         request.getHeaders().get(HttpHeader.HOST)));

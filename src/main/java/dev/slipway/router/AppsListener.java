@@ -23,10 +23,12 @@ public final class AppsListener implements AutoCloseable {
 
     private final Server server;
     private final ServerConnector connector;
+    private final RecentRequests recent;
 
-    private AppsListener(Server server, ServerConnector connector) {
+    private AppsListener(Server server, ServerConnector connector, RecentRequests recent) {
         this.server = server;
         this.connector = connector;
+        this.recent = recent;
     }
 
     /**
@@ -52,6 +54,7 @@ public final class AppsListener implements AutoCloseable {
         connector.setPort(port);
         connector.setIdleTimeout(CLIENT_IDLE_MS);
         server.addConnector(connector);
+        RecentRequests recent = new RecentRequests(wakeups.clock());
         UpstreamProxy proxy = new UpstreamProxy(restarting);
         proxy.setUseServerThreadPool(true);
         WebSocketClient sockets = new WebSocketClient();
@@ -62,10 +65,10 @@ public final class AppsListener implements AutoCloseable {
         WebSocketUpgradeHandler upgrades = WebSocketUpgradeHandler.from(server, container -> {
             container.setIdleTimeout(Duration.ofMillis(CLIENT_IDLE_MS));
             container.setMaxFrameSize(MAX_WEBSOCKET_FRAME);
-            container.addMapping("/*", new WebSocketTunnel(sockets, restarting));
+            container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent));
         });
         upgrades.setHandler(proxy);
-        server.setHandler(new AppsHandler(routes, wakeups, upgrades));
+        server.setHandler(new AppsHandler(routes, wakeups, recent, upgrades));
         server.setStopTimeout(5_000);
         try {
             server.start();
@@ -77,11 +80,19 @@ public final class AppsListener implements AutoCloseable {
             }
             throw new IllegalStateException("apps listener cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
         }
-        return new AppsListener(server, connector);
+        return new AppsListener(server, connector, recent);
     }
 
     public int port() {
         return connector.getLocalPort();
+    }
+
+    /**
+     * Epoch millis (of the wake-ups' clock) of the last request routed, or WebSocket frame relayed, to
+     * the app on loopback {@code port}; 0 when there was none. What keeps a busy retired app running.
+     */
+    public long lastRequestMillis(int port) {
+        return recent.lastMillis(port);
     }
 
     @Override

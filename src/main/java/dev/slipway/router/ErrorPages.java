@@ -6,6 +6,7 @@ import org.eclipse.jetty.util.Callback;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /** The HTML pages the apps listener answers itself: no app, app down, app starting. */
 final class ErrorPages {
@@ -32,6 +33,14 @@ final class ErrorPages {
         response.getHeaders().put(HttpHeader.RETRY_AFTER, "5");
         write(response, callback, 503, "App starting", "The app at " + host + " is starting.",
                 "It was asleep and is being woken up; try again in a few seconds.");
+    }
+
+    /** A woken app's start failed a moment ago: the next one is tried only after its backoff. */
+    static void failingToStart(Response response, Callback callback, String host, Duration retryAfter) {
+        long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
+        write(response, callback, 503, "App failing to start", "The app at " + host + " did not start.",
+                "It is started again on a request in " + seconds + " s or later. Its deployment logs say why it failed.");
     }
 
     static void timeout(Response response, Callback callback, String host) {

@@ -4,6 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Host name to target (DESIGN §3 URLs): {@code <project>.<apps domain>} is the project's production,
@@ -18,6 +19,8 @@ public final class RouteTable {
     private final Map<String, Target> production = new ConcurrentHashMap<>();
     private final Map<String, DeploymentRoute> deployments = new ConcurrentHashMap<>();
     private final Map<String, String> domains = new ConcurrentHashMap<>();
+    /** Counts the routes learned: what a cached "nothing at this host" was decided against. */
+    private final AtomicLong learned = new AtomicLong();
 
     public RouteTable(String appsDomain) {
         this.appsDomainSuffix = "." + normalize(appsDomain);
@@ -25,6 +28,7 @@ public final class RouteTable {
 
     public void setProduction(String projectName, Target target) {
         production.put(normalize(projectName), target);
+        learned.incrementAndGet();
     }
 
     public void removeProduction(String projectName) {
@@ -38,6 +42,7 @@ public final class RouteTable {
     public void setDeployment(String projectName, String shortId, Target target) {
         String project = normalize(projectName);
         deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
+        learned.incrementAndGet();
     }
 
     public void removeDeployment(String projectName, String shortId) {
@@ -46,6 +51,7 @@ public final class RouteTable {
 
     public void setDomain(String domain, String projectName) {
         domains.put(normalize(domain), normalize(projectName));
+        learned.incrementAndGet();
     }
 
     public void removeDomain(String domain) {
@@ -58,6 +64,11 @@ public final class RouteTable {
         production.remove(project);
         deployments.values().removeIf(d -> d.project().equals(project));
         domains.values().removeIf(project::equals);
+    }
+
+    /** Changes with every route set (never with a removal): an address unknown before may be known now. */
+    long version() {
+        return learned.get();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,6 +20,9 @@ public interface Waker {
 
         /** A deployment that cannot be started any more (its build was pruned) or whose start failed: the 502 page. */
         record Down() implements Wake {}
+
+        /** Its last start failed and no other is tried before {@code retryAfter}: the 503 page with Retry-After. */
+        record Failing(Duration retryAfter) implements Wake {}
     }
 
     Waker NONE = host -> CompletableFuture.completedFuture(new Wake.NoApp());

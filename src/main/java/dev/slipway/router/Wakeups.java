@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.function.IntPredicate;
 
@@ -8,9 +9,14 @@ import java.util.function.IntPredicate;
  *
  * @param waker   starts (or finds) what serves an address
  * @param serving whether an instance listens on a loopback port: a route to any other port is stale
- * @param maxWait    how long a request waits for a wake before it gets the 503 "starting" page
+ * @param maxWait how long a request waits for a wake before it gets the 503 "starting" page
+ * @param clock   when each port last had a request, and how long an unknown address is remembered
  */
-public record Wakeups(Waker waker, IntPredicate serving, Duration maxWait) {
+public record Wakeups(Waker waker, IntPredicate serving, Duration maxWait, Clock clock) {
     /** No waking: routes are served as they are (tests of the router alone). */
     public static final Wakeups NONE = new Wakeups(Waker.NONE, port -> true, Duration.ZERO);
+
+    public Wakeups(Waker waker, IntPredicate serving, Duration maxWait) {
+        this(waker, serving, maxWait, Clock.systemUTC());
+    }
 }

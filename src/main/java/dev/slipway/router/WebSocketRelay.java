@@ -19,11 +19,14 @@ public final class WebSocketRelay implements Session.Listener {
     enum Side { APP, CLIENT }
 
     private final Side side;
+    private final Runnable onFrame;
     private volatile WebSocketRelay peer;
     private volatile Session session;
 
-    WebSocketRelay(Side side) {
+    /** @param onFrame told of each frame this side receives */
+    WebSocketRelay(Side side, Runnable onFrame) {
         this.side = side;
+        this.onFrame = onFrame;
     }
 
     static void pair(WebSocketRelay a, WebSocketRelay b) {
@@ -42,11 +45,13 @@ public final class WebSocketRelay implements Session.Listener {
 
     @Override
     public void onWebSocketPartialText(String payload, boolean last) {
+        onFrame.run();
         peer.session.sendPartialText(payload, last, next());
     }
 
     @Override
     public void onWebSocketPartialBinary(ByteBuffer payload, boolean last, Callback callback) {
+        onFrame.run();
         peer.session.sendPartialBinary(payload, last, Callback.from(() -> {
             callback.succeed();
             session.demand();

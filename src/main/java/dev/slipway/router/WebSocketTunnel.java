@@ -37,10 +37,12 @@ final class WebSocketTunnel implements WebSocketCreator {
 
     private final WebSocketClient client;
     private final IntPredicate restarting;
+    private final RecentRequests recent;
 
-    WebSocketTunnel(WebSocketClient client, IntPredicate restarting) {
+    WebSocketTunnel(WebSocketClient client, IntPredicate restarting, RecentRequests recent) {
         this.client = client;
         this.restarting = restarting;
+        this.recent = recent;
     }
 
     @Override
@@ -56,8 +58,9 @@ final class WebSocketTunnel implements WebSocketCreator {
         ForwardedHeaders.of(request).forEach(upgrade::setHeader);
         if (!request.getSubProtocols().isEmpty()) upgrade.setSubProtocols(request.getSubProtocols());
 
-        WebSocketRelay toApp = new WebSocketRelay(WebSocketRelay.Side.APP);
-        WebSocketRelay toClient = new WebSocketRelay(WebSocketRelay.Side.CLIENT);
+        Runnable active = () -> recent.record(port); // each frame, either way: an open tunnel in use keeps its app
+        WebSocketRelay toApp = new WebSocketRelay(WebSocketRelay.Side.APP, active);
+        WebSocketRelay toClient = new WebSocketRelay(WebSocketRelay.Side.CLIENT, active);
         WebSocketRelay.pair(toApp, toClient);
         try {
             Session app = client.connect(toApp, upstream, upgrade).get(CONNECT_TIMEOUT_MS, TimeUnit.MILLISECONDS);

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /** The embedded runtime: each app is a local process in its own session, listening on a loopback port. */
@@ -34,6 +35,8 @@ public final class LocalProcessRuntime implements Runtime {
     private final Supervisor.Context ctx;
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
+    /** {@link #running} by port: the router asks {@link #serves} on every request, in O(1) without allocating. */
+    private final AtomicReferenceArray<Supervisor> byPort = new AtomicReferenceArray<>(65_536);
     private final Map<String, Object> startLocks = new ConcurrentHashMap<>();
 
     public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock) {
@@ -64,7 +67,7 @@ public final class LocalProcessRuntime implements Runtime {
         int port = pickPort();
         Supervisor s = new Supervisor(spec, log, port, ctx);
         store.save(spec, port);
-        running.put(spec.deploymentId(), s);
+        track(s);
         log.log(Level.INFO, "Starting " + String.join(" ", spec.artifact().startCommand()) + " on port " + port);
         try {
             s.launch();
@@ -102,14 +105,14 @@ public final class LocalProcessRuntime implements Runtime {
     /** Kills a failed start's process group and forgets it. */
     private void discard(Supervisor s) {
         s.stop(options.stopGrace());
-        running.remove(s.spec().deploymentId(), s);
+        untrack(s);
         store.delete(s.spec().deploymentId());
     }
 
     private int pickPort() {
         for (int attempt = 0; attempt < 20; attempt++) {
             int port = FreePorts.pick();
-            if (running.values().stream().noneMatch(s -> s.port() == port)) return port;
+            if (onPort(port) == null) return port;
         }
         throw new IllegalStateException("no free port");
     }
@@ -136,7 +139,7 @@ public final class LocalProcessRuntime implements Runtime {
             Supervisor s = running.get(deploymentId);
             if (s != null) {
                 s.stop(options.stopGrace());
-                running.remove(deploymentId, s);
+                untrack(s);
             }
             store.delete(deploymentId);
         }
@@ -150,18 +153,14 @@ public final class LocalProcessRuntime implements Runtime {
 
     @Override
     public boolean restarting(int port) {
-        for (Supervisor s : running.values()) {
-            if (s.port() == port) return s.restarting();
-        }
-        return false;
+        Supervisor s = onPort(port);
+        return s != null && s.restarting();
     }
 
     @Override
     public boolean serves(int port) {
-        for (Supervisor s : running.values()) {
-            if (s.port() == port && !s.stopping()) return true;
-        }
-        return false;
+        Supervisor s = onPort(port);
+        return s != null && !s.stopping();
     }
 
     @Override
@@ -251,7 +250,7 @@ public final class LocalProcessRuntime implements Runtime {
         Supervisor s = new Supervisor(row.spec(), log, port, ctx);
         store.save(row.spec(), port);
         if (row.stopAfter() != null) store.setStopAfter(row.deploymentId(), row.stopAfter());
-        running.put(row.deploymentId(), s);
+        track(s);
         log.log(Level.INFO, "Server restarted: starting the app again on port " + port);
         try {
             s.launch();
@@ -275,7 +274,21 @@ public final class LocalProcessRuntime implements Runtime {
         try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Supervisor s : running.values()) stops.submit(() -> s.stop(options.stopGrace()));
         }
-        running.clear();
+        for (Supervisor s : running.values()) untrack(s);
+    }
+
+    private void track(Supervisor s) {
+        running.put(s.spec().deploymentId(), s);
+        byPort.set(s.port(), s);
+    }
+
+    private void untrack(Supervisor s) {
+        running.remove(s.spec().deploymentId(), s);
+        byPort.compareAndSet(s.port(), s, null);
+    }
+
+    private Supervisor onPort(int port) {
+        return port > 0 && port < byPort.length() ? byPort.get(port) : null;
     }
 
 }

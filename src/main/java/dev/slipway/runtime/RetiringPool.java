@@ -14,12 +14,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
+import java.util.function.IntToLongFunction;
 import java.util.function.Predicate;
 
 /**
  * Keeps a replaced production instance running for a window (default 10 min) so that a rollback to
- * it is only a route switch, then stops it — unless it became production again first. The stop time
- * is stored, so a restarted server keeps the schedule.
+ * it is only a route switch, then stops it once it has had no request for the window — unless it
+ * became production again first. The stop time is stored, so a restarted server keeps the schedule.
  */
 public final class RetiringPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetiringPool.class);
@@ -34,6 +35,7 @@ public final class RetiringPool implements AutoCloseable {
 
     private final Predicate<String> stillServing;
     private final IntConsumer stoppedPort;
+    private final IntToLongFunction lastRequestMillis;
 
     private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
 
@@ -48,15 +50,27 @@ public final class RetiringPool implements AutoCloseable {
      */
     public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
                         Predicate<String> stillServing, IntConsumer stoppedPort) {
+        this(runtime, store, clock, window, stillServing, stoppedPort, port -> 0);
+    }
+
+    /**
+     * As above, and
+     *
+     * @param lastRequestMillis epoch millis of the last request the router sent to a port (0: none); an
+     *                          instance is stopped only once it has been idle for the window
+     */
+    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
+                        Predicate<String> stillServing, IntConsumer stoppedPort, IntToLongFunction lastRequestMillis) {
         this.stillServing = stillServing;
         this.stoppedPort = stoppedPort;
+        this.lastRequestMillis = lastRequestMillis;
         this.runtime = runtime;
         this.store = store;
         this.clock = clock;
         this.window = window;
     }
 
-    /** The instance is no longer production: stop it when the window has passed. */
+    /** The instance is no longer production: stop it once the window has passed without a request to it. */
     public void retire(String deploymentId) {
         schedule(deploymentId, clock.instant().plus(window), true);
     }
@@ -88,22 +102,43 @@ public final class RetiringPool implements AutoCloseable {
 
     private void schedule(String deploymentId, Instant stopAt, boolean persist) {
         if (persist) store.setStopAfter(deploymentId, stopAt);
-        long delay = Math.max(0, Duration.between(clock.instant(), stopAt).toMillis());
-        ScheduledFuture<?> task = timer.schedule(() -> Thread.ofVirtual().name("retire-" + deploymentId)
-                .start(() -> stopIfStillRetiring(deploymentId, stopAt)), delay, TimeUnit.MILLISECONDS);
-        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, task));
+        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, arm(deploymentId, stopAt)));
         if (previous != null) previous.task().cancel(false);
+    }
+
+    private ScheduledFuture<?> arm(String deploymentId, Instant stopAt) {
+        // rounded up: a timer a fraction of a millisecond early would find the instance not due yet
+        long delay = Math.max(0, (Duration.between(clock.instant(), stopAt).toNanos() + 999_999) / 1_000_000);
+        return timer.schedule(() -> Thread.ofVirtual().name("retire-" + deploymentId)
+                .start(() -> stopIfStillRetiring(deploymentId, stopAt)), delay, TimeUnit.MILLISECONDS);
     }
 
     private void stopIfStillRetiring(String deploymentId, Instant stopAt) {
         Retirement r = retiring.get(deploymentId);
-        if (r == null || !r.stopAt().equals(stopAt) || !retiring.remove(deploymentId, r)) return;
+        if (r == null || !r.stopAt().equals(stopAt)) return;
+        Instant due = idleUntil(deploymentId, stopAt);
+        if (clock.instant().isBefore(due)) {
+            // it had requests meanwhile (or the clock is behind the timer): decide again when it may be idle;
+            // in the map's lock, so a reinstatement or a new retirement meanwhile keeps the last word
+            retiring.computeIfPresent(deploymentId, (id, current) -> {
+                if (current != r) return current;
+                if (!due.equals(stopAt)) store.setStopAfter(deploymentId, due);
+                return new Retirement(due, arm(deploymentId, due));
+            });
+            return;
+        }
         try {
             if (stillServing.test(deploymentId)) {
-                store.setStopAfter(deploymentId, null);
-                LOG.info("retired instance {} serves production again: kept", deploymentId);
+                // the stored stop time is cleared before the retirement disappears
+                retiring.computeIfPresent(deploymentId, (id, current) -> {
+                    if (current != r) return current;
+                    store.setStopAfter(deploymentId, null);
+                    LOG.info("retired instance {} serves production again: kept", deploymentId);
+                    return null;
+                });
                 return;
             }
+            if (!retiring.remove(deploymentId, r)) return;
             int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
             runtime.stop(deploymentId);
             if (port > 0) stoppedPort.accept(port);
@@ -111,6 +146,15 @@ public final class RetiringPool implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());
         }
+    }
+
+    /** The later of the scheduled stop and a window after the instance's last request. */
+    private Instant idleUntil(String deploymentId, Instant stopAt) {
+        int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
+        long last = port > 0 ? lastRequestMillis.applyAsLong(port) : 0;
+        if (last <= 0) return stopAt;
+        Instant idle = Instant.ofEpochMilli(last).plus(window);
+        return idle.isAfter(stopAt) ? idle : stopAt;
     }
 
     @Override

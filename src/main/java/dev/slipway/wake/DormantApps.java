@@ -24,6 +24,9 @@ import dev.slipway.runtime.StartFailedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,20 +41,28 @@ import java.util.regex.Pattern;
  * {@code rolled_back} but has no running process starts its immutable artifact again, as a cold
  * rollback does (no build), and is served once the app answers. Concurrent requests share one start
  * per deployment. A woken deployment that is not production is retired again like a replaced
- * production: it stops {@code SLIPWAY_RETIRE_AFTER_SECONDS} after the wake, and the next request wakes it again.
+ * production: it stops once idle for {@code SLIPWAY_RETIRE_AFTER_SECONDS}, and the next request wakes it again.
+ * A deployment whose start failed is not started again for a while (5 s, doubling up to 5 min, until
+ * one start succeeds): meanwhile its requests get the 503 page at once.
  */
 public final class DormantApps implements Waker {
     private static final Logger LOG = LoggerFactory.getLogger(DormantApps.class);
     private static final Pattern SHORT_ID = Pattern.compile("[0-9a-z]{8}");
+    static final Duration FIRST_BACKOFF = Duration.ofSeconds(5);
+    static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
 
     /** Everything a wake reads or starts. */
     public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
                         ArtifactStore artifacts, DatabaseService databases, LogStore logs, Runtime runtime,
-                        RouteTable routes, RetiringPool retiring, ProductionInstances production) {}
+                        RouteTable routes, RetiringPool retiring, ProductionInstances production, Clock clock) {}
+
+    /** Consecutive failed starts of a deployment, and when the next one may be tried. */
+    private record Failures(int count, Instant retryAt) {}
 
     private final Parts p;
     private final Executor executor = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, CompletableFuture<Wake>> starting = new ConcurrentHashMap<>();
+    private final Map<String, Failures> failing = new ConcurrentHashMap<>();
     /** Completed once the runtime's recovery and the route restore are done: a start before would break recovery. */
     private final CompletableFuture<Void> recovered = new CompletableFuture<>();
 
@@ -75,12 +86,20 @@ public final class DormantApps implements Waker {
                 CompletableFuture<Wake> mine = new CompletableFuture<>();
                 CompletableFuture<Wake> running = starting.putIfAbsent(f.deployment().id(), mine);
                 if (running != null) return running;
+                // asked only now: a failed start records its backoff before it lets the next one in
+                Optional<Duration> backoff = backoff(f.deployment().id());
+                if (backoff.isPresent()) {
+                    starting.remove(f.deployment().id(), mine);
+                    mine.complete(new Wake.Failing(backoff.get()));
+                    return mine;
+                }
                 executor.execute(() -> {
                     Wake result;
                     try {
                         result = start(f);
                     } catch (RuntimeException e) {
                         LOG.error("waking deployment {} failed", f.deployment().id(), e);
+                        failed(f.deployment().id());
                         result = new Wake.Down();
                     } finally {
                         starting.remove(f.deployment().id(), mine);
@@ -145,13 +164,35 @@ public final class DormantApps implements Waker {
         try {
             instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues()), log);
         } catch (StartFailedException e) {
+            Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());
+            log.log(Level.INFO, "Requests get a 503 page for " + backoff.toSeconds() + " s; the first one after that starts it again");
             return new Wake.Down();
         }
+        failing.remove(d.id());
         long ms = (System.nanoTime() - started) / 1_000_000;
         log.log(Level.INFO, "Woken by a request; started in " + ms + " ms");
         if (!p.production().test(d.id())) p.retiring().retire(d.id());
         return route(project, d, new Target.Upstream(instance.port()));
+    }
+
+    /** How long the deployment's last failed start still keeps it from being started again. */
+    private Optional<Duration> backoff(String deploymentId) {
+        Failures f = failing.get(deploymentId);
+        if (f == null) return Optional.empty();
+        Duration left = Duration.between(p.clock().instant(), f.retryAt());
+        return left.isPositive() ? Optional.of(left) : Optional.empty();
+    }
+
+    /** Records a failed start; returns the backoff before the next: 5 s, 10 s, 20 s … at most 5 min. */
+    private Duration failed(String deploymentId) {
+        Failures f = failing.compute(deploymentId, (id, before) -> {
+            int count = before == null ? 1 : before.count() + 1;
+            Duration delay = FIRST_BACKOFF.multipliedBy(1L << Math.min(count - 1, 16));
+            if (delay.compareTo(MAX_BACKOFF) > 0) delay = MAX_BACKOFF;
+            return new Failures(count, p.clock().instant().plus(delay));
+        });
+        return Duration.between(p.clock().instant(), f.retryAt());
     }
 
     private Optional<Instance> runningFor(Deployment d) {

@@ -26,13 +26,19 @@ public final class TestServer implements AutoCloseable {
     }
 
     public static TestServer start(StoreKind kind, java.util.function.UnaryOperator<ServerConfig> customize) {
+        return start(kind, customize, MicrosClock.system());
+    }
+
+    /** As above, on a clock of the test's (e.g. a {@link MutableClock} to step through backoffs). */
+    public static TestServer start(StoreKind kind, java.util.function.UnaryOperator<ServerConfig> customize,
+                                   java.time.Clock clock) {
         TestStore store = TestStore.create(kind);
         try {
             ServerConfig config = ServerConfig.defaults(store.dataDir()).withPorts(0, 0).withDatabaseUrl(store.jdbcUrl());
             config = customize.apply(new ServerConfig(config.host(), 0, 0, config.dataDir(), config.databaseUrl(),
                     config.databasePoolSize(), config.appsDomain(), config.publicUrl(), config.regions(),
                     store.secretKey(), false, config.uploadLimitBytes(), config.gitHosts(), config.buildSlots()));
-            Slipway slipway = Slipway.start(config, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
+            Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
             return new TestServer(store, slipway);
         } catch (Exception e) {
             store.close();
