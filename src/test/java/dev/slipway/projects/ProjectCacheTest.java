@@ -1,11 +1,10 @@
 package dev.slipway.projects;
 
+import dev.slipway.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,15 +98,5 @@ class ProjectCacheTest {
         assertThat(cache.get("prj_x", none)).isEmpty();
         assertThat(cache.get("prj_x", none)).isEmpty();
         assertThat(misses).hasValue(2);
-    }
-
-    private static final class MutableClock extends Clock {
-        private Instant now = Instant.parse("2026-11-22T08:00:00Z");
-
-        void advance(Duration d) { now = now.plus(d); }
-
-        @Override public Instant instant() { return now; }
-        @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
-        @Override public Clock withZone(java.time.ZoneId zone) { return this; }
     }
 }
