@@ -13,13 +13,18 @@ import java.util.Map;
 
 /**
  * Writes log entries to the store on its own thread, so a run does not wait for a transaction per line.
- * Whatever is queued while a batch is written makes the next batch: one transaction per log per batch.
- * Entries are written in the order they were added; {@link #flush()} waits until those added before it
- * are in the store, {@link #close()} writes what is left and stops the thread.
+ * A batch is what was queued within {@link #LINGER} of its first entry, or until someone flushes: one
+ * transaction per log per batch. Entries are written in the order they were added; {@link #flush()} waits
+ * until those added before it are in the store, {@link #close()} writes what is left and stops the thread.
  */
 final class LogWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
     static final int MAX_BATCH = 500;
+    /**
+     * How long the first entry of a batch waits for more: a run logs its steps a few ms apart, and a
+     * transaction each costs more store work than the wait costs anyone (readers here flush).
+     */
+    static final Duration LINGER = Duration.ofMillis(50);
     /** A flush waits at most this long: a writer stuck behind a lock must not hang a run for good. */
     private static final Duration FLUSH_LIMIT = Duration.ofSeconds(30);
 
@@ -36,6 +41,7 @@ final class LogWriter implements AutoCloseable {
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private long added;   // tickets handed out
     private long done;    // every ticket up to this one is written (or was given up on)
+    private long wanted;  // a flush waits for every ticket up to this one: write now
     private boolean closed;
     private Thread thread;
 
@@ -59,6 +65,10 @@ final class LogWriter implements AutoCloseable {
         long deadline = System.nanoTime() + FLUSH_LIMIT.toNanos();
         synchronized (lock) {
             long target = added;
+            if (done < target) {
+                wanted = Math.max(wanted, target);
+                lock.notifyAll();
+            }
             while (done < target) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || thread == null || !thread.isAlive()) {
@@ -87,6 +97,15 @@ final class LogWriter implements AutoCloseable {
                     }
                 }
                 if (queue.isEmpty()) return;
+                long until = System.nanoTime() + LINGER.toNanos();
+                long left;
+                while (!closed && wanted <= done && queue.size() < MAX_BATCH && (left = until - System.nanoTime()) > 0) {
+                    try {
+                        lock.wait(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        // only close() ends the writer
+                    }
+                }
                 while (!queue.isEmpty() && next.size() < MAX_BATCH) next.add(queue.poll());
             }
             write(next);
