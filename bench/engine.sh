@@ -4,7 +4,9 @@
 #      answers through the apps listener, divided by the same install and start run by hand (npm ci with
 #      NodeBuild's flags and the platform's build environment, then node app.js until it answers);
 #      N runs after one warm-up, each and the median (target <= 1.10); each run starts once the server is idle
-#      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows);
+#      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows); each platform run
+#      also prints the CPU time the server used meanwhile, which competes with npm on a small machine and is
+#      far less noisy than wall time when the machine is shared;
 #   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
 #      first request served by it through the router, N times (target <= 100 ms);
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
@@ -36,21 +38,26 @@ HAND_PORT=$((PORT + 9))
 echo "Slipway engine benchmark: N=$N, wrk $CONNECTIONS connections ${DURATION}s, $(nproc) cores, $(node --version), npm $(npm --version)"
 
 # --- 1. platform overhead ---------------------------------------------------------------------------
-# One deploy through the platform: sets run_ms, run_name, run_port, run_detail.
+# CPU time the server's JVM has used, in ms (user + system, from /proc)
+server_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz)}' "/proc/$server_pid/stat"; }
+
+# One deploy through the platform: sets run_ms, run_name, run_port, run_detail, run_cpu.
 platform_run() {
-  local upload_id="$1" t0 mig project_id dep logs
+  local upload_id="$1" t0 mig project_id dep logs cpu0
+  cpu0=$(server_cpu_ms)
   t0=$(now_us)
   mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$upload_id\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}")
   project_id=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
   run_name=$(call GET "/v1/projects/$project_id" | jq -r .data.name)
   await_body "http://127.0.0.1:$apps_port/" "$run_name.localhost:$apps_port" "fixture:express" 300 0.02
   run_ms=$(ms_since "$t0")
+  run_cpu=$(( $(server_cpu_ms) - cpu0 ))
   dep=$(call GET "/v1/projects/$project_id" | jq -r .data.production_deployment_id)
   logs=$(logs_of "$dep")
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
   run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Running npm") $(log_ms "$logs" "Running npm" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
-  run_detail=$(echo "$run_phases" | awk '{printf "queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s", $1, $2, $3, $4, $5}')
+  run_detail=$(echo "$run_phases" | awk -v cpu="$run_cpu" '{printf "queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s; server CPU %s", $1, $2, $3, $4, $5, cpu}')
 }
 
 # The same by hand, polled the same way from the start: sets run_ms, run_detail.
@@ -85,9 +92,9 @@ express_upload=$(upload "$work/express.zip")
 section "platform overhead: POST /v1/migrations → app answers via router, vs npm ci + node by hand (ms)"
 platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
-: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"
+: > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"; : > "$work/p_cpu"
 for i in $(seq 1 "$N"); do
-  settle; platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"
+  settle; platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"; echo "$run_cpu" >> "$work/p_cpu"
   settle; hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
@@ -95,9 +102,9 @@ for i in $(seq 1 "$N"); do
   printf "         platform: %s\n         by hand:  %s\n" "$pd" "$hd"
 done
 col() { awk -v c="$1" '{print $c}' "$2" | median; }   # median of column C of a phases file
-printf "  median phases: platform queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s; by hand install %s, start %s\n" \
+printf "  median phases: platform queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s (server CPU %s ms); by hand install %s, start %s\n" \
   "$(col 1 "$work/p_phases")" "$(col 2 "$work/p_phases")" "$(col 3 "$work/p_phases")" "$(col 4 "$work/p_phases")" \
-  "$(col 5 "$work/p_phases")" "$(col 1 "$work/h_phases")" "$(col 2 "$work/h_phases")"
+  "$(col 5 "$work/p_phases")" "$(median < "$work/p_cpu")" "$(col 1 "$work/h_phases")" "$(col 2 "$work/h_phases")"
 printf "  median: platform %s ms, by hand %s ms, ratio %s (spread %s–%s; target <= 1.10)\n" \
   "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")" \
   "$(sort -n "$work/t_ratio" | head -1)" "$(sort -n "$work/t_ratio" | tail -1)"

@@ -148,6 +148,7 @@ public final class Slipway implements AutoCloseable {
                     : SecretBox.fromKeyFile(config.dataDir());
             var jdbi = database.jdbi();
             LogStore logs = new LogStore(jdbi, clock);
+            opened.add(logs);
             BuildConfig buildConfig = BuildConfig.fromEnv(config.dataDir(), System.getenv());
             // webhooks: every state change writes its events to the outbox in its own transaction
             AtomicReference<AppUrls> urlsRef = new AtomicReference<>();
@@ -352,6 +353,7 @@ public final class Slipway implements AutoCloseable {
         webhooks.close();
         if (sandbox != null) sandbox.stop();
         engine.close();
+        stores.logs().close(); // the lines still queued, the apps' last ones included
         database.close();
     }
 }

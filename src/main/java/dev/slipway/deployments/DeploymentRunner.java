@@ -98,6 +98,7 @@ public final class DeploymentRunner implements JobRunner {
             Target target = start(d, project, artifact, env, secretValues, log);
             String url = p.urls().production(project.name());
             p.routes().setDeployment(project.name(), d.shortId(), target);
+            p.logs().flush(); // the run's lines are stored before anyone sees it live
             var previous = promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
             p.routes().setProduction(project.name(), target);
             if (project.domain() != null) p.routes().setDomain(project.domain(), project.name());
@@ -238,6 +239,7 @@ public final class DeploymentRunner implements JobRunner {
     }
 
     private void fail(String id, String cause) {
+        p.logs().flush(); // the run's lines are stored before anyone sees it failed (a failure event carries the last ones)
         Deployment failed = p.jdbi().inTransaction(h -> {
             Deployment d = p.deployments().find(h, id).orElseThrow();
             if (!d.status().finished()) {

@@ -105,6 +105,7 @@ public final class DeploymentService {
                     + "; only a queued or building deployment can be cancelled");
         }
         if (d.status() == DeploymentStatus.QUEUED) {
+            logs.flush();
             boolean done = deployments.jdbi().inTransaction(h -> {
                 boolean moved = deployments.transition(h, d.id(), DeploymentStatus.QUEUED, DeploymentStatus.FAILED,
                         Level.ERROR, "Deployment cancelled before it started");

@@ -102,6 +102,7 @@ public final class DeploymentStore {
      * entry, in one transaction. False when another actor moved it first (e.g. a cancel).
      */
     public boolean transition(String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
+        logs.flush(); // the lines logged before come before this entry
         return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
     }
 

@@ -104,6 +104,7 @@ public final class MigrationStore {
     }
 
     public boolean transition(String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
+        logs.flush(); // the lines logged before come before this entry
         return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
     }
 
