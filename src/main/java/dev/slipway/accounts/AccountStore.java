@@ -29,8 +29,8 @@ public final class AccountStore {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("account name must be 1-100 letters, digits, '_', '.' or '-'");
         }
-        if (rateLimit != null && (rateLimit < 1 || rateLimit > 1_000_000)) {
-            throw new IllegalArgumentException("rate limit must be between 1 and 1000000 requests per minute");
+        if (rateLimit != null && (rateLimit < 1 || rateLimit > 100_000_000)) {
+            throw new IllegalArgumentException("rate limit must be between 1 and 100000000 requests per minute");
         }
         if (findByName(name).isPresent()) {
             throw new IllegalArgumentException("an account named '" + name + "' already exists");
