@@ -32,6 +32,14 @@ public final class AddressGuard {
     public InetAddress[] check(URI url) throws Refused {
         String host = url.getHost();
         if (host == null) throw new Refused("the URL has no host");
+        return resolve(host);
+    }
+
+    /**
+     * Resolves a host name now; returns the addresses it resolved to when every one may be reached. A
+     * delivery connects to exactly these ({@link PinnedResolver}): a second lookup could answer otherwise.
+     */
+    public InetAddress[] resolve(String host) throws Refused {
         InetAddress[] addresses;
         try {
             addresses = InetAddress.getAllByName(host);

@@ -5,17 +5,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -25,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -47,13 +44,11 @@ public final class Dispatcher implements AutoCloseable {
     private final EndpointStore endpoints;
     private final DeliveryStore deliveries;
     private final SecretBox secrets;
-    private final AddressGuard guard;
     private final List<Duration> retries;
     private final Clock clock;
     private final String node;
     private final String owner;
-    /** Made on the first delivery: building one loads the TLS stack, a noticeable part of the server's start. */
-    private volatile HttpClient http;
+    private final WebhookClient client;
     private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
     private final Semaphore slots = new Semaphore(MAX_ENDPOINTS_IN_FLIGHT);
     private final Semaphore signal = new Semaphore(0);
@@ -66,7 +61,7 @@ public final class Dispatcher implements AutoCloseable {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
         this.secrets = secrets;
-        this.guard = guard;
+        this.client = new WebhookClient(guard, TIMEOUT);
         this.retries = List.copyOf(retries);
         this.clock = clock;
         this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
@@ -150,22 +145,16 @@ public final class Dispatcher implements AutoCloseable {
         String error;
         try {
             URI uri = URI.create(e.url());
-            guard.check(uri); // again at delivery: the name may resolve elsewhere than at creation
             long timestamp = now.getEpochSecond();
-            HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .header("User-Agent", "Slipway-Webhooks/1")
-                    .header("webhook-id", d.messageId())
-                    .header("webhook-timestamp", Long.toString(timestamp))
-                    .header("webhook-signature", Signer.signatures(signingSecrets(e, now), d.messageId(), timestamp, d.payload()))
-                    .POST(HttpRequest.BodyPublishers.ofString(d.payload())).build();
-            HttpResponse<InputStream> response = http().send(request, HttpResponse.BodyHandlers.ofInputStream());
-            status = response.statusCode();
-            response.body().close(); // the answer's body is not read: a receiver cannot hold us past the status
+            status = client.post(uri, Map.of(
+                    "webhook-id", d.messageId(),
+                    "webhook-timestamp", Long.toString(timestamp),
+                    "webhook-signature", Signer.signatures(signingSecrets(e, now), d.messageId(), timestamp, d.payload())),
+                    d.payload());
             error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
         } catch (AddressGuard.Refused refused) {
             error = "not sent: " + refused.getMessage();
-        } catch (HttpTimeoutException timeout) {
+        } catch (TimeoutException timeout) {
             error = "no answer within " + TIMEOUT.toSeconds() + " s";
         } catch (IOException io) {
             error = "cannot reach the endpoint: " + (io.getMessage() == null ? io.getClass().getSimpleName() : io.getMessage());
@@ -229,22 +218,6 @@ public final class Dispatcher implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        HttpClient made = http;
-        if (made != null) made.shutdownNow();
-    }
-
-    private HttpClient http() {
-        HttpClient made = http;
-        if (made == null) {
-            synchronized (this) {
-                made = http;
-                if (made == null) {
-                    made = HttpClient.newBuilder().connectTimeout(TIMEOUT)
-                            .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).build();
-                    http = made;
-                }
-            }
-        }
-        return made;
+        client.close();
     }
 }

@@ -15,12 +15,14 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -126,6 +128,31 @@ class WebhookApiTest {
         assertThat(p.status()).isEqualTo(400);
         assertThat(p.json().at("/error/code").asText()).isEqualTo("url_not_allowed");
         assertThat(tenant.http().get("/v1/webhooks/" + id).json().at("/data/url").asText()).isEqualTo(PUBLIC);
+    }
+
+    @Test
+    void aDeliveryConnectsToTheAddressItCheckedNotToAnotherLookup() {
+        // a rebinding name: public (192.0.2.1) at its first lookup, loopback (where the receiver is) after
+        String host = "d" + UUID.randomUUID().toString().substring(0, 8) + RebindingNames.DOMAIN;
+        String id = create(tenant.http(), "{\"url\":\"" + PUBLIC + "\",\"events\":[\"*\"]}").json().at("/data/id").asText();
+        String url = "http://" + host + ":" + URI.create(receiver.url("/")).getPort() + "/rebinding";
+        server.slipway().database().jdbi().useHandle(h -> h.createUpdate("UPDATE webhook_endpoints SET url = :u WHERE id = :id")
+                .bind("u", url).bind("id", id).execute());
+        var t = tenant.http().post("/v1/webhooks/" + id + "/test", "");
+        assertThat(t.status()).as(t.body()).isEqualTo(202);
+        String delivery = t.json().at("/data/id").asText();
+        JsonNode d = Await.value(Duration.ofSeconds(15), "the attempt to be recorded", () -> {
+            for (JsonNode x : tenant.http().get("/v1/webhooks/" + id + "/deliveries").json().get("data")) {
+                if (x.get("id").asText().equals(delivery) && x.get("attempts").asInt() > 0) return x;
+            }
+            return null;
+        });
+        // one lookup, checked and connected to: 192.0.2.1 answers nothing. A check followed by a second
+        // lookup for the connection would have sent the signed payload to the receiver on loopback.
+        assertThat(RebindingNames.lookups(host)).isEqualTo(1);
+        assertThat(receiver.received("/rebinding")).isEmpty();
+        assertThat(d.get("last_error").asText()).matches("(cannot reach the endpoint|no answer within).*");
+        tenant.http().send("DELETE", "/v1/webhooks/" + id, null, null);
     }
 
     @Test
