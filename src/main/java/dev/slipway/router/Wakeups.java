@@ -14,9 +14,5 @@ import java.util.function.IntPredicate;
  */
 public record Wakeups(Waker waker, IntPredicate serving, Duration maxWait, Clock clock) {
     /** No waking: routes are served as they are (tests of the router alone). */
-    public static final Wakeups NONE = new Wakeups(Waker.NONE, port -> true, Duration.ZERO);
-
-    public Wakeups(Waker waker, IntPredicate serving, Duration maxWait) {
-        this(waker, serving, maxWait, Clock.systemUTC());
-    }
+    public static final Wakeups NONE = new Wakeups(Waker.NONE, port -> true, Duration.ZERO, Clock.systemUTC());
 }

@@ -40,22 +40,13 @@ public final class RetiringPool implements AutoCloseable {
     private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
 
     public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window) {
-        this(runtime, store, clock, window, id -> false, port -> { });
+        this(runtime, store, clock, window, id -> false, port -> { }, port -> 0);
     }
 
     /**
-     * @param stillServing asked again when the window has passed: true keeps the instance (it serves
-     *                     production again, e.g. a rollback switched to it while a wake-up retired it)
-     * @param stoppedPort  told the port of each instance it stopped, so routes to it are forgotten
-     */
-    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
-                        Predicate<String> stillServing, IntConsumer stoppedPort) {
-        this(runtime, store, clock, window, stillServing, stoppedPort, port -> 0);
-    }
-
-    /**
-     * As above, and
-     *
+     * @param stillServing      asked again when the window has passed: true keeps the instance (it serves
+     *                          production again, e.g. a rollback switched to it while a wake-up retired it)
+     * @param stoppedPort       told the port of each instance it stopped, so routes to it are forgotten
      * @param lastRequestMillis epoch millis of the last request the router sent to a port (0: none); an
      *                          instance is stopped only once it has been idle for the window
      */

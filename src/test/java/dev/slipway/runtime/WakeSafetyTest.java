@@ -71,7 +71,7 @@ class WakeSafetyTest {
         AtomicBoolean production = new AtomicBoolean(true);
         var stoppedPorts = new CopyOnWriteArrayList<Integer>();
         try (RetiringPool pool = new RetiringPool(runtime, fixture.store, MicrosClock.system(), Duration.ofMillis(300),
-                id -> id.equals(app.deploymentId()) && production.get(), stoppedPorts::add)) {
+                id -> id.equals(app.deploymentId()) && production.get(), stoppedPorts::add, port -> 0)) {
             // retired by a wake-up while a rollback switched production to it: kept
             pool.retire(app.deploymentId());
             Await.until(Duration.ofSeconds(10), "the retirement to be decided", () -> pool.retiring().isEmpty());
