@@ -204,7 +204,7 @@ public final class DatabaseService {
                     : Connections.describeAdmin(e, password);
             throw new IllegalStateException("provisioning the " + kind + " database " + d.id() + " failed: " + why);
         }
-        store.transition(d.id(), DatabaseState.PROVISIONING, DatabaseState.READY);
+        store.transition(d, DatabaseState.PROVISIONING, DatabaseState.READY);
         log.log(Level.INFO, "Database " + d.id() + " is ready (" + kind + " " + d.host() + ":" + d.port() + "/" + d.name()
                 + "); DATABASE_URL is set for the build and the app");
     }
@@ -220,7 +220,7 @@ public final class DatabaseService {
             throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where()
                     + " as user " + d.user() + ": " + Connections.describe(e, target));
         }
-        store.transition(d.id(), DatabaseState.PROVISIONING, DatabaseState.READY);
+        store.transition(d, DatabaseState.PROVISIONING, DatabaseState.READY);
         log.log(Level.INFO, "Connected to the " + kind + " database at " + target.where()
                 + "; DATABASE_URL is set for the build and the app");
     }
@@ -240,7 +240,7 @@ public final class DatabaseService {
         if (d.state() == DatabaseState.DROPPED) return;
         String kind = d.kind().label();
         if (!d.created()) {
-            store.dropped(d.id());
+            store.dropped(d);
             note(d, Level.INFO, "Discarded the connection details of the " + kind + " database " + d.id()
                     + " (nothing was created on that server)");
             return;
@@ -249,14 +249,14 @@ public final class DatabaseService {
             DbAddress admin = admins.admin(d.kind()).orElseThrow(() -> new IllegalStateException(
                     d.kind().adminSetting() + " is no longer set"));
             Provisioner.of(d.kind()).drop(admin, d.name());
-            store.dropped(d.id());
+            store.dropped(d);
             note(d, Level.INFO, "Removed the " + kind + " database " + d.id() + " made for this migration (database and user "
                     + d.name() + ")");
         } catch (SQLException | RuntimeException e) {
             String why = e instanceof SQLException se ? Connections.describeAdmin(se, null) : e.getMessage();
             LOG.warn("removing database {} ({} {}) failed: {}", d.id(), kind, d.name(), why);
             if (d.state() != DatabaseState.FAILED) {
-                store.dropFailed(d.id());
+                store.dropFailed(d);
                 note(d, Level.WARNING, "Could not remove the " + kind + " database " + d.id() + " (" + d.name()
                         + "): " + why + "; Slipway will try again");
             }

@@ -1,7 +1,6 @@
 package dev.slipway.databases;
 
 import dev.slipway.projects.ProjectChanges;
-import dev.slipway.projects.ProjectStore;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -41,7 +40,7 @@ final class DatabaseStore {
                 .bind("options", d.options()).bind("secret", d.secretEnc()).bind("state", d.state().label())
                 .bind("at", d.createdAt())
                 .execute();
-        ProjectStore.afterCommit(h, changes, d.projectId());
+        changes.changedAfterCommit(h, d.projectId());
     }
 
     Optional<ProjectDatabase> find(String id) {
@@ -72,28 +71,28 @@ final class DatabaseStore {
     }
 
     /** Moves the database if it is in {@code from}; true when it moved. */
-    boolean transition(String id, DatabaseState from, DatabaseState to) {
+    boolean transition(ProjectDatabase d, DatabaseState from, DatabaseState to) {
         boolean moved = jdbi.withHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = :to, updated_at = :now WHERE id = :id AND state = :from")
-                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", clock.instant())
+                .bind("to", to.label()).bind("from", from.label()).bind("id", d.id()).bind("now", clock.instant())
                 .execute()) == 1;
-        if (moved) changes.changed(null);
+        if (moved) changes.changed(d.projectId());
         return moved;
     }
 
     /** Marks it dropped and forgets its secret. */
-    void dropped(String id) {
+    void dropped(ProjectDatabase d) {
         jdbi.useHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = 'dropped', secret_enc = NULL, updated_at = :now WHERE id = :id")
-                .bind("id", id).bind("now", clock.instant()).execute());
-        changes.changed(null);
+                .bind("id", d.id()).bind("now", clock.instant()).execute());
+        changes.changed(d.projectId());
     }
 
     /** Marks it failed (removing it failed) and forgets its secret: the admin needs none to try again. */
-    void dropFailed(String id) {
+    void dropFailed(ProjectDatabase d) {
         jdbi.useHandle(h -> h.createUpdate(
                         "UPDATE databases SET state = 'failed', secret_enc = NULL, updated_at = :now WHERE id = :id")
-                .bind("id", id).bind("now", clock.instant()).execute());
-        changes.changed(null);
+                .bind("id", d.id()).bind("now", clock.instant()).execute());
+        changes.changed(d.projectId());
     }
 }

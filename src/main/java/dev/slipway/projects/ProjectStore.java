@@ -124,7 +124,7 @@ public final class ProjectStore {
     public void setProduction(Handle h, String projectId, String deploymentId) {
         h.createUpdate("UPDATE projects SET production_deployment_id = :d WHERE id = :p")
                 .bind("d", deploymentId).bind("p", projectId).execute();
-        afterCommit(h, cache, projectId);
+        cache.changedAfterCommit(h, projectId);
     }
 
     /** Every project with a production deployment: (project id, name, domain, production deployment id). */
@@ -194,11 +194,5 @@ public final class ProjectStore {
         return projects.stream().map(p -> new Project(p.id(), p.accountId(), p.name(), p.source(), p.repo(),
                 p.branch(), p.framework(), p.region(), p.domain(), p.productionDeploymentId(), p.createdAt(),
                 List.copyOf(names.getOrDefault(p.id(), List.of())), databases.get(p.id()))).toList();
-    }
-
-    /** Tells {@code changes} of the project once the handle's transaction commits (at once without one). */
-    public static void afterCommit(Handle h, ProjectChanges changes, String projectId) {
-        if (h.isInTransaction()) h.afterCommit(() -> changes.changed(projectId));
-        else changes.changed(projectId);
     }
 }
