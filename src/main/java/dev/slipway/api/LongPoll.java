@@ -1,15 +1,16 @@
 package dev.slipway.api;
 
+import dev.slipway.core.StatusChanges;
 import io.javalin.http.Context;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * {@code ?wait=<seconds ≤ 60>} on single reads: answer when the status changes from what it was
- * when the request came, when the record reaches a final state, or when the time is up. Reads the
- * store, so it sees changes made by any server.
+ * when the request came, when the record reaches a final state, or when the time is up.
  */
 public final class LongPoll {
     public static final int MAX_WAIT_SECONDS = 60;
@@ -29,18 +30,34 @@ public final class LongPoll {
         throw ApiException.invalidField("wait", "must be an integer number of seconds from 0 to " + MAX_WAIT_SECONDS);
     }
 
-    public static <T> T await(Context ctx, Supplier<T> read, Function<T, String> status, Function<T, Boolean> finished)
-            throws InterruptedException {
-        Duration wait = waitParam(ctx);
-        T current = read.get();
-        if (wait.isZero() || finished.apply(current)) return current;
-        String initial = status.apply(current);
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < deadline) {
-            Thread.sleep(Math.min(POLL_MILLIS, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
-            current = read.get();
-            if (!status.apply(current).equals(initial) || finished.apply(current)) return current;
+    /**
+     * The record {@code id} as {@code read} gives it, once the wait is over. Changes made through this
+     * server end the wait at once ({@code changes}); changes made by another server sharing the store
+     * are seen at the next read, at most {@value #POLL_MILLIS} ms later.
+     */
+    public static <T> T await(Context ctx, StatusChanges changes, String id, Supplier<T> read,
+                              Function<T, String> status, Function<T, Boolean> finished) throws InterruptedException {
+        return await(waitParam(ctx), Duration.ofMillis(POLL_MILLIS), changes, id, read, status, finished);
+    }
+
+    static <T> T await(Duration wait, Duration poll, StatusChanges changes, String id, Supplier<T> read,
+                       Function<T, String> status, Function<T, Boolean> finished) throws InterruptedException {
+        if (wait.isZero()) return read.get();
+        long seen = changes.watch(id); // before the first read: a change right after it still ends the wait
+        try {
+            T current = read.get();
+            if (finished.apply(current)) return current;
+            String initial = status.apply(current);
+            long deadline = System.nanoTime() + wait.toNanos();
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                seen = changes.await(id, seen, Math.min(poll.toNanos(), left), TimeUnit.NANOSECONDS);
+                current = read.get();
+                if (!status.apply(current).equals(initial) || finished.apply(current)) return current;
+            }
+            return current;
+        } finally {
+            changes.unwatch(id);
         }
-        return current;
     }
 }

@@ -65,7 +65,7 @@ public final class DeploymentHandlers {
 
     public void get(Context ctx) throws InterruptedException {
         Deployment first = owned(ctx, ctx.pathParam("deployment_id"));
-        Deployment d = LongPoll.await(ctx, () -> deployments.find(first.id()).orElseThrow(),
+        Deployment d = LongPoll.await(ctx, deployments.changes(), first.id(), () -> deployments.find(first.id()).orElseThrow(),
                 x -> x.status().label(), x -> x.status().finished());
         Project project = projects.find(d.projectId()).orElseThrow();
         ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls)));

@@ -3,6 +3,7 @@ package dev.slipway.deployments;
 import dev.slipway.api.Keyset;
 import dev.slipway.api.Page;
 import dev.slipway.api.PageRequest;
+import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import org.jdbi.v3.core.Handle;
@@ -32,6 +33,7 @@ public final class DeploymentStore {
     private final Clock clock;
     private final LogStore logs;
     private final Listener listener;
+    private final StatusChanges changes = new StatusChanges();
 
     /** Told of every new deployment and every status change, inside the transaction that makes it. */
     @FunctionalInterface
@@ -53,6 +55,9 @@ public final class DeploymentStore {
     }
 
     public Jdbi jdbi() { return jdbi; }
+
+    /** Status changes made through this store, for long-polls. */
+    public StatusChanges changes() { return changes; }
 
     public void insert(Handle h, Deployment d) {
         h.createUpdate("""
@@ -119,6 +124,7 @@ public final class DeploymentStore {
         if (n == 1) {
             logs.append(h, id, level, message);
             listener.changed(h, find(h, id).orElseThrow());
+            changes.changedAfterCommit(h, id);
         }
         return n == 1;
     }

@@ -59,7 +59,7 @@ public final class MigrationHandlers {
 
     public void get(Context ctx) throws InterruptedException {
         Migration first = owned(ctx, ctx.pathParam("migration_id"));
-        Migration m = LongPoll.await(ctx, () -> migrations.find(first.id()).orElseThrow(),
+        Migration m = LongPoll.await(ctx, migrations.changes(), first.id(), () -> migrations.find(first.id()).orElseThrow(),
                 x -> x.status().label(), x -> x.status().finished());
         String name = projects.find(m.projectId()).map(Project::name).orElse("unknown");
         ctx.json(new Envelope<>(MigrationView.Detail.of(m, name, urls)));

@@ -3,6 +3,7 @@ package dev.slipway.migrations;
 import dev.slipway.api.Keyset;
 import dev.slipway.api.Page;
 import dev.slipway.api.PageRequest;
+import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import org.jdbi.v3.core.Handle;
@@ -31,6 +32,7 @@ public final class MigrationStore {
     private final Clock clock;
     private final LogStore logs;
     private final Listener listener;
+    private final StatusChanges changes = new StatusChanges();
 
     /** Told of every new migration and every status change, inside the transaction that makes it. */
     @FunctionalInterface
@@ -50,6 +52,9 @@ public final class MigrationStore {
         this.logs = logs;
         this.listener = listener;
     }
+
+    /** Status changes made through this store, for long-polls. */
+    public StatusChanges changes() { return changes; }
 
     public void insert(Handle h, Migration m) {
         h.createUpdate("""
@@ -99,6 +104,7 @@ public final class MigrationStore {
         if (n == 1) {
             logs.append(h, id, level, message);
             listener.changed(h, find(h, id).orElseThrow());
+            changes.changedAfterCommit(h, id);
         }
         return n == 1;
     }

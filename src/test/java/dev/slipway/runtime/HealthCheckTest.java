@@ -53,13 +53,13 @@ class HealthCheckTest {
     @Test
     void theFirstProbesComeQuicklyThenBackOffToTheConfiguredInterval() {
         Duration poll = Duration.ofMillis(50);
-        assertThat(HealthCheck.pause(Duration.ZERO, poll)).isEqualTo(Duration.ofMillis(5));
-        assertThat(HealthCheck.pause(Duration.ofMillis(30), poll)).isEqualTo(Duration.ofMillis(5));
-        assertThat(HealthCheck.pause(Duration.ofMillis(120), poll)).isEqualTo(Duration.ofMillis(12));
-        assertThat(HealthCheck.pause(Duration.ofMillis(400), poll)).isEqualTo(Duration.ofMillis(40));
+        assertThat(HealthCheck.pause(Duration.ZERO, poll)).isEqualTo(Duration.ofMillis(2));
+        assertThat(HealthCheck.pause(Duration.ofMillis(40), poll)).isEqualTo(Duration.ofMillis(2));
+        assertThat(HealthCheck.pause(Duration.ofMillis(120), poll)).isEqualTo(Duration.ofMillis(3));
+        assertThat(HealthCheck.pause(Duration.ofMillis(1000), poll)).isEqualTo(Duration.ofMillis(25));
         assertThat(HealthCheck.pause(Duration.ofSeconds(3), poll)).isEqualTo(poll);
         // an interval configured below the first pause is kept
-        assertThat(HealthCheck.pause(Duration.ZERO, Duration.ofMillis(2))).isEqualTo(Duration.ofMillis(2));
+        assertThat(HealthCheck.pause(Duration.ZERO, Duration.ofMillis(1))).isEqualTo(Duration.ofMillis(1));
     }
 
     @Test
