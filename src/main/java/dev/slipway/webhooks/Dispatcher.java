@@ -39,7 +39,14 @@ public final class Dispatcher implements AutoCloseable {
     private static final Duration EXTEND_AFTER = Duration.ofSeconds(15); // so a lease never has less than 45 s left
     static final int MAX_ENDPOINTS_IN_FLIGHT = 64;
     private static final int PER_LEASE = 50;
+    /** The shortest pause between two looks for due deliveries (a due one may be held by another server). */
     private static final long POLL_MILLIS = 250;
+    /**
+     * The longest: a delivery queued by this server wakes the poller at once, and one queued by another
+     * server sharing the store is that server's to send; this only bounds how late a delivery left by
+     * a server that died (or whose endpoint lease ran out) is picked up.
+     */
+    static final long IDLE_MILLIS = 5_000;
 
     private final EndpointStore endpoints;
     private final DeliveryStore deliveries;
@@ -102,11 +109,23 @@ public final class Dispatcher implements AutoCloseable {
                 if (running.get()) LOG.warn("looking for due webhook deliveries failed: {}", e.toString());
             }
             try {
-                signal.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                signal.tryAcquire(pause(), TimeUnit.MILLISECONDS);
                 signal.drainPermits();
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    /** Until the next delivery is due (a retry, typically), within [POLL_MILLIS, IDLE_MILLIS]. */
+    private long pause() {
+        try {
+            return endpoints.nextDue()
+                    .map(at -> Math.clamp(Duration.between(clock.instant(), at).toMillis(), POLL_MILLIS, IDLE_MILLIS))
+                    .orElse(IDLE_MILLIS);
+        } catch (RuntimeException e) {
+            if (running.get()) LOG.warn("looking for the next webhook delivery failed: {}", e.toString());
+            return POLL_MILLIS;
         }
     }
 

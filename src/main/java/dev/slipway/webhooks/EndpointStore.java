@@ -133,6 +133,15 @@ public final class EndpointStore {
                 .bind("now", now).bind("limit", limit).mapTo(String.class).list());
     }
 
+    /** When the earliest delivery waiting for an enabled endpoint is due (in the past if one is due now). */
+    public Optional<Instant> nextDue() {
+        return Optional.ofNullable(jdbi.withHandle(h -> h.createQuery("""
+                        SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d
+                        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                        WHERE d.state = 'pending' AND e.enabled = TRUE""")
+                .mapTo(Instant.class).one())); // MIN of no rows is one NULL
+    }
+
     /** Takes the endpoint's lease; exactly one server wins. */
     public boolean claim(String id, String owner, Duration lease) {
         Instant now = clock.instant();

@@ -91,6 +91,7 @@ class WebhookScheduleTest {
         assertThat(first.lastStatusCode()).isEqualTo(500);
         Duration wait = Duration.between(first.lastAttemptAt(), first.nextAttemptAt());
         assertThat(wait).as("5 s with ±20 %% jitter").isBetween(Duration.ofMillis(3900), Duration.ofMillis(6100));
+        assertThat(endpoints.nextDue()).as("the poller sleeps until the retry").contains(first.nextAttemptAt());
         Instant failingSince = endpoints.find(e.id()).orElseThrow().failingSince();
         assertThat(failingSince).isNotNull();
 
@@ -111,6 +112,7 @@ class WebhookScheduleTest {
         assertThat(endpoints.due(10)).doesNotContain(e.id());
         assertThat(endpoints.claim(e.id(), "someone", Duration.ofSeconds(30))).isFalse();
         assertThat(deliveries.find(later.id()).orElseThrow().attempts()).isZero();
+        assertThat(endpoints.nextDue()).as("nothing to wake up for").isEmpty();
 
         // housekeeping: finished deliveries go after 30 days, waiting ones stay; without an endpoint all go
         clock.offset.set(Duration.ofDays(36));
