@@ -142,15 +142,14 @@ public final class DeploymentRunner implements JobRunner {
 
     private Artifact build(Deployment d, Project project, Map<String, String> env, Set<String> secretValues,
                            LogSink log, Lease lease) throws InterruptedException {
-        Deployment now = p.deployments().find(d.id()).orElseThrow();
-        if (now.status() == DeploymentStatus.QUEUED) {
+        if (d.status() == DeploymentStatus.QUEUED) {
             move(d, DeploymentStatus.QUEUED, DeploymentStatus.BUILDING, Level.INFO, "Build started");
         }
         checkCancel(d.id());
         Path workspace = p.workspaces().resolve(d.id());
         Workspaces.delete(workspace);
         Path source;
-        String sha = now.commitSha();
+        String sha = d.commitSha();
         if ("zip".equals(project.source())) {
             String uploadId = d.uploadId() != null ? d.uploadId() : latestUpload(project.id());
             var upload = p.uploads().find(uploadId).orElseThrow(() -> new IllegalStateException("upload " + uploadId + " is gone"));
@@ -180,10 +179,9 @@ public final class DeploymentRunner implements JobRunner {
             throw new InterruptedException("build interrupted");
         }
         int seconds = (int) Math.max(0, Duration.between(started, p.clock().instant()).toSeconds());
-        p.deployments().recordBuild(d.id(), artifact.id(), seconds);
-        checkCancel(d.id());
-        move(d, DeploymentStatus.BUILDING, DeploymentStatus.DEPLOYING, Level.INFO,
-                "Build finished in " + seconds + " s; starting the app");
+        String message = "Build finished in " + seconds + " s; starting the app";
+        if (p.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);
+        else notMoved(d, DeploymentStatus.BUILDING, DeploymentStatus.DEPLOYING);
         return artifact;
     }
 
@@ -227,15 +225,22 @@ public final class DeploymentRunner implements JobRunner {
     }
 
     private void move(Deployment d, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
-        if (p.deployments().transition(d.id(), from, to, level, message)) {
-            if (d.migrationId() != null) p.logs().append(d.migrationId(), level, message);
-        } else {
-            if (cancelRequested(d.id())) throw new Cancelled();
-            Deployment now = p.deployments().find(d.id()).orElseThrow();
-            if (now.status() == to) return; // resumed after a crash past this step
-            if (now.status() == DeploymentStatus.FAILED) throw new Cancelled();
-            throw new IllegalStateException("deployment " + d.id() + " is " + now.status().label() + ", expected " + from.label());
-        }
+        if (p.deployments().transition(d.id(), from, to, level, message)) moved(d, level, message);
+        else notMoved(d, from, to);
+    }
+
+    /** A migration's first deployment also writes its steps to the migration's log. */
+    private void moved(Deployment d, Level level, String message) {
+        if (d.migrationId() != null) p.logs().append(d.migrationId(), level, message);
+    }
+
+    /** The transition did not happen: cancelled, or resumed after a crash past this step. */
+    private void notMoved(Deployment d, DeploymentStatus from, DeploymentStatus to) {
+        if (cancelRequested(d.id())) throw new Cancelled();
+        Deployment now = p.deployments().find(d.id()).orElseThrow();
+        if (now.status() == to) return;
+        if (now.status() == DeploymentStatus.FAILED) throw new Cancelled();
+        throw new IllegalStateException("deployment " + d.id() + " is " + now.status().label() + ", expected " + from.label());
     }
 
     private void fail(String id, String cause) {
@@ -300,11 +305,10 @@ public final class DeploymentRunner implements JobRunner {
      * artifact again instead of building anew: the runtime may already run it again since its recovery.
      */
     private Artifact builtBeforeCrash(Deployment d, LogSink log) {
-        Deployment now = p.deployments().find(d.id()).orElseThrow();
-        if (now.status() != DeploymentStatus.DEPLOYING || now.artifactId() == null) return null;
-        var found = p.artifacts().find(now.artifactId());
+        if (d.status() != DeploymentStatus.DEPLOYING || d.artifactId() == null) return null;
+        var found = p.artifacts().find(d.artifactId());
         if (found.isEmpty() || !found.get().root().toFile().isDirectory()) return null;
-        log.log(Level.INFO, "The build " + now.artifactId() + " finished before the interruption; starting it");
+        log.log(Level.INFO, "The build " + d.artifactId() + " finished before the interruption; starting it");
         return found.get();
     }
 

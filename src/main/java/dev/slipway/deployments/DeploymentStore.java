@@ -134,9 +134,18 @@ public final class DeploymentStore {
                 .bind("sha", sha).bind("msg", message).bind("id", id).execute());
     }
 
-    public void recordBuild(String id, String artifactId, int seconds) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET artifact_id = :a, build_duration_seconds = :s WHERE id = :id")
-                .bind("a", artifactId).bind("s", seconds).bind("id", id).execute());
+    /**
+     * Records the build and moves the deployment from {@code building} to {@code deploying}, in one
+     * transaction. False, with nothing changed, when a cancel was requested; false, with the build
+     * recorded, when the deployment is no longer {@code building}.
+     */
+    public boolean recordBuild(String id, String artifactId, int seconds, String message) {
+        logs.flush(); // the lines logged before come before this entry
+        return jdbi.inTransaction(h -> h.createUpdate("""
+                        UPDATE deployments SET artifact_id = :a, build_duration_seconds = :s
+                        WHERE id = :id AND cancel_requested = FALSE""")
+                .bind("a", artifactId).bind("s", seconds).bind("id", id).execute() == 1
+                && transition(h, id, DeploymentStatus.BUILDING, DeploymentStatus.DEPLOYING, Level.INFO, message));
     }
 
     public boolean requestCancel(String id) {

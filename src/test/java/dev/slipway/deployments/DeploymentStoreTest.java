@@ -20,10 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A status change made through the store wakes this server's long-polls once it is committed, not before. */
+/** Status changes of the deployment store: their signal to long-polls, and the end of a build. */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
-class StatusSignalTest {
+class DeploymentStoreTest {
     @Parameter
     StoreKind kind;
 
@@ -39,16 +39,23 @@ class StatusSignalTest {
         server.close();
     }
 
-    @Test
-    void aTransitionSignalsAfterItsCommit() throws Exception {
+    private final DeploymentStore store = server.slipway().stores().deployments();
+
+    /** A new deployment with the given status, in a project of its own. */
+    private String deployment(DeploymentStatus status) {
         var tenant = server.tenant(Tier.TEAM);
-        DeploymentStore store = server.slipway().stores().deployments();
         Project project = server.slipway().projects().create(new NewProject(tenant.account().id(),
-                "signal-" + Long.toHexString(System.nanoTime()), "zip", null, null, "node-express", "us-east-1", null, Map.of()));
-        String id = "dep_sig" + Long.toHexString(System.nanoTime());
+                "store-" + Long.toHexString(System.nanoTime()), "zip", null, null, "node-express", "us-east-1", null, Map.of()));
+        String id = "dep_st" + Long.toHexString(System.nanoTime());
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         store.jdbi().useHandle(h -> store.insert(h, new Deployment(id, tenant.account().id(), project.id(), null, null, null,
-                null, DeploymentStatus.QUEUED, null, null, null, null, "us-east-1", "local", null, at, null, null, false, null)));
+                null, status, null, null, null, null, "us-east-1", "local", null, at, null, null, false, null)));
+        return id;
+    }
+
+    @Test
+    void aTransitionSignalsAfterItsCommit() throws Exception {
+        String id = deployment(DeploymentStatus.QUEUED);
 
         long seen = store.changes().watch(id);
         try {
@@ -67,5 +74,27 @@ class StatusSignalTest {
         } finally {
             store.changes().unwatch(id);
         }
+    }
+
+    @Test
+    void theEndOfABuildIsRecordedWithTheMoveToDeployingUnlessACancelCameFirst() {
+        String built = deployment(DeploymentStatus.BUILDING);
+        assertThat(store.recordBuild(built, "art_1", 7, "Build finished")).isTrue();
+        Deployment d = store.find(built).orElseThrow();
+        assertThat(d.status()).isEqualTo(DeploymentStatus.DEPLOYING);
+        assertThat(d.artifactId()).isEqualTo("art_1");
+        assertThat(d.buildDurationSeconds()).isEqualTo(7);
+
+        String cancelled = deployment(DeploymentStatus.BUILDING);
+        assertThat(store.requestCancel(cancelled)).isTrue();
+        assertThat(store.recordBuild(cancelled, "art_2", 7, "Build finished")).isFalse();
+        Deployment c = store.find(cancelled).orElseThrow();
+        assertThat(c.status()).isEqualTo(DeploymentStatus.BUILDING);
+        assertThat(c.artifactId()).isNull();
+
+        // resumed after a crash past the build: the build is recorded, the status stays
+        String resumed = deployment(DeploymentStatus.DEPLOYING);
+        assertThat(store.recordBuild(resumed, "art_3", 7, "Build finished")).isFalse();
+        assertThat(store.find(resumed).orElseThrow().artifactId()).isEqualTo("art_3");
     }
 }
