@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -99,8 +100,7 @@ public final class DeploymentRunner implements JobRunner {
             String url = p.urls().production(project.name());
             p.routes().setDeployment(project.name(), d.shortId(), target);
             p.logs().flush(); // the run's lines are stored before anyone sees it live
-            var previous = promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
-            p.routes().setProduction(project.name(), target);
+            var previous = promoteAndRoute(d, project, target, url);
             if (project.domain() != null) p.routes().setDomain(project.domain(), project.name());
             p.retiring().reinstate(d.id());
             previous.ifPresent(prev -> p.retiring().retire(instanceOwner(prev)));
@@ -127,6 +127,23 @@ public final class DeploymentRunner implements JobRunner {
             fail(d.id(), message(e));
         } finally {
             if (d.rollbackOf() == null) Workspaces.delete(p.workspaces().resolve(d.id()));
+        }
+    }
+
+    /**
+     * Makes the deployment production in the store and in the router. The route switches first: whoever
+     * learns that it is live (a long-poll answered at the commit, a webhook) must reach the new app, not
+     * the old one. A failed commit puts the previous route back.
+     */
+    private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url) {
+        var before = p.routes().production(project.name());
+        p.routes().setProduction(project.name(), target);
+        try {
+            return promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
+        } catch (RuntimeException e) {
+            before.ifPresentOrElse(t -> p.routes().setProduction(project.name(), t),
+                    () -> p.routes().removeProduction(project.name()));
+            throw e;
         }
     }
 
