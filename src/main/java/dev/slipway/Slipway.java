@@ -59,6 +59,7 @@ import dev.slipway.source.UploadHandlers;
 import dev.slipway.source.UploadStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.store.ChangeNotices;
+import dev.slipway.store.StatusNotices;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
 import dev.slipway.users.FirstStart;
@@ -161,6 +162,8 @@ public final class Slipway implements AutoCloseable {
                     new ProjectStore(jdbi, clock, secrets, projectCache), new UploadStore(jdbi, clock, config.dataDir()),
                     new DeploymentStore(jdbi, clock, logs, outbox), new MigrationStore(jdbi, clock, logs, outbox), logs,
                     new JobStore(jdbi, clock), new ArtifactStore(jdbi, buildConfig.artifactsDir()), new UserStore(jdbi, clock));
+            // long-polls on this server end when another server sharing the store changes a status, too
+            database.listen(StatusNotices.CHANNEL, StatusNotices.to(List.of(stores.deployments().changes(), stores.migrations().changes())));
             FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
 
             // data plane

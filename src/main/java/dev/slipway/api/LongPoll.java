@@ -31,9 +31,9 @@ public final class LongPoll {
     }
 
     /**
-     * The record {@code id} as {@code read} gives it, once the wait is over. Changes made through this
-     * server end the wait at once ({@code changes}); changes made by another server sharing the store
-     * are seen at the next read, at most {@value #POLL_MILLIS} ms later.
+     * The record {@code id} as {@code read} gives it, once the wait is over. A change signalled on
+     * {@code changes} ends the wait at once; the store is also read every {@value #POLL_MILLIS} ms, for a
+     * change whose signal was lost (another server's, while the store's notices were down).
      */
     public static <T> T await(Context ctx, StatusChanges changes, String id, Supplier<T> read,
                               Function<T, String> status, Function<T, Boolean> finished) throws InterruptedException {

@@ -9,9 +9,10 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Wakes the long-polls of this server as soon as a record's status changes here, instead of at their
- * next read of the store. Only records someone waits on are tracked. A change made by another server
- * is not signalled: waiters still read the store now and then.
+ * Wakes the long-polls of this server as soon as a record's status changes, instead of at their next
+ * read of the store: at the commit of a change made here, and at the store's notice of one made by
+ * another server sharing PostgreSQL. Only records someone waits on are tracked. Waiters still read
+ * the store now and then, in case a notice is lost.
  */
 public final class StatusChanges {
     private static final class Watched {

@@ -52,7 +52,7 @@ public final class Database implements AutoCloseable {
             Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ChangeNotices())
+                    .javaMigrations(new ChangeNotices(), new StatusNotices())
                     .load()
                     .migrate();
         } catch (RuntimeException e) {

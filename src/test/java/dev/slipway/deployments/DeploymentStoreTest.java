@@ -1,10 +1,14 @@
 package dev.slipway.deployments;
 
+import dev.slipway.Slipway;
 import dev.slipway.accounts.Tier;
+import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
+import dev.slipway.store.StatusNotices;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
@@ -13,6 +17,7 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -64,13 +69,16 @@ class DeploymentStoreTest {
                 assertThat(store.changes().await(id, seen, 0, TimeUnit.MILLISECONDS)).as("not before the commit").isEqualTo(seen);
             });
             long afterCommit = store.changes().await(id, seen, 0, TimeUnit.MILLISECONDS);
-            assertThat(afterCommit).as("after the commit").isEqualTo(seen + 1);
+            assertThat(afterCommit).as("at the commit, not later").isGreaterThan(seen);
 
             assertThat(store.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO, "wrong from")).isFalse();
-            assertThat(store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS)).as("no change, no signal").isEqualTo(afterCommit);
+            if (kind == StoreKind.H2) { // on PostgreSQL the store's notice of the first change may still come in
+                assertThat(store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS)).as("no change, no signal").isEqualTo(afterCommit);
+            }
 
+            long beforeFailure = store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS);
             assertThat(store.transition(id, DeploymentStatus.BUILDING, DeploymentStatus.FAILED, Level.ERROR, "failed")).isTrue();
-            assertThat(store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS)).isEqualTo(afterCommit + 1);
+            assertThat(store.changes().await(id, beforeFailure, 0, TimeUnit.MILLISECONDS)).isGreaterThan(beforeFailure);
         } finally {
             store.changes().unwatch(id);
         }
@@ -96,5 +104,39 @@ class DeploymentStoreTest {
         String resumed = deployment(DeploymentStatus.DEPLOYING);
         assertThat(store.recordBuild(resumed, "art_3", 7, "Build finished")).isFalse();
         assertThat(store.find(resumed).orElseThrow().artifactId()).isEqualTo("art_3");
+    }
+
+    @Test
+    void onPostgresqlAStatusChangedThroughAnotherServerEndsTheWaitsHereToo() throws Exception {
+        if (kind == StoreKind.H2) return; // one server per embedded store
+        String id = deployment(DeploymentStatus.QUEUED);
+        try (Slipway peer = server.startPeer()) {
+            StatusChanges peerChanges = peer.stores().deployments().changes();
+            // the peer listens soon after its start; a notice of our own on the channel shows when
+            long probed = peerChanges.watch("probe");
+            try {
+                Await.until(Duration.ofSeconds(10), "the peer's status feed to listen", () -> {
+                    store.jdbi().useHandle(h -> h.execute("SELECT pg_notify(?, 'probe')", StatusNotices.CHANNEL));
+                    try {
+                        return peerChanges.await("probe", probed, 100, TimeUnit.MILLISECONDS) != probed;
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            } finally {
+                peerChanges.unwatch("probe");
+            }
+
+            long seen = peerChanges.watch(id);
+            try {
+                assertThat(store.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.BUILDING, Level.INFO, "Build started")).isTrue();
+                assertThat(peerChanges.await(id, seen, 10, TimeUnit.SECONDS)).as("the peer is told by the store").isGreaterThan(seen);
+                long after = peerChanges.await(id, seen, 0, TimeUnit.MILLISECONDS);
+                store.recordSource(id, "abc123", "no status change");
+                assertThat(peerChanges.await(id, after, 300, TimeUnit.MILLISECONDS)).as("no notice without a status change").isEqualTo(after);
+            } finally {
+                peerChanges.unwatch(id);
+            }
+        }
     }
 }
