@@ -157,13 +157,14 @@ public final class Slipway implements AutoCloseable {
             DeliveryStore webhookDeliveries = new DeliveryStore(jdbi, clock);
             Outbox outbox = new Outbox(webhookEndpoints, webhookDeliveries, logs, clock, urlsRef::get);
             ProjectCache projectCache = new ProjectCache(clock);
-            database.listen(ChangeNotices.PROJECTS, projectCache);
             Stores stores = new Stores(new AccountStore(jdbi, clock), new KeyStore(jdbi, clock),
                     new ProjectStore(jdbi, clock, secrets, projectCache), new UploadStore(jdbi, clock, config.dataDir()),
                     new DeploymentStore(jdbi, clock, logs, outbox), new MigrationStore(jdbi, clock, logs, outbox), logs,
                     new JobStore(jdbi, clock), new ArtifactStore(jdbi, buildConfig.artifactsDir()), new UserStore(jdbi, clock));
-            // long-polls on this server end when another server sharing the store changes a status, too
-            database.listen(StatusNotices.CHANNEL, StatusNotices.to(List.of(stores.deployments().changes(), stores.migrations().changes())));
+            // other servers sharing the store: their project changes drop our cached copies, and their
+            // status changes end our long-polls
+            database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
+                    StatusNotices.to(List.of(stores.deployments().changes(), stores.migrations().changes()))));
             FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
 
             // data plane

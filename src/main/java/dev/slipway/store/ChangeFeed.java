@@ -9,14 +9,16 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
- * Listens on a PostgreSQL notification channel over a connection of its own and hands each notice's
- * payload to a listener. The listener hears {@link Listener#listening()} once the channel is listened to
- * (every change from then on will be told) and {@link Listener#deaf()} when the connection is lost (changes
- * may go untold until the next {@code listening}); the feed reconnects, waiting up to 5 s between tries.
+ * Listens on PostgreSQL notification channels over one connection of its own and hands each notice's
+ * payload to its channel's listener. Every listener hears {@link Listener#listening()} once its channel is
+ * listened to (every change from then on will be told) and {@link Listener#deaf()} when the connection is
+ * lost (changes may go untold until the next {@code listening}); the feed reconnects, waiting up to 5 s
+ * between tries.
  */
 public final class ChangeFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeFeed.class);
@@ -38,22 +40,23 @@ public final class ChangeFeed implements AutoCloseable {
     }
 
     private final String jdbcUrl;
-    private final String channel;
-    private final Listener listener;
+    private final Map<String, Listener> listeners;
     private final Thread thread;
     private volatile boolean closed;
     private volatile Connection connection;
 
-    private ChangeFeed(String jdbcUrl, String channel, Listener listener) {
-        if (!channel.matches("[a-z_]+")) throw new IllegalArgumentException("bad channel name: " + channel);
+    private ChangeFeed(String jdbcUrl, Map<String, Listener> listeners) {
+        for (String channel : listeners.keySet()) {
+            if (!channel.matches("[a-z_]+")) throw new IllegalArgumentException("bad channel name: " + channel);
+        }
         this.jdbcUrl = jdbcUrl;
-        this.channel = channel;
-        this.listener = listener;
-        this.thread = Thread.ofPlatform().daemon().name("change-feed-" + channel).unstarted(this::run);
+        this.listeners = Map.copyOf(listeners);
+        this.thread = Thread.ofPlatform().daemon().name("change-feed").unstarted(this::run);
     }
 
-    public static ChangeFeed start(String jdbcUrl, String channel, Listener listener) {
-        ChangeFeed feed = new ChangeFeed(jdbcUrl, channel, listener);
+    /** @param listeners by channel */
+    public static ChangeFeed start(String jdbcUrl, Map<String, Listener> listeners) {
+        ChangeFeed feed = new ChangeFeed(jdbcUrl, listeners);
         feed.thread.start();
         return feed;
     }
@@ -64,10 +67,10 @@ public final class ChangeFeed implements AutoCloseable {
             try (Connection c = DriverManager.getConnection(jdbcUrl, NAMED)) {
                 connection = c;
                 try (Statement s = c.createStatement()) {
-                    s.execute("LISTEN " + channel);
+                    for (String channel : listeners.keySet()) s.execute("LISTEN " + channel);
                 }
-                listener.listening();
-                if (failures > 0) LOG.info("listening to {} again", channel);
+                listeners.values().forEach(Listener::listening);
+                if (failures > 0) LOG.info("listening to {} again", listeners.keySet());
                 failures = 0;
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
@@ -76,13 +79,16 @@ public final class ChangeFeed implements AutoCloseable {
                         check(c);
                         continue;
                     }
-                    for (PGNotification n : notices) listener.accept(n.getParameter());
+                    for (PGNotification n : notices) {
+                        Listener listener = listeners.get(n.getName());
+                        if (listener != null) listener.accept(n.getParameter());
+                    }
                 }
             } catch (SQLException | RuntimeException e) {
-                listener.deaf();
+                listeners.values().forEach(Listener::deaf);
                 if (closed) return;
                 failures++;
-                if (failures == 1) LOG.warn("lost the {} notices ({}); reading from the store until they are back", channel, e.getMessage());
+                if (failures == 1) LOG.warn("lost the {} notices ({}); reading from the store until they are back", listeners.keySet(), e.getMessage());
                 pause(Math.min(MAX_RETRY_MS, 100L << Math.min(failures, 6)));
             } finally {
                 connection = null;
@@ -123,6 +129,6 @@ public final class ChangeFeed implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        listener.deaf();
+        listeners.values().forEach(Listener::deaf);
     }
 }

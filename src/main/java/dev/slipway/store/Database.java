@@ -7,6 +7,7 @@ import org.jdbi.v3.core.Jdbi;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -79,11 +80,12 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * On PostgreSQL, hands the payload of each notice on {@code channel} to the listener until this closes
-     * ({@link ChangeFeed}); the embedded store has a single server and no notices to give.
+     * On PostgreSQL, hands the payload of each notice to its channel's listener until this closes, over one
+     * connection for all the channels given ({@link ChangeFeed}); the embedded store has a single server
+     * and no notices to give.
      */
-    public void listen(String channel, ChangeFeed.Listener listener) {
-        if (kind == StoreKind.POSTGRES) closeFirst.add(ChangeFeed.start(dataSource.getJdbcUrl(), channel, listener)::close);
+    public void listen(Map<String, ChangeFeed.Listener> listeners) {
+        if (kind == StoreKind.POSTGRES) closeFirst.add(ChangeFeed.start(dataSource.getJdbcUrl(), listeners)::close);
     }
 
     public Jdbi jdbi() { return jdbi; }

@@ -74,7 +74,7 @@ class ProjectChangeFeedTest {
                 "local", null, Map.of())).id();
         cache = new ProjectCache(Clock.fixed(Instant.parse("2026-11-22T08:00:00Z"), ZoneOffset.UTC));
         listening = Database.open(store.jdbcUrl(), 2);
-        listening.listen(ChangeNotices.PROJECTS, cache);
+        listening.listen(Map.of(ChangeNotices.PROJECTS, cache));
         projects = new ProjectStore(listening.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(store.secretKey()), cache);
         if (kind == StoreKind.POSTGRES) Await.until(NOTICE, "the change feed to listen", cache::informed);
     }
