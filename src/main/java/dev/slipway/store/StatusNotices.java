@@ -1,11 +1,7 @@
 package dev.slipway.store;
 
 import dev.slipway.core.StatusChanges;
-import org.flywaydb.core.api.MigrationVersion;
-import org.flywaydb.core.api.migration.Context;
-import org.flywaydb.core.api.migration.JavaMigration;
 
-import java.sql.Statement;
 import java.util.List;
 
 /**
@@ -13,7 +9,7 @@ import java.util.List;
  * {@link #CHANNEL} with its id, so that every server's long-polls end at once, not only those of the
  * server that made the change. PostgreSQL's alone, like {@link ChangeNotices}.
  */
-public final class StatusNotices implements JavaMigration {
+public final class StatusNotices extends PostgresOnlyMigration {
     public static final String CHANNEL = "slipway_status_changes";
 
     private static final String SQL = """
@@ -27,6 +23,10 @@ public final class StatusNotices implements JavaMigration {
             CREATE TRIGGER migrations_status_notify AFTER UPDATE OF status ON migrations
                 FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION slipway_notify_status_change();
             """.formatted(CHANNEL);
+
+    public StatusNotices() {
+        super("91", "status change notices", SQL);
+    }
 
     /** Hands each notice's id to every one of {@code targets} (a record nobody waits on is ignored there). */
     public static ChangeFeed.Listener to(List<StatusChanges> targets) {
@@ -46,26 +46,5 @@ public final class StatusNotices implements JavaMigration {
                 // as above
             }
         };
-    }
-
-    @Override
-    public MigrationVersion getVersion() { return MigrationVersion.fromVersion("91"); }
-
-    @Override
-    public String getDescription() { return "status change notices"; }
-
-    @Override
-    public Integer getChecksum() { return SQL.hashCode(); }
-
-    @Override
-    public boolean canExecuteInTransaction() { return true; }
-
-    @Override
-    public void migrate(Context context) throws Exception {
-        var connection = context.getConnection();
-        if (!connection.getMetaData().getDatabaseProductName().equals("PostgreSQL")) return;
-        try (Statement s = connection.createStatement()) {
-            s.execute(SQL);
-        }
     }
 }
