@@ -1,6 +1,7 @@
 package dev.slipway.api;
 
 import dev.slipway.core.StatusChanges;
+import dev.slipway.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,12 +44,8 @@ class LongPollTest {
         }, pollers);
     }
 
-    private void awaitReads(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (reads.get() < n) {
-            assertThat(System.nanoTime()).as("reads so far: " + reads.get()).isLessThan(deadline);
-            Thread.sleep(1);
-        }
+    private void awaitReads(int n) {
+        Await.until(Duration.ofSeconds(10), n + " reads of the store", () -> reads.get() >= n);
     }
 
     @Test
