@@ -17,6 +17,7 @@ import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.Runtime;
@@ -188,9 +189,7 @@ public final class DormantApps implements Waker {
     private Duration failed(String deploymentId) {
         Failures f = failing.compute(deploymentId, (id, before) -> {
             int count = before == null ? 1 : before.count() + 1;
-            Duration delay = FIRST_BACKOFF.multipliedBy(1L << Math.min(count - 1, 16));
-            if (delay.compareTo(MAX_BACKOFF) > 0) delay = MAX_BACKOFF;
-            return new Failures(count, p.clock().instant().plus(delay));
+            return new Failures(count, p.clock().instant().plus(Backoff.delay(count, FIRST_BACKOFF, MAX_BACKOFF)));
         });
         return Duration.between(p.clock().instant(), f.retryAt());
     }
