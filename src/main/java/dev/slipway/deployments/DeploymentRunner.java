@@ -17,6 +17,7 @@ import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.Runtime;
@@ -220,7 +221,8 @@ public final class DeploymentRunner implements JobRunner {
         }
         Instance instance;
         try {
-            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact, env, secretValues), log);
+            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact, env, secretValues,
+                    InstanceType.of(d.instanceType())), log);
         } catch (dev.slipway.runtime.StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }

@@ -11,10 +11,12 @@ import java.util.Set;
  *
  * @param env          the app's variables (DATABASE_URL included when it has one); PORT is set by the runtime
  * @param secretValues values masked as {@code ****} wherever the app's output is logged
+ * @param instanceType the limits the app runs under
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
-                      Set<String> secretValues) {
+                      Set<String> secretValues, InstanceType instanceType) {
     public AppSpec {
+        Objects.requireNonNull(instanceType, "instanceType");
         Objects.requireNonNull(deploymentId, "deploymentId");
         Objects.requireNonNull(projectId, "projectId");
         Objects.requireNonNull(artifact, "artifact");

@@ -43,9 +43,10 @@ public final class InstanceStore {
             h.createUpdate("DELETE FROM runtime_instances WHERE deployment_id = :id").bind("id", spec.deploymentId()).execute();
             h.createUpdate("""
                             INSERT INTO runtime_instances (deployment_id, project_id, artifact, env_enc, desired_state,
-                                                           owner_node, port, updated_at)
-                            VALUES (:id, :project, :artifact, :env, 'RUNNING', :node, :port, :now)""")
+                                                           owner_node, port, updated_at, instance_type)
+                            VALUES (:id, :project, :artifact, :env, 'RUNNING', :node, :port, :now, :type)""")
                     .bind("id", spec.deploymentId()).bind("project", spec.projectId())
+                    .bind("type", spec.instanceType().label())
                     .bind("artifact", Json.write(ArtifactJson.of(spec.artifact())))
                     .bind("env", secrets.encrypt(Json.write(new SealedEnv(spec.env(), spec.secretValues()))))
                     .bind("node", node).bind("port", port).bind("now", now)
@@ -109,7 +110,7 @@ public final class InstanceStore {
             Artifact artifact = Json.MAPPER.readValue(text(r.get("artifact")), ArtifactJson.class).toArtifact();
             SealedEnv env = Json.MAPPER.readValue(secrets.decrypt(text(r.get("env_enc"))), new TypeReference<>() {});
             AppSpec spec = new AppSpec((String) r.get("deployment_id"), (String) r.get("project_id"), artifact,
-                    env.env(), env.secrets());
+                    env.env(), env.secrets(), InstanceType.byLabel((String) r.get("instance_type")).orElse(InstanceType.STARTER));
             return new StoredInstance(spec, StoredInstance.DesiredState.valueOf((String) r.get("desired_state")),
                     ((Number) r.get("port")).intValue(), asLong(r.get("pid")), asLong(r.get("pgid")),
                     instant(r.get("started_at")), instant(r.get("stop_after")));

@@ -17,6 +17,7 @@ import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
@@ -163,7 +164,8 @@ public final class DormantApps implements Waker {
         long started = System.nanoTime();
         Instance instance;
         try {
-            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues()), log);
+            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
+                    InstanceType.of(d.instanceType())), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());

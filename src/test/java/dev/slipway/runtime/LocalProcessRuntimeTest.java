@@ -34,7 +34,7 @@ class LocalProcessRuntimeTest {
         var log = new RecordingLog();
         var spec = new AppSpec("dep_basic", "prj_a", TestApps.nodeArtifact(),
                 Map.of("VERSION", "v1", "DATABASE_URL", "postgres://u:pw@db/app", "SECRET_TOKEN", "s3cr3t-value-42"),
-                Set.of("s3cr3t-value-42", "postgres://u:pw@db/app"));
+                Set.of("s3cr3t-value-42", "postgres://u:pw@db/app"), InstanceType.STANDARD);
         long t0 = System.nanoTime();
         Instance instance = runtime.start(spec, log);
         long healthyMs = (System.nanoTime() - t0) / 1_000_000;
@@ -111,7 +111,7 @@ class LocalProcessRuntimeTest {
         var a = TestApps.nodeArtifact();
         var artifact = new dev.slipway.build.Artifact(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root(),
                 java.util.List.of("no-such-program-xyz"), null, a.createdAt());
-        var spec = new AppSpec("dep_missing", "prj_a", artifact, Map.of(), Set.of());
+        var spec = new AppSpec("dep_missing", "prj_a", artifact, Map.of(), Set.of(), InstanceType.STARTER);
         // setsid itself starts, then cannot exec the program: exit code 127 (command not found)
         assertThatThrownBy(() -> runtime.start(spec, new RecordingLog()))
                 .isInstanceOf(StartFailedException.class)
@@ -202,7 +202,7 @@ class LocalProcessRuntimeTest {
     void theEnvironmentIsStoredSealed() {
         var runtime = runtime(o -> o);
         var spec = new AppSpec("dep_sealed", "prj_a", TestApps.nodeArtifact(),
-                Map.of("VERSION", "v1", "API_TOKEN", "very-secret-token-value"), Set.of("very-secret-token-value"));
+                Map.of("VERSION", "v1", "API_TOKEN", "very-secret-token-value"), Set.of("very-secret-token-value"), InstanceType.STARTER);
         runtime.start(spec, new RecordingLog());
         String stored = fixture.database.jdbi().withHandle(h -> h.createQuery(
                 "SELECT env_enc FROM runtime_instances WHERE deployment_id = 'dep_sealed'").mapTo(String.class).one());

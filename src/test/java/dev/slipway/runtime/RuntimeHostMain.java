@@ -26,7 +26,7 @@ public final class RuntimeHostMain {
         for (int i = 0; i < n; i++) {
             AppSpec spec = new AppSpec("dep_recover_" + i, "prj_recover", TestApps.nodeArtifact(),
                     Map.of("VERSION", "v" + i, "SPAWN_CHILD", "1", "SECRET_TOKEN", "recover-secret-" + i),
-                    Set.of("recover-secret-" + i));
+                    Set.of("recover-secret-" + i), InstanceType.STARTER);
             Instance instance = runtime.start(spec, LogSink.DISCARD);
             System.out.println("READY " + instance.deploymentId() + " " + instance.port() + " " + instance.pid());
         }

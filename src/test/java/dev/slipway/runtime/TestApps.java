@@ -39,7 +39,7 @@ public final class TestApps {
         var env = new java.util.HashMap<String, String>(extraEnv);
         env.put("VERSION", version);
         return new AppSpec("dep_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20), "prj_test",
-                nodeArtifact(), env, Set.of());
+                nodeArtifact(), env, Set.of(), InstanceType.STARTER);
     }
 
     /** GET http://127.0.0.1:port/path; the body, or null when nothing answers. */
