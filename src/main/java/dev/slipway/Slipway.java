@@ -30,6 +30,9 @@ import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.deployments.RouteRestorer;
 import dev.slipway.docs.OpenApiDocs;
 import dev.slipway.sandbox.PlantHandlers;
+import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.Isolations;
+import dev.slipway.isolation.NetworkPolicy;
 import dev.slipway.jobs.Job;
 import dev.slipway.jobs.JobStore;
 import dev.slipway.jobs.Workers;
@@ -171,7 +174,11 @@ public final class Slipway implements AutoCloseable {
             RuntimeOptions runtimeOptions = RuntimeOptions.fromEnv(System.getenv(), config.regions());
             String nodeId = NodeId.load(config.dataDir());
             InstanceStore instances = new InstanceStore(jdbi, secrets, clock, nodeId);
-            LocalProcessRuntime runtime = new LocalProcessRuntime(instances, runtimeOptions, clock);
+            Confinement confinement = Isolations.choose(config.isolation(), jdbi, config.dataDir().resolve("run"), nodeId,
+                    NetworkPolicy.of(platformAddresses(config, url), adminAddresses(config)));
+            if (confinement.isolated()) LOG.info(confinement.summary());
+            else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
+            LocalProcessRuntime runtime = new LocalProcessRuntime(instances, runtimeOptions, clock, confinement);
             opened.add(runtime);
             RouteTable routes = new RouteTable(config.appsDomain());
             // wake-on-request: set once the pipelines exist; until recovery is done, wakes wait
@@ -201,7 +208,7 @@ public final class Slipway implements AutoCloseable {
             AtomicReference<Workers> workersRef = new AtomicReference<>();
             DeploymentService deploymentService = new DeploymentService(stores.deployments(), stores.jobs(), logs,
                     secrets, clock, runtime.instanceType(), workersRef::get);
-            Builder builder = new Builder(buildConfig, new CommandRunner(clock), stores.artifacts(), clock);
+            Builder builder = new Builder(buildConfig, new CommandRunner(clock, confinement), stores.artifacts(), clock);
             ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
             DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
                     deploymentService, stores.projects(), stores.migrations(), logs,
@@ -224,9 +231,9 @@ public final class Slipway implements AutoCloseable {
             Idempotency idempotency = new Idempotency(jdbi, clock, urls);
             SessionStore sessions = new SessionStore(jdbi, clock, stores.users());
             SignInThrottle signIns = new SignInThrottle(jdbi, clock);
-            Dashboard dashboard = dashboard(config, stores, sessions, signIns, authenticator, deploymentService,
+            Dashboard dashboard = dashboard(config, confinement, stores, sessions, signIns, authenticator, deploymentService,
                     logHandlers, urls, new WebhookPages(webhookEndpoints, webhookDeliveries, webhookService));
-            Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(database), metrics, idempotency,
+            Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(database, confinement), metrics, idempotency,
                     projectHandlers,
                     new UploadHandlers(stores.uploads(), zips, urls, config.uploadLimitBytes()),
                     new MigrationHandlers(stores.migrations(), new MigrationService(jdbi, stores.migrations(),
@@ -294,6 +301,21 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
+    /** The platform's own endpoints, which a sandboxed app must not reach wherever they are. */
+    private static List<String> platformAddresses(ServerConfig config, String storeUrl) {
+        List<String> out = new ArrayList<>(List.of(storeUrl, "http://" + config.host() + ":" + config.apiPort(),
+                "http://" + config.host() + ":" + config.appsPort()));
+        if (config.sandboxPort() != null) out.add("http://" + config.host() + ":" + config.sandboxPort());
+        return out;
+    }
+
+    private static List<String> adminAddresses(ServerConfig config) {
+        List<String> out = new ArrayList<>();
+        if (config.postgresAdminUrl() != null) out.add(config.postgresAdminUrl());
+        if (config.mysqlAdminUrl() != null) out.add(config.mysqlAdminUrl());
+        return out;
+    }
+
     private static void sweepBuildLeftovers(Builder builder) {
         try {
             int leftovers = builder.sweepLeftovers();
@@ -318,11 +340,11 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
-    private static Dashboard dashboard(ServerConfig config, Stores stores, SessionStore sessions, SignInThrottle signIns,
+    private static Dashboard dashboard(ServerConfig config, Confinement confinement, Stores stores, SessionStore sessions, SignInThrottle signIns,
                                        Authenticator authenticator, DeploymentService deployments, LogHandlers logHandlers,
                                        AppUrls urls, WebhookPages webhooks) {
         boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(java.util.Locale.ROOT).startsWith("https:");
-        Auth auth = new Auth(sessions, stores.accounts(), https);
+        Auth auth = new Auth(sessions, stores.accounts(), https, confinement.isolated() ? null : Confinement.NOT_ISOLATED);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), deployments, urls);
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
                 new KeyPages(stores.keys(), authenticator), webhooks, projectPages,

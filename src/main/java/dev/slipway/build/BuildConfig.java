@@ -1,5 +1,7 @@
 package dev.slipway.build;
 
+import dev.slipway.isolation.Limits;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -13,48 +15,63 @@ import java.util.Map;
  * @param commandTimeout the longest any one build command may run
  * @param keepArtifacts  how many artifacts per project {@link ArtifactStore#prune} keeps
  */
-public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts) {
+public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb) {
     public static final Path DEFAULT_PYTHON = Path.of("/usr/bin/python3");
     public static final int DEFAULT_KEEP = 5;
+    /** A build's memory limit under the sandbox (its processes and scratch /tmp together). */
+    public static final int DEFAULT_MEMORY_MB = 2048;
+    /** npm and pip start many processes and threads; a fork bomb in a package script still stops here. */
+    static final int BUILD_PROCESSES = 4096;
 
     public BuildConfig {
         dataDir = dataDir.toAbsolutePath().normalize();
         if (keepArtifacts < 1) throw new IllegalArgumentException("keepArtifacts must be at least 1");
         if (commandTimeout.isNegative() || commandTimeout.isZero()) throw new IllegalArgumentException("commandTimeout must be positive");
+        if (memoryMb < 64) throw new IllegalArgumentException("a build needs at least 64 MB of memory");
     }
 
     public static BuildConfig defaults(Path dataDir) {
-        return new BuildConfig(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP);
+        return new BuildConfig(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP, DEFAULT_MEMORY_MB);
     }
 
     /**
      * Defaults overridden by {@code SLIPWAY_PYTHON} (a path), {@code SLIPWAY_BUILD_TIMEOUT} (an ISO-8601
-     * duration such as {@code PT20M}, or whole seconds) and {@code SLIPWAY_KEEP_ARTIFACTS}.
+     * duration such as {@code PT20M}, or whole seconds), {@code SLIPWAY_KEEP_ARTIFACTS} and
+     * {@code SLIPWAY_BUILD_MEMORY_MB}.
      */
     public static BuildConfig fromEnv(Path dataDir, Map<String, String> env) {
         BuildConfig d = defaults(dataDir);
         String python = env.get("SLIPWAY_PYTHON");
         String timeout = env.get("SLIPWAY_BUILD_TIMEOUT");
         String keep = env.get("SLIPWAY_KEEP_ARTIFACTS");
+        String memory = env.get("SLIPWAY_BUILD_MEMORY_MB");
         try {
             return new BuildConfig(dataDir,
                     python == null || python.isBlank() ? d.python() : Path.of(python.strip()),
                     timeout == null || timeout.isBlank() ? d.commandTimeout()
                             : timeout.strip().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(timeout.strip()))
                             : Duration.parse(timeout.strip()),
-                    keep == null || keep.isBlank() ? d.keepArtifacts() : Integer.parseInt(keep.strip()));
+                    keep == null || keep.isBlank() ? d.keepArtifacts() : Integer.parseInt(keep.strip()),
+                    memory == null || memory.isBlank() ? d.memoryMb() : Integer.parseInt(memory.strip()));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("invalid build setting (SLIPWAY_PYTHON, SLIPWAY_BUILD_TIMEOUT, "
-                    + "SLIPWAY_KEEP_ARTIFACTS): " + e.getMessage(), e);
+                    + "SLIPWAY_KEEP_ARTIFACTS, SLIPWAY_BUILD_MEMORY_MB): " + e.getMessage(), e);
         }
     }
 
     public Path artifactsDir() { return dataDir.resolve("artifacts"); }
     public Path workspacesDir() { return dataDir.resolve("workspaces"); }
-    public Path npmCache() { return dataDir.resolve("cache").resolve("npm"); }
-    public Path pipCache() { return dataDir.resolve("cache").resolve("pip"); }
+    /**
+     * A project's package caches (npm, pip). Never shared between projects: a package script of one tenant
+     * must not be able to plant files in another's installs.
+     */
+    public Path cacheDir(String projectId) { return dataDir.resolve("cache").resolve(projectId); }
+
+    Limits limits() {
+        return new Limits(memoryMb * Limits.MB, 0, BUILD_PROCESSES, memoryMb * Limits.MB / 2);
+    }
 
     public BuildConfig withCommandTimeout(Duration timeout) {
-        return new BuildConfig(dataDir, python, timeout, keepArtifacts);
+        return new BuildConfig(dataDir, python, timeout, keepArtifacts, memoryMb);
     }
 }

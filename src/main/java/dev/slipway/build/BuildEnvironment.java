@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -13,14 +14,18 @@ final class BuildEnvironment {
 
     private BuildEnvironment() {}
 
-    static Map<String, String> of(BuildConfig config, Map<String, String> appEnv) {
+    static Map<String, String> of(Path cacheDir, boolean sandboxed, Map<String, String> appEnv) {
         Map<String, String> env = new LinkedHashMap<>(CommandRunner.baseEnvironment());
+        if (sandboxed) { // only /usr and /etc are there: the server's PATH and HOME would point nowhere
+            env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+            env.put("HOME", "/tmp");
+        }
         env.put("NODE_ENV", "production");
         env.put("NEXT_TELEMETRY_DISABLED", "1");
-        env.put("npm_config_cache", config.npmCache().toString());
+        env.put("npm_config_cache", cacheDir.resolve("npm").toString());
         env.put("npm_config_update_notifier", "false");
         env.put("npm_config_progress", "false");
-        env.put("PIP_CACHE_DIR", config.pipCache().toString());
+        env.put("PIP_CACHE_DIR", cacheDir.resolve("pip").toString());
         env.put("PIP_DISABLE_PIP_VERSION_CHECK", "1");
         env.put("PIP_NO_INPUT", "1");
         env.put("PYTHONUNBUFFERED", "1");

@@ -54,13 +54,17 @@ public final class Builder {
         String id = ids.next("art");
         Path workspace = config.workspacesDir().resolve(id);
         Path root = config.artifactsDir().resolve(id);
-        Steps steps = new Steps(runner, BuildEnvironment.of(config, env), secretValues, config.commandTimeout());
+        Path cache = config.cacheDir(projectId);
+        Steps steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), env), secretValues,
+                config.commandTimeout(), new CommandRunner.Confine("b-" + id, projectId, cache, config.limits()));
         try {
             Files.createDirectories(config.workspacesDir());
             Files.createDirectories(config.artifactsDir());
-            Files.createDirectories(config.npmCache());
+            Files.createDirectories(cache.resolve("npm"));
+            runner.confinement().handOver(cache, projectId);
             log.log(Level.INFO, "Copying the source" + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
             Trees.copySource(sourceDir, workspace);
+            runner.confinement().handOver(workspace, projectId);
 
             FrameworkDetector.Detection detection = detector.detect(workspace, frameworkOrNull);
             Framework framework = detection.framework();

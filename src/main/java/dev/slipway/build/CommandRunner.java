@@ -1,5 +1,10 @@
 package dev.slipway.build;
 
+import dev.slipway.isolation.Cell;
+import dev.slipway.isolation.Confined;
+import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.Limits;
+import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Masker;
 
 import dev.slipway.logs.Level;
@@ -46,7 +51,7 @@ public final class CommandRunner {
      *                nor the failure itself, is logged above {@code warning}
      */
     public record Command(List<String> argv, Path workDir, Map<String, String> env, Duration timeout, Set<String> secrets,
-                          boolean attempt) {
+                          boolean attempt, Confine confine) {
         public Command {
             if (argv.isEmpty()) throw new IllegalArgumentException("empty argv");
             argv = List.copyOf(argv);
@@ -55,26 +60,48 @@ public final class CommandRunner {
         }
 
         public Command(List<String> argv, Path workDir, Map<String, String> env, Duration timeout, Set<String> secrets) {
-            this(argv, workDir, env, timeout, secrets, false);
+            this(argv, workDir, env, timeout, secrets, false, null);
         }
 
         public static Command of(List<String> argv, Path workDir, Map<String, String> env) {
-            return new Command(argv, workDir, env, DEFAULT_TIMEOUT, Set.of(), false);
+            return new Command(argv, workDir, env, DEFAULT_TIMEOUT, Set.of(), false, null);
         }
 
-        public Command withTimeout(Duration t) { return new Command(argv, workDir, env, t, secrets, attempt); }
+        public Command withTimeout(Duration t) { return new Command(argv, workDir, env, t, secrets, attempt, confine); }
 
-        public Command withSecrets(Set<String> s) { return new Command(argv, workDir, env, timeout, s, attempt); }
+        public Command withSecrets(Set<String> s) { return new Command(argv, workDir, env, timeout, s, attempt, confine); }
 
-        public Command asAttempt() { return new Command(argv, workDir, env, timeout, secrets, true); }
+        public Command asAttempt() { return new Command(argv, workDir, env, timeout, secrets, true, confine); }
+
+        /** Runs it as a build step of this project, in its sandbox when the server has one. */
+        public Command confinedTo(Confine c) { return new Command(argv, workDir, env, timeout, secrets, attempt, c); }
     }
+
+    /**
+     * Whose build step a command is. Under the sandbox it sees its working directory (the workspace, or the
+     * artifact while its venv is made) and the project's caches writable, and nothing else of the data dir.
+     *
+     * @param name a name unique among running steps (the build's artifact id and a step number)
+     */
+    public record Confine(String name, String projectId, Path cacheDir, Limits limits) {}
 
     public record Result(int exitCode, Duration elapsed) {}
 
     private final Clock clock;
+    private final Confinement confinement;
+    private final java.util.concurrent.atomic.AtomicLong steps = new java.util.concurrent.atomic.AtomicLong();
 
     public CommandRunner(Clock clock) {
+        this(clock, new Unconfined());
+    }
+
+    public CommandRunner(Clock clock, Confinement confinement) {
         this.clock = clock;
+        this.confinement = confinement;
+    }
+
+    public Confinement confinement() {
+        return confinement;
     }
 
     /**
@@ -95,17 +122,34 @@ public final class CommandRunner {
         Masker masker = new Masker(command.secrets());
         String display = masker.mask(display(command.argv(), command.workDir()));
         String running = "Running " + display;
-        ProcessBuilder pb = new ProcessBuilder(command.argv()).directory(command.workDir().toFile());
-        pb.environment().clear();
-        pb.environment().putAll(command.env());
         Instant started = clock.instant();
-        Process process;
+        Confined cell;
         try {
-            process = pb.start();
+            cell = start(command);
         } catch (IOException e) {
             log.log(Level.INFO, running);
             throw new BuildException("cannot run " + display + ": " + masker.mask(String.valueOf(e.getMessage())), e);
         }
+        try {
+            return run(command, cell, log, masker, display, running, started);
+        } finally {
+            cell.release();
+        }
+    }
+
+    private Confined start(Command command) throws IOException {
+        Confine c = command.confine();
+        if (c == null) return new Unconfined().start(new Cell("cmd", "none", command.argv(), command.workDir(),
+                command.env(), List.of(), List.of(), List.of(), new Limits(0, 0, 0, 0), 0, false));
+        List<Path> writable = new ArrayList<>(List.of(command.workDir()));
+        if (!command.workDir().startsWith(c.cacheDir())) writable.add(c.cacheDir());
+        return confinement.start(new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
+                command.workDir(), command.env(), List.of(), writable, List.of(), c.limits(), 0, false));
+    }
+
+    private Result run(Command command, Confined cell, LogSink log, Masker masker, String display, String running,
+                       Instant started) {
+        Process process = cell.process();
         // logged once the command runs, so the entry is stored while the command starts up rather than before
         // it; its output is read only after this, so the entry still comes first
         try {
@@ -142,10 +186,12 @@ public final class CommandRunner {
         int code = process.exitValue();
         if (code != 0) {
             List<String> tail = last.lines();
-            log.log(Level.ERROR, display + " failed with exit code " + code
+            String why = cell.outOfMemory() ? " (out of memory: the build's limit is " + cell.limits().memoryLabel()
+                    + ", SLIPWAY_BUILD_MEMORY_MB)" : "";
+            log.log(Level.ERROR, display + " failed with exit code " + code + why
                     + (tail.isEmpty() ? " and printed nothing" : "; its last " + tail.size() + " lines:"));
             tail.forEach(line -> log.log(Level.ERROR, "  " + line));
-            throw new BuildException(display + " failed with exit code " + code, code, tail);
+            throw new BuildException(display + " failed with exit code " + code + why, code, tail);
         }
         return new Result(code, elapsed);
     }

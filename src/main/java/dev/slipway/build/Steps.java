@@ -7,20 +7,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Runs the commands of one build with its environment, secrets and timeout. */
-record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout) {
+/** Runs the commands of one build with its environment, secrets, timeout and confinement. */
+record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout,
+             CommandRunner.Confine confine) {
     CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
-        return runner.run(new CommandRunner.Command(argv, dir, env, timeout, secrets), log);
+        return runner.run(command(argv, dir), log);
     }
 
     /** Runs a command whose failure the caller handles, so its errors are logged as warnings. */
     CommandRunner.Result attempt(List<String> argv, Path dir, LogSink log) {
-        return runner.run(new CommandRunner.Command(argv, dir, env, timeout, secrets).asAttempt(), log);
+        return runner.run(command(argv, dir).asAttempt(), log);
     }
 
     Steps withEnv(String name, String value) {
         Map<String, String> more = new java.util.HashMap<>(env);
         more.put(name, value);
-        return new Steps(runner, more, secrets, timeout);
+        return new Steps(runner, more, secrets, timeout, confine);
+    }
+
+    private CommandRunner.Command command(List<String> argv, Path dir) {
+        return new CommandRunner.Command(argv, dir, env, timeout, secrets).confinedTo(confine);
     }
 }

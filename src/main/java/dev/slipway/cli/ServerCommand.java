@@ -82,6 +82,12 @@ public final class ServerCommand implements Callable<Integer> {
             description = "Let webhooks target loopback, private and link-local addresses (env SLIPWAY_WEBHOOKS_ALLOW_PRIVATE; default: ${DEFAULT-VALUE})")
     boolean webhooksAllowPrivate;
 
+    @Option(names = "--isolation", defaultValue = "${env:SLIPWAY_ISOLATION:-auto}",
+            description = "sandbox: every app and build in its own sandbox (refuses to start without bubblewrap, passt and "
+                    + "nftables); none: plain processes of the server, NOT isolated; auto: sandbox when those tools are "
+                    + "installed (env SLIPWAY_ISOLATION; default: ${DEFAULT-VALUE})")
+    String isolation;
+
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
@@ -111,6 +117,13 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
         }
+        dev.slipway.isolation.IsolationMode isolationMode;
+        try {
+            isolationMode = dev.slipway.isolation.IsolationMode.parse(isolation);
+        } catch (IllegalArgumentException e) {
+            System.err.println("slipway server: " + e.getMessage());
+            return 2;
+        }
         dev.slipway.webhooks.WebhookSettings webhooks;
         try {
             webhooks = new dev.slipway.webhooks.WebhookSettings(webhooksAllowPrivate,
@@ -122,8 +135,15 @@ public final class ServerCommand implements Callable<Integer> {
         ServerConfig config = new ServerConfig(host, apiPort, appsPort, store.dataDir,
                 store.databaseUrl == null || store.databaseUrl.isBlank() ? null : store.databaseUrl,
                 poolSize, appsDomain, publicUrl, regionList, secretKey, true, uploadLimitBytes, hosts, buildSlots,
-                pgAdmin, myAdmin).withSandboxPort(sandboxPort).withWebhooks(webhooks);
-        Slipway slipway = Slipway.start(config, MicrosClock.system(), System.out);
+                pgAdmin, myAdmin).withSandboxPort(sandboxPort).withWebhooks(webhooks)
+                .withIsolation(isolationMode);
+        Slipway slipway;
+        try {
+            slipway = Slipway.start(config, MicrosClock.system(), System.out);
+        } catch (dev.slipway.isolation.IsolationUnavailable e) {
+            System.err.println("slipway server: " + e.getMessage());
+            return 2;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Slipway stopping: finishing requests in flight");
@@ -139,6 +159,9 @@ public final class ServerCommand implements Callable<Integer> {
         System.out.printf("Slipway dashboard at http://%s:%d/dashboard%n", host, slipway.apiPort());
         if (sandboxPort != null) System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());
         System.out.printf("Slipway apps listening on http://<project>.%s:%d%n", appsDomain, slipway.appsPort());
+        dev.slipway.isolation.Confinement confinement = slipway.engine().runtime().confinement();
+        System.out.println("Isolation: " + confinement.summary());
+        if (!confinement.isolated()) System.out.println(dev.slipway.isolation.Confinement.NOT_ISOLATED);
         StringBuilder providers = new StringBuilder();
         for (DbKind kind : DbKind.values()) {
             providers.append(providers.isEmpty() ? "" : ", ").append(kind.label()).append(' ').append(admins.admin(kind)

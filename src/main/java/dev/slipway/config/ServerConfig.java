@@ -1,5 +1,6 @@
 package dev.slipway.config;
 
+import dev.slipway.isolation.IsolationMode;
 import dev.slipway.source.GitHosts;
 import dev.slipway.webhooks.WebhookSettings;
 
@@ -20,6 +21,7 @@ import java.util.List;
  *                    (JDBC or postgres:// URL; null: that provider is not configured)
  * @param mysqlAdminUrl    the same for MySQL/MariaDB
  * @param webhooks    webhook delivery settings (private targets, retry schedule)
+ * @param isolation   sandbox apps and builds, or not; AUTO: when the tools are there
  */
 public record ServerConfig(
         String host,
@@ -39,10 +41,19 @@ public record ServerConfig(
         String postgresAdminUrl,
         String mysqlAdminUrl,
         Integer sandboxPort,
-        WebhookSettings webhooks) {
+        WebhookSettings webhooks,
+        IsolationMode isolation) {
 
     public ServerConfig {
         if (webhooks == null) webhooks = WebhookSettings.DEFAULTS;
+        if (isolation == null) isolation = IsolationMode.AUTO;
+    }
+
+    /** How apps and builds are confined: {@code --isolation}. */
+    public ServerConfig withIsolation(IsolationMode mode) {
+        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
+                mysqlAdminUrl, sandboxPort, webhooks, mode);
     }
 
     public ServerConfig(String host, int apiPort, int appsPort, Path dataDir, String databaseUrl, int databasePoolSize,
@@ -51,7 +62,7 @@ public record ServerConfig(
                         String postgresAdminUrl, String mysqlAdminUrl, Integer sandboxPort) {
         this(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl, regions, secretKey,
                 createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort,
-                WebhookSettings.DEFAULTS);
+                WebhookSettings.DEFAULTS, IsolationMode.AUTO);
     }
 
     public static final int MAX_JSON_BODY = 1024 * 1024;
@@ -77,7 +88,7 @@ public record ServerConfig(
     public ServerConfig withSandboxPort(Integer port) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
                 regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                mysqlAdminUrl, port, webhooks);
+                mysqlAdminUrl, port, webhooks, isolation);
     }
 
     public static ServerConfig defaults(Path dataDir) {
@@ -88,38 +99,38 @@ public record ServerConfig(
     /** The admin servers for {@code database.action: create} (either may be null: not configured). */
     public ServerConfig withDatabaseAdmins(String postgres, String mysql) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgres, mysql, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgres, mysql, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withPorts(int api, int apps) {
         return new ServerConfig(host, api, apps, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withDatabaseUrl(String url) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, url, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withUploadLimit(long bytes) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, bytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, bytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withGitHosts(GitHosts hosts) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, hosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, hosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withBuildSlots(int slots) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, slots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks);
+                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, slots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
     }
 
     public ServerConfig withWebhooks(WebhookSettings settings) {
         return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
                 regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                mysqlAdminUrl, sandboxPort, settings);
+                mysqlAdminUrl, sandboxPort, settings, isolation);
     }
 
     /** Never shows the secret key or the admin URLs (they may carry passwords). */

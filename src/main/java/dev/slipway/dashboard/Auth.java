@@ -39,8 +39,15 @@ public final class Auth {
     private final SessionStore sessions;
     private final AccountStore accounts;
     private final boolean secureCookies;
+    private final String serverWarning;
 
     public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies) {
+        this(sessions, accounts, secureCookies, null);
+    }
+
+    /** @param serverWarning shown atop every signed-in page (apps not isolated), or null */
+    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies, String serverWarning) {
+        this.serverWarning = serverWarning;
         this.sessions = sessions;
         this.accounts = accounts;
         this.secureCookies = secureCookies;
@@ -94,7 +101,7 @@ public final class Auth {
 
     Optional<Viewer> viewer(Context ctx) {
         return sessions.find(ctx.cookie(COOKIE)).flatMap(s -> accounts.find(s.user().accountId())
-                .map(a -> new Viewer(s.user(), a, s.csrfToken())));
+                .map(a -> new Viewer(s.user(), a, s.csrfToken(), serverWarning)));
     }
 
     void startSession(Context ctx, SessionStore.Issued issued) {

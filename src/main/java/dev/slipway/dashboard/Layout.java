@@ -34,7 +34,9 @@ public final class Layout {
                     <form method="post" action="/dashboard/sign-out">%s<button type="submit" class="link">Sign out</button></form>
                   </div>
                 </header>""", nav, viewer.accountId(), viewer.account().name(), viewer.user().email(), csrf(viewer));
-        write(ctx, status, title, Html.join(header, Html.fmt("<main id=\"main\">%s</main>", body)));
+        Safe warning = viewer.serverWarning() == null ? Html.EMPTY
+                : Html.fmt("<p class=\"alert alert-error banner\" role=\"alert\">%s</p>", viewer.serverWarning());
+        write(ctx, status, title, Html.join(header, warning, Html.fmt("<main id=\"main\">%s</main>", body)));
     }
 
     /** A settings page: the page with the settings tabs above {@code body}. */

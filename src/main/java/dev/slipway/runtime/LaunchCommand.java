@@ -1,13 +1,19 @@
 package dev.slipway.runtime;
 
-import java.io.File;
+import dev.slipway.isolation.Cell;
+import dev.slipway.isolation.Limits;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The process of an app: its argv behind {@code setsid} (its own session and process group, so the
- * whole group can be signalled), its artifact as working directory, and a clean environment.
+ * The cell of an app: its argv in its own session and process group (so the whole group can be
+ * signalled), its artifact as working directory (read-only), a clean environment, and its instance
+ * type's limits.
  */
 final class LaunchCommand {
     static final String PORT_TOKEN = "${PORT}";
@@ -15,28 +21,35 @@ final class LaunchCommand {
     static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID";
     static final String NODE_MARKER = "SLIPWAY_NODE_ID";
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG");
+    /** Inside a sandbox the server's PATH and HOME mean nothing: only /usr and /etc are there. */
+    private static final Map<String, String> SANDBOXED = Map.of("PATH", "/usr/local/bin:/usr/bin:/bin", "HOME", "/tmp");
+    /** Directories an artifact keeps writable (Next's caches): a sandboxed app gets an empty private one. */
+    private static final List<String> SCRATCH = List.of(".next/cache");
 
     private LaunchCommand() {}
 
-    static ProcessBuilder build(AppSpec spec, int port, String nodeId, Map<String, String> serverEnv) {
+    static Cell cell(AppSpec spec, int port, String nodeId, Map<String, String> serverEnv, boolean sandboxed) {
         List<String> argv = new ArrayList<>();
-        argv.add(Executables.SETSID);
         for (String arg : spec.artifact().startCommand()) argv.add(arg.replace(PORT_TOKEN, Integer.toString(port)));
 
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(spec.artifact().root().toFile());
-        Map<String, String> env = pb.environment();
-        env.clear();
+        Map<String, String> env = new LinkedHashMap<>();
         for (String name : INHERITED) {
-            String v = serverEnv.get(name);
+            String v = sandboxed ? SANDBOXED.get(name) : serverEnv.get(name);
             if (v != null) env.put(name, v);
         }
         env.putIfAbsent("PATH", "/usr/local/bin:/usr/bin:/bin");
         env.putIfAbsent("LANG", "C.UTF-8");
         env.putAll(spec.env());
+        if (sandboxed) env.putAll(SANDBOXED); // an app's own PATH or HOME would point outside its sandbox
         env.put("PORT", Integer.toString(port));
         env.put(DEPLOYMENT_MARKER, spec.deploymentId());
         env.put(NODE_MARKER, nodeId);
-        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        return pb;
+
+        Path root = spec.artifact().root();
+        List<Path> scratch = SCRATCH.stream().map(root::resolve).filter(Files::isDirectory).toList();
+        InstanceType type = spec.instanceType();
+        Limits limits = new Limits(type.memoryBytes(), type.cpuMillis(), type.processes(), type.scratchMb() * Limits.MB);
+        return new Cell(spec.deploymentId(), spec.projectId(), argv, root, env, List.of(root), List.of(), scratch,
+                limits, port, true);
     }
 }

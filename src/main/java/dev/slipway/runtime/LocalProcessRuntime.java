@@ -1,5 +1,7 @@
 package dev.slipway.runtime;
 
+import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import org.slf4j.Logger;
@@ -32,6 +34,7 @@ public final class LocalProcessRuntime implements Runtime {
 
     private final RuntimeOptions options;
     private final InstanceStore store;
+    private final Confinement confinement;
     private final Supervisor.Context ctx;
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
@@ -39,15 +42,27 @@ public final class LocalProcessRuntime implements Runtime {
     private final AtomicReferenceArray<Supervisor> byPort = new AtomicReferenceArray<>(65_536);
     private final Map<String, Object> startLocks = new ConcurrentHashMap<>();
 
+    /** Unconfined: apps run as plain processes of the server (tests of the runtime itself). */
     public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock) {
-        this(store, options, clock, System.getenv());
+        this(store, options, clock, new Unconfined());
     }
 
-    LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Map<String, String> serverEnv) {
+    public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Confinement confinement) {
+        this(store, options, clock, System.getenv(), confinement);
+    }
+
+    LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Map<String, String> serverEnv,
+                        Confinement confinement) {
         this.options = options;
         this.store = store;
+        this.confinement = confinement;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
-        this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv));
+        this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement);
+    }
+
+    /** How apps are confined here. */
+    public Confinement confinement() {
+        return confinement;
     }
 
     @Override
@@ -84,7 +99,7 @@ public final class LocalProcessRuntime implements Runtime {
             return s.instance();
         }
         String message = switch (outcome) {
-            case HealthCheck.Outcome.Exited x -> "App " + Supervisor.describeExit(x.exitCode()) + " during start-up"
+            case HealthCheck.Outcome.Exited x -> "App " + s.exitReason(x.exitCode()) + " during start-up"
                     + lastLines(s.lastOutput());
             case HealthCheck.Outcome.TimedOut t -> "App did not answer HTTP on port " + port + " within "
                     + Supervisor.human(options.healthTimeout()) + " (" + t.lastProblem() + "); it must listen on $PORT"
@@ -164,6 +179,11 @@ public final class LocalProcessRuntime implements Runtime {
     }
 
     @Override
+    public boolean isolated() {
+        return confinement.isolated();
+    }
+
+    @Override
     public List<String> regions() {
         return options.regions();
     }
@@ -177,6 +197,7 @@ public final class LocalProcessRuntime implements Runtime {
     public RecoveryReport recover(Function<String, LogSink> logs) {
         // the marker scan below would take our own live processes for leftovers
         if (!running.isEmpty()) throw new IllegalStateException("recover() runs once, before any start");
+        confinement.sweep();
         List<StoredInstance> rows = store.owned((id, e) ->
                 LOG.error("runtime instance {} cannot be read and is not restarted: {}", id, e.getMessage()));
         int killed = killLeftovers(rows);

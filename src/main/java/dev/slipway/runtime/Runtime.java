@@ -45,6 +45,9 @@ public interface Runtime extends AutoCloseable {
     /** True while an instance of this runtime owns the port (running, starting or restarting after a crash). */
     boolean serves(int port);
 
+    /** True when every app (and build) runs confined; false: the server says so in every deployment log. */
+    boolean isolated();
+
     /** Regions this runtime honours; a deployment asking for another is refused. */
     List<String> regions();
 

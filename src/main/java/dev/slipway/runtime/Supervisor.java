@@ -1,5 +1,7 @@
 package dev.slipway.runtime;
 
+import dev.slipway.isolation.Confined;
+import dev.slipway.isolation.Confinement;
 import dev.slipway.logs.Masker;
 
 import dev.slipway.logs.Level;
@@ -21,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Supervisor {
     record Context(RuntimeOptions options, InstanceStore store, Clock clock, HealthCheck health,
-                   ScheduledExecutorService timer, Map<String, String> serverEnv) {}
+                   ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement) {}
 
     private final AppSpec spec;
     private final LogSink log;
@@ -32,6 +34,7 @@ final class Supervisor {
 
     // guarded by this
     private Process process;
+    private Confined confined;
     private long pgid;
     private Instant startedAt;
     private boolean stopping;
@@ -39,6 +42,8 @@ final class Supervisor {
     private boolean restarting;
     private int crashes;
     private ScheduledFuture<?> pendingRestart;
+    /** The crashed process's cell, released before the restart. */
+    private Confined releasing;
     private Thread[] pumps = new Thread[0];
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
@@ -78,13 +83,15 @@ final class Supervisor {
 
     /** Starts the process; it is not health-checked yet. */
     void launch() throws IOException {
-        ProcessBuilder pb = LaunchCommand.build(spec, port, ctx.store().nodeId(), ctx.serverEnv());
-        Process p = pb.start();
+        Confined started = ctx.confinement().start(LaunchCommand.cell(spec, port, ctx.store().nodeId(), ctx.serverEnv(),
+                ctx.confinement().isolated()));
+        Process p = started.process();
         // setsid, not a group leader when spawned, calls setsid() and execs: the app's group id is its pid.
         // Until that call the child is still in the server's group, so wait for it before anyone signals.
         long group = p.pid();
         if (!ProcessGroups.awaitLeader(p)) {
             p.destroyForcibly();
+            started.release();
             throw new IOException("the process did not start its own session");
         }
         String name = "app-" + spec.deploymentId();
@@ -96,6 +103,7 @@ final class Supervisor {
             abandoned = stopping;
             if (!abandoned) {
                 process = p;
+                confined = started;
                 pgid = group;
                 startedAt = now;
                 pumps = new Thread[]{out, err};
@@ -103,6 +111,7 @@ final class Supervisor {
         }
         if (abandoned) { // stop() ran while we were spawning
             ProcessGroups.terminate(group, Duration.ZERO);
+            started.release();
             return;
         }
         ctx.store().recordProcess(spec.deploymentId(), p.pid(), group, port, now);
@@ -147,6 +156,7 @@ final class Supervisor {
     /** Turns restarts off, then SIGTERM to the group and SIGKILL after the grace period. */
     void stop(Duration grace) {
         long group;
+        Confined cell;
         synchronized (this) {
             stopping = true;
             stopRequested = true;
@@ -154,8 +164,10 @@ final class Supervisor {
             if (pendingRestart != null) pendingRestart.cancel(false);
             pendingRestart = null;
             group = process == null ? 0 : pgid;
+            cell = confined;
         }
         if (group > 0) ProcessGroups.terminate(group, grace);
+        if (cell != null) cell.release();
     }
 
     private void exited(Process p) {
@@ -165,6 +177,14 @@ final class Supervisor {
             message = crashed(p.exitValue());
         }
         safeLog(Level.ERROR, message);
+    }
+
+    /** Why the current process ended: a kill for its memory limit, or its exit code. */
+    synchronized String exitReason(int code) {
+        if (confined != null && confined.outOfMemory()) {
+            return "was killed: Out of memory (limit " + confined.limits().memoryLabel() + ")";
+        }
+        return describeExit(code);
     }
 
     /** Schedules the restart; the caller holds the lock and logs the returned message. */
@@ -177,17 +197,28 @@ final class Supervisor {
         long crashedGroup = pgid;
         pendingRestart = ctx.timer().schedule(() -> Thread.ofVirtual().name("restart-" + spec.deploymentId())
                 .start(() -> relaunch(crashedGroup)), delay.toMillis(), TimeUnit.MILLISECONDS);
-        return "App crashed: " + describeExit(exitCode) + " after " + human(up)
+        String reason = confined != null && confined.outOfMemory()
+                ? "Out of memory (limit " + confined.limits().memoryLabel() + ")" : describeExit(exitCode);
+        if (confined != null) {
+            Confined done = confined;
+            Thread.ofVirtual().start(done::release); // its pasta holds the port the restart needs: gone before it
+            releasing = done;
+        }
+        return "App crashed: " + reason + " after " + human(up)
                 + "; restarting in " + human(delay) + " (crash " + crashes + " in a row)";
     }
 
     private void relaunch(long crashedGroup) {
+        Confined previous;
         synchronized (this) {
             if (stopping) return;
             pendingRestart = null;
+            previous = releasing;
+            releasing = null;
         }
         // children of the crashed process may still hold the port
         ProcessGroups.terminate(crashedGroup, Duration.ZERO);
+        if (previous != null) previous.release();
         try {
             launch();
         } catch (IOException | RuntimeException e) {

@@ -121,7 +121,7 @@ class BuilderTest {
         assertThat(a.startCommand()).containsExactly("node", "app.js");
         assertThat(a.root().resolve("node_modules/express/package.json")).exists();
         assertThat(source.resolve("node_modules")).doesNotExist();
-        try (Stream<Path> cache = Files.list(config.npmCache())) {
+        try (Stream<Path> cache = Files.list(config.cacheDir("prj_test").resolve("npm"))) {
             assertThat(cache.toList()).isNotEmpty();
         }
         assertRecordedAndFrozen(a, "app.js");

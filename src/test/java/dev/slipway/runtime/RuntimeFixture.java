@@ -34,7 +34,7 @@ public final class RuntimeFixture implements AutoCloseable {
         this.options = customize.apply(RuntimeOptions.defaults(List.of("us-east-1")));
         var env = new java.util.HashMap<>(System.getenv());
         env.putAll(extraServerEnv);
-        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env);
+        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new dev.slipway.isolation.Unconfined());
     }
 
     public static RuntimeFixture h2() {

@@ -1,0 +1,37 @@
+package dev.slipway.isolation;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Starts app processes and build steps. {@link Sandbox} confines each one (its own identity, file view,
+ * network and limits); {@link Unconfined} runs it as a plain child of the server. The runtime and the
+ * build run everything through this, so they never know which one it is.
+ */
+public interface Confinement {
+    Confined start(Cell cell) throws IOException;
+
+    /** True when tenants' code is confined. */
+    boolean isolated();
+
+    /** One line for logs, {@code /readyz} and the dashboard. */
+    String summary();
+
+    /**
+     * Makes a directory tree the project's own, so that its confined build steps may write it (the workspace,
+     * its caches). A no-op when nothing is confined.
+     */
+    default void handOver(java.nio.file.Path dir, String projectId) throws IOException {}
+
+    /** Once at start: removes what confined processes of an earlier run of this server left (cgroups, handles). */
+    default void sweep() {}
+
+    /** The words every deployment log starts with when apps are not isolated. */
+    String NOT_ISOLATED = "WARNING: apps are not isolated on this server (no sandbox): every app and build runs "
+            + "as the server's own user and can read the platform's data; install bubblewrap, passt and nftables "
+            + "and restart with --isolation=sandbox";
+
+    static List<String> tools() {
+        return List.of("bwrap (bubblewrap)", "pasta (passt)", "nft (nftables)", "setpriv (util-linux)", "cgroups");
+    }
+}

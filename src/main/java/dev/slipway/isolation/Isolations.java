@@ -1,0 +1,36 @@
+package dev.slipway.isolation;
+
+import org.jdbi.v3.core.Jdbi;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Picks the server's {@link Confinement} from {@code --isolation} and what this machine has. */
+public final class Isolations {
+    private Isolations() {}
+
+    /**
+     * @param runDir where the sandbox keeps its handles (inside the data dir, the server's alone)
+     * @param scope  this server's node id
+     * @throws IsolationUnavailable when the sandbox is required and cannot be had; the message says how to get it
+     */
+    public static Confinement choose(IsolationMode mode, Jdbi jdbi, Path runDir, String scope, NetworkPolicy network)
+            throws IOException {
+        if (mode == IsolationMode.NONE) return new Unconfined();
+        SandboxTools.Detection found = SandboxTools.detect();
+        if (!found.available()) {
+            if (mode == IsolationMode.SANDBOX) {
+                throw new IsolationUnavailable("--isolation=sandbox needs what this machine lacks: "
+                        + String.join(", ", found.missing()) + ". Install with: " + SandboxTools.INSTALL
+                        + " (as root), or start with --isolation=none to run apps NOT isolated");
+            }
+            return new Unconfined(found.missing());
+        }
+        return new Sandbox(found.tools(), new Identities(jdbi), network, runDir, scope);
+    }
+
+    static String missing(List<String> missing) {
+        return missing.isEmpty() ? "" : " (missing: " + String.join(", ", missing) + ")";
+    }
+}

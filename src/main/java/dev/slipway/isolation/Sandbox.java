@@ -1,0 +1,282 @@
+package dev.slipway.isolation;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Confines each cell with tools of the operating system:
+ * <ul>
+ *   <li>bubblewrap gives it its own mount, pid, ipc, uts and network namespaces, a root that holds only
+ *       {@code /usr} and {@code /etc} read-only, its binds, a private size-limited {@code /tmp}, and no
+ *       capabilities; setpriv then drops it to the project's own uid and gid with no-new-privs;</li>
+ *   <li>cgroups bound its memory, CPU and processes ({@link Cgroups});</li>
+ *   <li>pasta connects its network namespace: the router's port on the host's loopback is forwarded in,
+ *       and outbound connections leave as the host's, through a firewall in the namespace ({@link NetworkPolicy}).</li>
+ * </ul>
+ * The cell is held at bubblewrap's {@code --block-fd} until it is in its cgroup and its network is up, so
+ * nothing of the tenant's runs unconfined for a moment.
+ */
+public final class Sandbox implements Confinement {
+    private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
+    private static final Duration CHILD_WAIT = Duration.ofSeconds(5);
+
+    private final SandboxTools tools;
+    private final Identities identities;
+    private final NetworkPolicy network;
+    private final Path runDir;
+    private final String rules;
+    /** This server's node id: its cgroups are {@code slipway/<scope>.<cell>}, so a sweep never touches another server's. */
+    private final String scope;
+
+    public Sandbox(SandboxTools tools, Identities identities, NetworkPolicy network, Path runDir, String scope) throws IOException {
+        if (!scope.matches("[A-Za-z0-9_-]{1,64}")) throw new IllegalArgumentException("bad scope " + scope);
+        this.scope = scope;
+        this.tools = tools;
+        this.identities = identities;
+        this.network = network;
+        this.runDir = runDir;
+        this.rules = network.nftRules();
+        Files.createDirectories(runDir);
+        Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx------"));
+    }
+
+    @Override
+    public boolean isolated() {
+        return true;
+    }
+
+    @Override
+    public String summary() {
+        return "apps and builds are sandboxed (bubblewrap, a uid per project, pasta networking, "
+                + tools.cgroups().describe() + " limits)";
+    }
+
+    @Override
+    public Confined start(Cell cell) throws IOException {
+        int uid = identities.uidOf(cell.projectId());
+        Cgroups.Group group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
+        Path netns = runDir.resolve(cell.name() + ".net");
+        Path pastaPid = runDir.resolve(cell.name() + ".pasta");
+        // a second caller waits for the first one's clean-up: a restart must not start before the port is free
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            synchronized (released) {
+                if (released.compareAndSet(false, true)) cleanUp(group, netns, pastaPid);
+            }
+        };
+        Process p;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid)).directory(cell.workDir().toFile());
+            pb.environment().clear();
+            pb.environment().putAll(cell.env());
+            p = pb.start();
+        } catch (IOException e) {
+            release.run();
+            throw e;
+        }
+        try {
+            long child = awaitChild(p);
+            group.add(p.pid());
+            group.add(child);
+            connect(cell, child, netns, pastaPid);
+            try (OutputStream go = p.getOutputStream()) {
+                go.write('1'); // bubblewrap's --block-fd: the cell may run now
+            }
+        } catch (IOException | RuntimeException e) {
+            p.destroyForcibly();
+            release.run();
+            throw new IOException("the sandbox could not be set up: " + e.getMessage(), e);
+        }
+        long oomBefore = group.oomKills();
+        return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
+    }
+
+    private List<String> argv(Cell cell, int uid) {
+        List<String> a = new ArrayList<>();
+        if (cell.ownSession()) a.add(tools.setsid().toString());
+        a.add(tools.bwrap().toString());
+        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+                "--hostname", "slipway", "--ro-bind", "/usr", "/usr"));
+        for (String top : List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")) {
+            Path path = Path.of(top);
+            if (Files.isSymbolicLink(path)) {
+                try {
+                    a.addAll(List.of("--symlink", Files.readSymbolicLink(path).toString(), top));
+                } catch (IOException e) {
+                    // unreadable link: leave it out
+                }
+            } else if (Files.isDirectory(path)) {
+                a.addAll(List.of("--ro-bind", top, top));
+            }
+        }
+        a.addAll(List.of("--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
+        for (Path p : cell.readOnly()) a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
+        for (Path p : cell.writable()) a.addAll(List.of("--bind", p.toString(), p.toString()));
+        for (Path p : cell.scratch()) {
+            a.addAll(List.of("--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", p.toString()));
+        }
+        a.addAll(List.of("--chdir", cell.workDir().toString(), "--block-fd", "0",
+                "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
+                "--", tools.setpriv().toString(), "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
+        a.addAll(cell.argv());
+        return a;
+    }
+
+    /** The sandbox's first process (bubblewrap's child: pid 1 of the cell's pid namespace). */
+    private static long awaitChild(Process p) throws IOException {
+        Path children = Path.of("/proc", Long.toString(p.pid()), "task", Long.toString(p.pid()), "children");
+        long deadline = System.nanoTime() + CHILD_WAIT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (!p.isAlive()) throw new IOException("bubblewrap exited with code " + p.exitValue() + " before the app ran"
+                    + stderr(p));
+            try {
+                String s = Files.readString(children).strip();
+                if (!s.isEmpty()) return Long.parseLong(s.split("\\s+")[0]);
+            } catch (IOException | NumberFormatException ignored) {
+                // not forked yet
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while the sandbox started");
+            }
+        }
+        throw new IOException("bubblewrap did not start the sandbox within " + CHILD_WAIT.toSeconds() + " s");
+    }
+
+    private static String stderr(Process p) {
+        try {
+            byte[] err = p.getErrorStream().readNBytes(2000);
+            String s = new String(err, java.nio.charset.StandardCharsets.UTF_8).strip();
+            return s.isEmpty() ? "" : ": " + s;
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** Firewall first, then pasta: no packet leaves the namespace before its rules are in. */
+    private void connect(Cell cell, long child, Path netns, Path pastaPid) throws IOException {
+        Files.deleteIfExists(netns);
+        Files.createFile(netns);
+        // pasta drops its privileges before it opens a namespace, and a namespace of a process that has not
+        // exec'd yet cannot be opened then: a bind mount of it can
+        ToolRun.run(List.of(tools.mount().toString(), "--bind", "/proc/" + child + "/ns/net", netns.toString()), null);
+        ToolRun.run(List.of(tools.nsenter().toString(), "--net=" + netns, tools.nft().toString(), "-f", "-"), rules);
+        List<Integer> forwards = network.loopbackForwards(cell);
+        List<String> pasta = new ArrayList<>(List.of(tools.pasta().toString(), "--runas", "0", "--quiet",
+                "--pid", pastaPid.toString(), "--netns", netns.toString(), "--config-net", "--no-map-gw",
+                "-t", cell.inboundPort() > 0 ? "127.0.0.1/" + cell.inboundPort() + ":" + cell.inboundPort() : "none",
+                "-u", "none", "-U", "none",
+                "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
+        ToolRun.run(pasta, null);
+    }
+
+    private void cleanUp(Cgroups.Group group, Path netns, Path pastaPid) {
+        try {
+            stopPasta(pastaPid);
+        } catch (RuntimeException e) {
+            LOG.warn("could not stop a cell's pasta: {}", e.toString());
+        }
+        group.destroy();
+        try {
+            if (Files.exists(netns)) {
+                ToolRun.run(List.of(tools.umount().toString(), "--lazy", netns.toString()), null);
+                Files.deleteIfExists(netns);
+            }
+        } catch (IOException e) {
+            LOG.warn("could not remove a cell's network handle {}: {}", netns.getFileName(), e.toString());
+        }
+    }
+
+    /** Stops the cell's pasta and waits until it is gone, so that its port is free for the next start. */
+    private static void stopPasta(Path pidFile) {
+        if (!Files.exists(pidFile)) return;
+        try {
+            long pid = Long.parseLong(Files.readString(pidFile).strip());
+            ProcessHandle.of(pid).filter(Sandbox::isPasta).ifPresent(h -> {
+                h.destroyForcibly();
+                try {
+                    h.onExit().get(2, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                    LOG.warn("pasta {} did not exit", pid);
+                }
+            });
+            Files.deleteIfExists(pidFile);
+        } catch (IOException | NumberFormatException e) {
+            // no pasta ran for it
+        }
+    }
+
+    private static boolean isPasta(ProcessHandle h) {
+        try {
+            String comm = Files.readString(Path.of("/proc", Long.toString(h.pid()), "comm")).strip();
+            return comm.startsWith("pasta") || comm.startsWith("passt");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void handOver(Path dir, String projectId) throws IOException {
+        int uid = identities.uidOf(projectId);
+        if (((Number) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)).intValue() == uid) {
+            return; // its own already (a cache made by an earlier build): what is below it was written by it
+        }
+        try (var tree = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) tree::iterator) {
+                Files.setAttribute(p, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(p, "unix:gid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            }
+        }
+    }
+
+    /** Kills what cells of an earlier run left: their pastas, cgroups and network handles. */
+    @Override
+    public void sweep() {
+        try (var entries = Files.list(runDir)) {
+            for (Path p : entries.toList()) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".pasta")) stopPasta(p);
+            }
+        } catch (IOException e) {
+            LOG.warn("could not list {}: {}", runDir, e.toString());
+        }
+        try (var entries = Files.list(runDir)) {
+            for (Path p : entries.toList()) {
+                if (!p.getFileName().toString().endsWith(".net")) continue;
+                try {
+                    ToolRun.run(List.of(tools.umount().toString(), "--lazy", p.toString()), null);
+                } catch (IOException notMounted) {
+                    // a handle whose mount is already gone
+                }
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            LOG.warn("could not sweep {}: {}", runDir, e.toString());
+        }
+        for (String name : tools.cgroups().existing()) {
+            if (!name.startsWith(scope + ".")) continue;
+            try {
+                tools.cgroups().remove(name);
+            } catch (RuntimeException e) {
+                LOG.warn("could not remove the leftover cgroup {}: {}", name, e.toString());
+            }
+        }
+    }
+}

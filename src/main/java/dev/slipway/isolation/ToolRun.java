@@ -1,0 +1,42 @@
+package dev.slipway.isolation;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs one of the sandbox's own tools (argv, no shell) to its end; a failure is an IOException with its output. */
+final class ToolRun {
+    private ToolRun() {}
+
+    static void run(List<String> argv, String stdin) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+        if (stdin == null) pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process p = pb.start();
+        if (stdin != null) {
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        byte[] out = p.getInputStream().readAllBytes();
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(argv.getFirst() + " did not finish in 10 s");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException(argv.getFirst() + " was interrupted");
+        }
+        if (p.exitValue() != 0) {
+            String said = new String(out, StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.startsWith("Failed to send") && !l.isBlank()).reduce((a, b) -> a + "; " + b).orElse("");
+            throw new IOException(java.nio.file.Path.of(argv.getFirst()).getFileName() + " failed with exit code "
+                    + p.exitValue() + (said.isEmpty() ? "" : ": " + said));
+        }
+    }
+}

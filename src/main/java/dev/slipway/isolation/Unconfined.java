@@ -1,0 +1,45 @@
+package dev.slipway.isolation;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Runs cells as plain child processes of the server: no identity, file, network or resource confinement. */
+public final class Unconfined implements Confinement {
+    private final String setsid;
+    /** Why the sandbox is not used (empty when it was turned off on purpose). */
+    private final java.util.List<String> missing;
+
+    public Unconfined() {
+        this(java.util.List.of());
+    }
+
+    Unconfined(java.util.List<String> missing) {
+        this.setsid = SandboxTools.find("setsid").map(Object::toString).orElse("setsid");
+        this.missing = java.util.List.copyOf(missing);
+    }
+
+    @Override
+    public Confined start(Cell cell) throws IOException {
+        List<String> argv = new ArrayList<>();
+        if (cell.ownSession()) argv.add(setsid);
+        argv.addAll(cell.argv());
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(cell.workDir().toFile());
+        pb.environment().clear();
+        pb.environment().putAll(cell.env());
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process p = pb.start();
+        return new Confined(p, () -> {}, () -> false, cell.limits());
+    }
+
+    @Override
+    public boolean isolated() {
+        return false;
+    }
+
+    @Override
+    public String summary() {
+        return "apps are NOT isolated: they run as the server's user" + Isolations.missing(missing);
+    }
+}
