@@ -11,7 +11,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -64,6 +63,7 @@ public final class Sandbox implements Confinement {
 
     @Override
     public Confined start(Cell cell) throws IOException {
+        long t0 = System.nanoTime();
         int uid = identities.uidOf(cell.projectId());
         Cgroups.Group group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
         Path netns = runDir.resolve(cell.name() + ".net");
@@ -98,6 +98,7 @@ public final class Sandbox implements Confinement {
             release.run();
             throw new IOException("the sandbox could not be set up: " + e.getMessage(), e);
         }
+        LOG.debug("cell {} confined in {} ms", cell.name(), (System.nanoTime() - t0) / 1_000_000);
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
     }
@@ -122,6 +123,15 @@ public final class Sandbox implements Confinement {
         }
         a.addAll(List.of("--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
+        // bubblewrap would make the binds' parent directories 0700 root: the cell could not reach its own binds
+        java.util.Set<Path> parents = new java.util.TreeSet<>();
+        for (Path p : concat(cell.readOnly(), cell.writable())) {
+            for (Path d = p.getParent(); d != null && d.getParent() != null; d = d.getParent()) parents.add(d);
+        }
+        for (Path d : parents) {
+            if (d.startsWith("/usr") || d.startsWith("/etc") || d.equals(Path.of("/tmp"))) continue;
+            a.addAll(List.of("--perms", "0755", "--dir", d.toString()));
+        }
         for (Path p : cell.readOnly()) a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
         for (Path p : cell.writable()) a.addAll(List.of("--bind", p.toString(), p.toString()));
         for (Path p : cell.scratch()) {
@@ -133,6 +143,12 @@ public final class Sandbox implements Confinement {
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
         a.addAll(cell.argv());
         return a;
+    }
+
+    private static List<Path> concat(List<Path> a, List<Path> b) {
+        List<Path> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     /** The sandbox's first process (bubblewrap's child: pid 1 of the cell's pid namespace). */
@@ -209,13 +225,8 @@ public final class Sandbox implements Confinement {
             long pid = Long.parseLong(Files.readString(pidFile).strip());
             ProcessHandle.of(pid).filter(Sandbox::isPasta).ifPresent(h -> {
                 h.destroyForcibly();
-                try {
-                    h.onExit().get(2, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-                    LOG.warn("pasta {} did not exit", pid);
-                }
+                // not our child (it daemonised): onExit() would poll it slowly; /proc says at once
+                if (!Await.gone(pid, Duration.ofSeconds(2))) LOG.warn("pasta {} did not exit", pid);
             });
             Files.deleteIfExists(pidFile);
         } catch (IOException | NumberFormatException e) {
