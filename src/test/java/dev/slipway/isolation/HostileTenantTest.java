@@ -1,0 +1,235 @@
+package dev.slipway.isolation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.slipway.accounts.Tier;
+import dev.slipway.runtime.Instance;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import dev.slipway.testing.Zips;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.NetworkInterface;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tenants are hostile: an attacker's app (and its package's postinstall script) tries every way out of its
+ * sandbox next to a victim app of another account, and must get nothing.
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class HostileTenantTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration RUN = Duration.ofSeconds(180);
+
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+    static Http attacker;
+    static Http victim;
+    static String victimSecret;
+    static String victimDeployment;
+    static Instance victimInstance;
+    static String victimUrl;
+    static JsonNode hostileMigration;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind, c -> c.withIsolation(IsolationMode.SANDBOX));
+        attacker = server.tenant(Tier.FREE).http();
+        victim = server.tenant(Tier.TEAM).http();
+        victimSecret = "victim-secret-" + UUID.randomUUID();
+        JsonNode v = migrate(victim, fixture("node-plain"), Map.of("VICTIM_SECRET", victimSecret), "node-express");
+        victimDeployment = v.get("deployment_id").asText();
+        victimUrl = v.get("url").asText();
+        victimInstance = server.slipway().engine().runtime().get(victimDeployment).orElseThrow();
+        hostileMigration = migrate(attacker, fixture("hostile"), probeEnv(), "node-express");
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void theAppGetsNothing() throws IOException {
+        var r = Apps.get(hostileMigration.get("url").asText() + "/probe");
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertDenied(JSON.readTree(r.body()), "app");
+    }
+
+    @Test
+    void itsPostinstallScriptGetsNothing() throws IOException {
+        // npm hides what install scripts print: the script leaves its report in the build, the app serves it
+        var r = Apps.get(hostileMigration.get("url").asText() + "/build-probe");
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertDenied(JSON.readTree(r.body()), "build");
+    }
+
+    @Test
+    void itCannotTakeTheVictimsPort() throws IOException {
+        var bind = Apps.get(hostileMigration.get("url").asText() + "/bind/" + victimInstance.port());
+        assertThat(bind.status()).isEqualTo(200); // it may bind that number in its own namespace: nobody sees it
+        assertThat(Apps.get(victimUrl).body()).isEqualTo("fixture:node-plain\n");
+        assertThat(server.slipway().engine().runtime().get(victimDeployment).orElseThrow().pid()).isEqualTo(victimInstance.pid());
+    }
+
+    @Test
+    @Order(90)
+    void aForkBombStopsAtTheProcessLimit() throws IOException {
+        var r = Apps.get(hostileMigration.get("url").asText() + "/forkbomb");
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        JsonNode got = JSON.readTree(r.body());
+        assertThat(got.get("started").asInt()).as("children started").isLessThan(dev.slipway.runtime.InstanceType.STARTER.processes());
+        assertThat(got.get("error").asText()).isEqualTo("EAGAIN");
+    }
+
+    @Test
+    @Order(100)
+    void anAppOverItsMemoryIsKilledAndRestarted() {
+        String url = hostileMigration.get("url").asText();
+        String deployment = hostileMigration.get("deployment_id").asText();
+        var r = Apps.get(url + "/hog");
+        assertThat(r.body()).doesNotContain("allocatedMb");
+        Await.value(Duration.ofSeconds(60), "the out-of-memory kill in the log", () -> {
+            String logs = attacker.get("/v1/deployments/" + deployment + "/logs").body();
+            return logs.contains("App crashed: Out of memory (limit 256 MB)") && logs.contains("restarting in") ? logs : null;
+        });
+        Await.value(Duration.ofSeconds(60), "the app to answer again", () -> Apps.get(url).body().equals("fixture:hostile\n") ? true : null);
+    }
+
+    private static void assertDenied(JsonNode report, String who) {
+        JsonNode id = report.get("identity");
+        assertThat(id.get("uid").asInt()).as(who + " uid").isNotZero().isGreaterThanOrEqualTo(Identities.FIRST_UID);
+        assertThat(id.get("gid").asInt()).as(who + " gid").isNotZero();
+        // the directories above its own binds exist in its view, holding nothing but the way to them
+        java.util.Set<String> ownWay = java.util.Set.of("artifacts", "workspaces", "cache", attackerArtifact(), attackerProject());
+        report.get("files").properties().forEach(f -> {
+            String got = f.getValue().asText();
+            if (got.startsWith("listed: ")) {
+                assertThat(got.substring("listed: ".length()).split(",")).as(who + " listing " + f.getKey())
+                        .allMatch(name -> name.isEmpty() || ownWay.contains(name));
+            } else {
+                assertThat(got).as(who + " reading " + f.getKey()).startsWith("denied");
+            }
+        });
+        assertThat(report.at("/procs/secretFoundIn")).as(who + " finding the victim's secret in /proc").isEmpty();
+        assertThat(report.at("/procs/visible").asInt()).as(who + " seeing processes").isLessThan(10);
+        report.get("signals").properties().forEach(s ->
+                assertThat(s.getValue().asText()).as(who + " signalling " + s.getKey()).startsWith("denied"));
+        assertThat(report.get("tcp").properties().stream().toList()).as(who + " connecting").isNotEmpty();
+        report.get("tcp").properties().forEach(t ->
+                assertThat(t.getValue().asText()).as(who + " connecting to " + t.getKey()).startsWith("denied"));
+    }
+
+    private static String attackerProject() {
+        return hostileMigration.get("project_id").asText();
+    }
+
+    private static String attackerArtifact() {
+        return server.slipway().stores().deployments().find(hostileMigration.get("deployment_id").asText())
+                .orElseThrow().artifactId();
+    }
+
+    /** What the attacker aims at: the platform's files, the victim's processes and every port it should not reach. */
+    private static Map<String, String> probeEnv() {
+        Path data = server.slipway().config().dataDir();
+        List<String> files = new ArrayList<>(List.of(data.toString(), "/root", "/home", System.getProperty("user.dir"),
+                data.resolve("uploads").toString(), data.resolve("artifacts").toString(), data.resolve("workspaces").toString(),
+                data.resolve("cache").toString(), data.resolve("run").toString()));
+        try (Stream<Path> top = Files.list(data)) {
+            top.filter(Files::isRegularFile).forEach(f -> files.add(f.toString()));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        String victimArtifact = server.slipway().stores().deployments().find(victimDeployment).orElseThrow().artifactId();
+        files.add(data.resolve("artifacts").resolve(victimArtifact).toString());
+        List<String> tcp = new ArrayList<>(List.of("127.0.0.1:" + server.slipway().apiPort(),
+                "127.0.0.1:" + server.slipway().appsPort(), "127.0.0.1:" + victimInstance.port(),
+                "169.254.169.254:80", "127.0.0.1:5432", "127.0.0.1:3306", "127.0.0.1:6379"));
+        for (String address : hostAddresses()) {
+            tcp.add(address + ":" + server.slipway().apiPort());
+            tcp.add(address + ":" + victimInstance.port());
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PROBE_FILES", String.join(",", files));
+        env.put("PROBE_TCP", String.join(",", tcp));
+        env.put("PROBE_PIDS", ProcessHandle.current().pid() + "," + victimInstance.pid());
+        env.put("PROBE_SECRET_HEX", java.util.HexFormat.of().formatHex(victimSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return env;
+    }
+
+    private static List<String> hostAddresses() {
+        List<String> out = new ArrayList<>();
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                nic.inetAddresses().filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress())
+                        .forEach(a -> out.add(a.getHostAddress()));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return out;
+    }
+
+    static Map<String, String> fixture(String name) {
+        Path dir = Path.of("src/test/resources/fixtures", name);
+        Map<String, String> files = new LinkedHashMap<>();
+        try (Stream<Path> all = Files.list(dir)) {
+            for (Path f : all.toList()) files.put(f.getFileName().toString(), Files.readString(f));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return files;
+    }
+
+    /** Uploads the files, migrates them with these env vars and waits until the app is live. */
+    static JsonNode migrate(Http who, Map<String, String> files, Map<String, String> env, String framework) {
+        var up = who.send("POST", "/v1/uploads", "application/zip", Zips.of(files));
+        assertThat(up.status()).as(up.body()).isEqualTo(201);
+        String body;
+        try {
+            body = JSON.writeValueAsString(Map.of("source", "zip", "upload_id", up.json().at("/data/id").asText(),
+                    "framework", framework, "env_vars", env));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        var m = who.post("/v1/migrations", body);
+        assertThat(m.status()).as(m.body()).isEqualTo(201);
+        String id = m.json().at("/data/id").asText();
+        return Await.value(RUN, "migration " + id + " to complete", () -> {
+            JsonNode d = who.get("/v1/migrations/" + id + "?wait=5").json().get("data");
+            String status = d.get("status").asText();
+            if (status.equals("failed")) {
+                throw new AssertionError("migration failed: " + who.get("/v1/migrations/" + id + "/logs").body());
+            }
+            return status.equals("complete") ? d : null;
+        });
+    }
+}
