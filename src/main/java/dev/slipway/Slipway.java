@@ -174,7 +174,7 @@ public final class Slipway implements AutoCloseable {
             RuntimeOptions runtimeOptions = RuntimeOptions.fromEnv(System.getenv(), config.regions());
             String nodeId = NodeId.load(config.dataDir());
             InstanceStore instances = new InstanceStore(jdbi, secrets, clock, nodeId);
-            Confinement confinement = Isolations.choose(config.isolation(), jdbi, config.dataDir().resolve("run"), nodeId,
+            Confinement confinement = Isolations.choose(config.isolation(), jdbi, Isolations.runDir(config.dataDir(), nodeId), nodeId,
                     NetworkPolicy.of(platformAddresses(config, url), adminAddresses(config)));
             if (confinement.isolated()) LOG.info(confinement.summary());
             else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);

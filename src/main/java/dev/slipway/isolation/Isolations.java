@@ -30,6 +30,16 @@ public final class Isolations {
         return new Sandbox(found.tools(), new Identities(jdbi), network, runDir, scope);
     }
 
+    /**
+     * Where the sandbox keeps its network namespace handles and pasta pid files: machine runtime state under
+     * {@code /run} (gone at a reboot, as the processes they name are), else in the data dir.
+     */
+    public static Path runDir(Path dataDir, String nodeId) {
+        Path run = Path.of("/run");
+        return java.nio.file.Files.isDirectory(run) && java.nio.file.Files.isWritable(run)
+                ? run.resolve("slipway").resolve(nodeId) : dataDir.resolve("run");
+    }
+
     static String missing(List<String> missing) {
         return missing.isEmpty() ? "" : " (missing: " + String.join(", ", missing) + ")";
     }

@@ -162,7 +162,7 @@ class HostileTenantTest {
         Path data = server.slipway().config().dataDir();
         List<String> files = new ArrayList<>(List.of(data.toString(), "/root", "/home", System.getProperty("user.dir"),
                 data.resolve("uploads").toString(), data.resolve("artifacts").toString(), data.resolve("workspaces").toString(),
-                data.resolve("cache").toString(), data.resolve("run").toString()));
+                data.resolve("cache").toString(), "/run/slipway"));
         try (Stream<Path> top = Files.list(data)) {
             top.filter(Files::isRegularFile).forEach(f -> files.add(f.toString()));
         } catch (IOException e) {
