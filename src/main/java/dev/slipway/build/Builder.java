@@ -56,7 +56,7 @@ public final class Builder {
         Path root = config.artifactsDir().resolve(id);
         Path cache = config.cacheDir(projectId);
         Steps steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), env), secretValues,
-                config.commandTimeout(), new CommandRunner.Confine("b-" + id, projectId, cache, config.limits()));
+                config.commandTimeout(), new CommandRunner.Confine(dev.slipway.isolation.Sandbox.BUILD_PREFIX + id, projectId, cache, config.limits()));
         try {
             Files.createDirectories(config.workspacesDir());
             Files.createDirectories(config.artifactsDir());

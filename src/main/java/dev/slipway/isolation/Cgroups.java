@@ -22,6 +22,9 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
     /** Groups under {@code slipway/} (for the start-up sweep). */
     List<String> existing();
 
+    /** Processes in the group of that name now (empty when there is no such group). */
+    List<Long> members(String name);
+
     String describe();
 
     interface Group {
@@ -174,6 +177,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
         }
 
         @Override
+        public List<Long> members(String name) {
+            return readPids(pids.resolve(PARENT).resolve(name).resolve("cgroup.procs"));
+        }
+
+        @Override
         public String describe() {
             return "cgroup v1";
         }
@@ -239,6 +247,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
         @Override
         public List<String> existing() {
             return children(root.resolve(PARENT));
+        }
+
+        @Override
+        public List<Long> members(String name) {
+            return readPids(root.resolve(PARENT).resolve(name).resolve("cgroup.procs"));
         }
 
         @Override

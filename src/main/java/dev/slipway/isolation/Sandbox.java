@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Sandbox implements Confinement {
     private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
     private static final Duration CHILD_WAIT = Duration.ofSeconds(5);
+    /** Cells of build steps are named {@code b-<artifact id>-<n>}. */
+    public static final String BUILD_PREFIX = "b-";
 
     private final SandboxTools tools;
     private final Identities identities;
@@ -283,6 +285,9 @@ public final class Sandbox implements Confinement {
         }
         for (String name : tools.cgroups().existing()) {
             if (!name.startsWith(scope + ".")) continue;
+            // a build's processes are stopped, and counted in its log, by the resumed deployment; their group
+            // goes at the next sweep once it is empty
+            if (name.startsWith(scope + "." + BUILD_PREFIX) && !tools.cgroups().members(name).isEmpty()) continue;
             try {
                 tools.cgroups().remove(name);
             } catch (RuntimeException e) {
