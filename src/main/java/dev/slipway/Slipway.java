@@ -63,6 +63,7 @@ import dev.slipway.source.UploadStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.StatusNotices;
+import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
 import dev.slipway.users.FirstStart;
@@ -143,7 +144,7 @@ public final class Slipway implements AutoCloseable {
     }
 
     public static Slipway start(ServerConfig config, Clock clock, PrintStream out) throws IOException {
-        Files.createDirectories(config.dataDir());
+        DataDir.prepare(config.dataDir());
         String url = config.databaseUrl() != null ? config.databaseUrl() : Database.h2Url(config.dataDir());
         Database database = Database.open(url, config.databasePoolSize());
         List<AutoCloseable> opened = new ArrayList<>();

@@ -26,14 +26,9 @@ public final class Database implements AutoCloseable {
         this.jdbi = Jdbi.create(dataSource);
     }
 
-    /**
-     * The JDBC URL of the embedded store in a data dir. AUTO_SERVER lets admin commands share it with a
-     * running server; WRITE_DELAY=0 writes every commit at once, because H2's default of a second's delay
-     * loses the last commits to a kill -9.
-     */
+    /** The JDBC URL of the embedded store in a data dir, password included ({@link EmbeddedStore}). */
     public static String h2Url(Path dataDir) {
-        return "jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("slipway")
-                + ";AUTO_SERVER=TRUE;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0";
+        return EmbeddedStore.url(dataDir);
     }
 
     public static Database open(String jdbcUrl, int poolSize) {
