@@ -208,7 +208,7 @@ public final class Slipway implements AutoCloseable {
                     AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock, projectCache);
             AtomicReference<Workers> workersRef = new AtomicReference<>();
             DeploymentService deploymentService = new DeploymentService(stores.deployments(), stores.jobs(), logs,
-                    secrets, clock, runtime.instanceType(), workersRef::get);
+                    secrets, clock, runtime.isolated(), workersRef::get);
             Builder builder = new Builder(buildConfig, new CommandRunner(clock, confinement), stores.artifacts(), clock);
             ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
             DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),

@@ -1,14 +1,17 @@
 package dev.slipway.deployments;
 
+import dev.slipway.accounts.Tier;
 import dev.slipway.api.ApiException;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
+import dev.slipway.isolation.Confinement;
 import dev.slipway.jobs.Job;
 import dev.slipway.jobs.JobStore;
 import dev.slipway.jobs.Workers;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.Project;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Handle;
 
@@ -26,36 +29,47 @@ public final class DeploymentService {
     private final SecretBox secrets;
     private final Clock clock;
     private final Ids ids;
-    private final String instanceType;
+    private final boolean isolated;
     private final Supplier<Workers> workers;
 
+    /** @param isolated whether the runtime sandboxes apps; when not, every deployment log starts with {@link Confinement#NOT_ISOLATED} */
     public DeploymentService(DeploymentStore deployments, JobStore jobs, LogStore logs, SecretBox secrets, Clock clock,
-                             String instanceType, Supplier<Workers> workers) {
+                             boolean isolated, Supplier<Workers> workers) {
         this.deployments = deployments;
         this.jobs = jobs;
         this.logs = logs;
         this.secrets = secrets;
         this.clock = clock;
         this.ids = new Ids(clock);
-        this.instanceType = instanceType;
+        this.isolated = isolated;
         this.workers = workers;
     }
 
-    /** A new build of the project (inside the caller's transaction when {@code h} is given by a migration). */
+    /**
+     * A new build of the project (inside the caller's transaction when {@code h} is given by a migration), of
+     * the instance type asked for, checked by the caller against the account's tier ({@link InstanceTypeField}).
+     */
     public Deployment createBuild(Handle h, Project project, String commitSha, Map<String, String> envOverrides,
-                                  String uploadId, String migrationId) {
+                                  String uploadId, String migrationId, InstanceType type) {
         Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), migrationId, commitSha, null,
                 project.branch(), DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(),
-                instanceType, null, clock.instant(), null, null, false, uploadId);
+                type.label(), null, clock.instant(), null, null, false, uploadId);
         deployments.insert(h, d);
+        warnIfNotIsolated(h, d.id());
         logs.append(h, d.id(), Level.INFO, "Deployment queued" + (commitSha != null ? " for commit " + commitSha
                 : project.branch() != null ? " for the head of " + project.branch() : ""));
         jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
         return d;
     }
 
-    public Deployment create(Project project, String commitSha, Map<String, String> envOverrides, String uploadId) {
-        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null));
+    /**
+     * A new build of the project for a caller of {@code tier}: of the type {@code requested}, or else of
+     * production's type while the tier allows it, or else of the tier's default.
+     */
+    public Deployment create(Tier tier, Project project, String commitSha, Map<String, String> envOverrides, String uploadId,
+                             InstanceType requested) {
+        InstanceType type = requested != null ? requested : inherited(tier, project);
+        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null, type));
         workers.get().wake();
         return d;
     }
@@ -74,6 +88,7 @@ public final class DeploymentService {
                 target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
         deployments.jdbi().useTransaction(h -> {
             deployments.insert(h, d);
+            warnIfNotIsolated(h, d.id());
             logs.append(h, d.id(), Level.INFO, "Rollback queued: redeploying " + target.id()
                     + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
                     + " in place of " + project.productionDeploymentId());
@@ -81,6 +96,17 @@ public final class DeploymentService {
         });
         workers.get().wake();
         return d;
+    }
+
+    private InstanceType inherited(Tier tier, Project project) {
+        return Optional.ofNullable(project.productionDeploymentId()).flatMap(deployments::find)
+                .flatMap(production -> InstanceType.byLabel(production.instanceType()))
+                .filter(type -> type.allowedFor(tier))
+                .orElse(InstanceType.defaultFor(tier));
+    }
+
+    private void warnIfNotIsolated(Handle h, String deploymentId) {
+        if (!isolated) logs.append(h, deploymentId, Level.WARNING, Confinement.NOT_ISOLATED);
     }
 
     /** Why production cannot be rolled back to {@code target} now, or empty when it can (the API's 409 rule). */

@@ -1,0 +1,105 @@
+package dev.slipway.isolation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.pipeline.NodeApp;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With {@code --isolation=none} the server says so: in {@code /readyz}, and as the first line of every
+ * deployment log (a migration's first deployment, a later one, a rollback). Under the sandbox it does not.
+ */
+class NotIsolatedTest {
+    static TestServer plain;
+    static TestServer sandboxed;
+
+    @BeforeAll
+    static void start() {
+        plain = TestServer.start(StoreKind.H2, c -> c.withIsolation(IsolationMode.NONE));
+        sandboxed = TestServer.start(StoreKind.H2, c -> c.withIsolation(IsolationMode.SANDBOX));
+    }
+
+    @AfterAll
+    static void stop() {
+        plain.close();
+        sandboxed.close();
+    }
+
+    @Test
+    void readyzSaysAppsAreNotIsolated() {
+        JsonNode ready = plain.anonymous().get("/readyz").json();
+        assertThat(ready.get("isolation").asText()).isEqualTo("none");
+        assertThat(ready.get("warning").asText()).contains("apps are not isolated");
+        JsonNode safe = sandboxed.anonymous().get("/readyz").json();
+        assertThat(safe.get("isolation").asText()).isEqualTo("sandbox");
+        assertThat(safe.has("warning")).isFalse();
+    }
+
+    @Test
+    void everyDeploymentLogStartsWithTheWarning() throws Exception {
+        Http http = plain.tenant(Tier.FREE).http();
+        String migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload(http, "v1") + "\"}").json().at("/data/id").asText();
+        String project = await(http, "/v1/migrations/" + migration, "complete").get("project_id").asText();
+        String first = await(http, "/v1/migrations/" + migration, "complete").get("deployment_id").asText();
+        assertThat(firstLine(http, first)).startsWith("WARNING WARNING: apps are not isolated on this server");
+
+        String second = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\",\"upload_id\":\"" + upload(http, "v2") + "\"}")
+                .json().at("/data/id").asText();
+        await(http, "/v1/deployments/" + second, "live");
+        assertThat(firstLine(http, second)).startsWith("WARNING WARNING: apps are not isolated");
+
+        String rollback = http.send("POST", "/v1/deployments/" + first + "/rollback", null, null).json().at("/data/id").asText();
+        await(http, "/v1/deployments/" + rollback, "live");
+        assertThat(firstLine(http, rollback)).startsWith("WARNING WARNING: apps are not isolated");
+
+        // the sandboxed server's logs start with the deployment itself
+        Http safe = sandboxed.tenant(Tier.FREE).http();
+        String safeMigration = safe.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload(safe, "s1") + "\"}").json().at("/data/id").asText();
+        String safeFirst = await(safe, "/v1/migrations/" + safeMigration, "complete").get("deployment_id").asText();
+        assertThat(firstLine(safe, safeFirst)).startsWith("INFO Deployment queued");
+    }
+
+    private static String firstLine(Http http, String deploymentId) {
+        JsonNode first = http.get("/v1/deployments/" + deploymentId + "/logs").json().at("/data/logs/0");
+        return first.get("level").asText().toUpperCase() + " " + first.get("message").asText();
+    }
+
+    private static JsonNode await(Http http, String path, String status) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            JsonNode d = http.get(path + "?wait=10").json().get("data");
+            String now = d.get("status").asText();
+            if (now.equals(status)) return d;
+            assertThat(now).as(path + " ended " + d).isNotIn("failed", "rolled_back");
+            assertThat(System.nanoTime()).as("waiting for " + path + " to be " + status).isLessThan(deadline);
+        }
+    }
+
+    private static String upload(Http http, String version) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(bytes)) {
+            for (var file : NodeApp.version(version).entrySet()) {
+                zip.putNextEntry(new ZipEntry(file.getKey()));
+                zip.write(file.getValue().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        var r = http.send("POST", "/v1/uploads", "application/zip", bytes.toByteArray());
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/id").asText();
+    }
+}
