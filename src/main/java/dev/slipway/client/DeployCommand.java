@@ -27,6 +27,10 @@ final class DeployCommand extends ClientCommand {
     @Option(names = "--zip", paramLabel = "PATH", description = "For a zip project: upload this zip and deploy it")
     Path zip;
 
+    @Option(names = "--instance-type", paramLabel = "TYPE",
+            description = "starter, standard or performance, within your tier (default: production's, else the tier's)")
+    String instanceType;
+
     @Mixin
     WaitOptions wait;
 
@@ -48,6 +52,7 @@ final class DeployCommand extends ClientCommand {
                 ObjectNode envVars = body.putObject("env_vars");
                 vars.forEach(envVars::put);
             }
+            if (instanceType != null) body.put("instance_type", instanceType);
             if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));
             JsonNode created = api.post("/deployments", body, key + "-deploy").path("data");
             String id = Json.text(created, "id");

@@ -43,6 +43,10 @@ final class MigrateCommand extends ClientCommand {
     @Option(names = "--region", description = "Region (default: us-east-1)")
     String region;
 
+    @Option(names = "--instance-type", paramLabel = "TYPE",
+            description = "starter, standard or performance, within your tier (default: the tier's)")
+    String instanceType;
+
     @Option(names = "--database", paramLabel = "SPEC",
             description = "type=postgres,action=create or type=…,action=connect,url=… (service key from $SLIPWAY_DATABASE_SERVICE_KEY)")
     String database;
@@ -98,6 +102,7 @@ final class MigrateCommand extends ClientCommand {
         }
         if (domain != null) body.put("domain", domain);
         if (region != null) body.put("region", region);
+        if (instanceType != null) body.put("instance_type", instanceType);
         if (database != null) body.set("database", DatabaseOption.parse(database, ctx));
         return body;
     }

@@ -63,7 +63,7 @@ public final class ProjectPages {
 
     public void deploy(Context ctx, Viewer viewer, Form form) {
         Project project = owned(ctx, viewer);
-        Deployment d = service.create(project, null, null, null);
+        Deployment d = service.create(viewer.account().tier(), project, null, null, null, null);
         ctx.redirect("/dashboard/deployments/" + d.id(), HttpStatus.SEE_OTHER);
     }
 

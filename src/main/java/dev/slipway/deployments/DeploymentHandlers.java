@@ -16,6 +16,7 @@ import dev.slipway.logs.LogHandlers;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.source.GitNames;
 import dev.slipway.source.Upload;
 import dev.slipway.source.UploadStore;
@@ -28,7 +29,8 @@ import java.util.stream.Collectors;
 
 /** {@code /v1/deployments}: list, read (with {@code ?wait}), trigger, roll back, cancel, logs. */
 public final class DeploymentHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id");
+    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id",
+            InstanceTypeField.NAME);
 
     private final DeploymentStore deployments;
     private final DeploymentService service;
@@ -80,6 +82,7 @@ public final class DeploymentHandlers {
         Map<String, String> env = body.stringMap("env_vars", ProjectInput.MAX_ENV_VARS, ProjectInput.ENV_NAME,
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", ProjectInput.MAX_ENV_VALUE);
         String uploadId = body.string("upload_id", false, 40, null, null);
+        InstanceType type = InstanceTypeField.read(body, principal.account().tier());
         body.check();
         Project project = Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
         if ("zip".equals(project.source())) {
@@ -88,7 +91,7 @@ public final class DeploymentHandlers {
             throw ApiException.invalidField("upload_id", "is only for projects with a zip source");
         }
         if (uploadId != null) Access.owned(principal, uploads.find(uploadId), Upload::accountId, "Upload", uploadId);
-        Deployment d = service.create(project, sha, env, uploadId);
+        Deployment d = service.create(principal.account().tier(), project, sha, env, uploadId, type);
         return Reply.created("/v1/deployments/" + d.id(),
                 new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));
     }

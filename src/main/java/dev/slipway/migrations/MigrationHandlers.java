@@ -14,10 +14,12 @@ import dev.slipway.auth.Principal;
 import dev.slipway.config.AppUrls;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.databases.DatabaseService;
+import dev.slipway.deployments.InstanceTypeField;
 import dev.slipway.logs.LogHandlers;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.source.Upload;
 import dev.slipway.source.UploadStore;
 import io.javalin.http.Context;
@@ -28,7 +30,7 @@ import java.util.Set;
 /** {@code /v1/migrations}: start one, list, read (with {@code ?wait}), logs. */
 public final class MigrationHandlers {
     private static final Set<String> CREATE_FIELDS = Set.of("source", "repo", "branch", "framework", "env_vars",
-            "database", "domain", "region", "upload_id");
+            "database", "domain", "region", "upload_id", InstanceTypeField.NAME);
 
     private final MigrationStore migrations;
     private final MigrationService service;
@@ -76,6 +78,7 @@ public final class MigrationHandlers {
         } else if (body.has("upload_id")) {
             body.problem("upload_id", "is only for source zip");
         }
+        InstanceType type = InstanceTypeField.read(body, principal.account().tier());
         ObjectNode database = body.object("database", false);
         DatabaseRequest db = database == null ? null : DatabaseRequest.read(database, body);
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
@@ -89,7 +92,8 @@ public final class MigrationHandlers {
             upload = Access.owned(principal, uploads.find(id), Upload::accountId, "Upload", id);
         }
         DatabaseService.Plan plan = db == null ? null : service.databases().plan(db.type(), db.action(), db.url(), db.serviceKey());
-        Migration m = service.start(principal.account(), input, upload, plan);
+        Migration m = service.start(principal.account(), input, upload, plan,
+                type != null ? type : InstanceType.defaultFor(principal.account().tier()));
         return Reply.created("/v1/migrations/" + m.id(),
                 new MigrationView.Created(m.id(), m.status().label(), m.projectId(), m.createdAt()));
     }

@@ -14,6 +14,7 @@ import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.source.Upload;
 import org.jdbi.v3.core.Jdbi;
 
@@ -57,7 +58,7 @@ public final class MigrationService {
         return databases;
     }
 
-    public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db) {
+    public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db, InstanceType type) {
         String name = projectNames.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
         boolean slotFree = jobs.runningCount() < workers.get().slots();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;
@@ -67,7 +68,7 @@ public final class MigrationService {
                     input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
-            Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId);
+            Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId, type);
             Migration m = new Migration(migrationId, account.id(), project.id(), first.id(), input.source(), input.repo(),
                     input.branch(), input.framework(), upload == null ? null : upload.id(),
                     db == null ? null : db.kind().label(), db == null ? null : db.action(), databaseId, status, clock.instant(),

@@ -62,6 +62,10 @@ public enum InstanceType {
         return Arrays.stream(values()).map(InstanceType::label).toList();
     }
 
+    public static List<String> labelsFor(Tier tier) {
+        return Arrays.stream(values()).filter(t -> t.allowedFor(tier)).map(InstanceType::label).toList();
+    }
+
     /** The type a stored deployment names; a label from before instance types existed ({@code local}) runs as starter. */
     public static InstanceType of(String label) {
         return byLabel(label).orElse(STARTER);

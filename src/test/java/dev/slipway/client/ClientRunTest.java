@@ -92,7 +92,7 @@ class ClientRunTest {
         git.commit(repo, "main", ClientApps.version("v1"), "First version");
 
         Cli.Result migrated = Cli.run(env, "migrate", "--source", "github", "--repo", repo, "--framework", "node-express",
-                "--env", "EXTRA=from-migrate", "--wait", "--output", "json");
+                "--env", "EXTRA=from-migrate", "--instance-type", "standard", "--wait", "--output", "json");
         assertThat(migrated.exit()).as(migrated.toString()).isEqualTo(0);
         JsonNode migration = migrated.json();
         assertThat(migration.get("status").asText()).isEqualTo("complete");
@@ -104,6 +104,7 @@ class ClientRunTest {
         String first = migration.get("deployment_id").asText();
         String production = migration.get("url").asText();
         assertThat(Apps.get(production).body()).isEqualTo("app:v1 extra:from-migrate");
+        assertThat(api("/v1/deployments/" + first).get("instance_type").asText()).isEqualTo("standard");
 
         git.commit(repo, "main", ClientApps.version("v2"), "Second version");
         Cli.Result deployed = Cli.run(env, "deploy", "--project", projectId, "--env", "EXTRA=override", "--follow");
@@ -118,6 +119,7 @@ class ClientRunTest {
         assertThat(Apps.get(production).body()).isEqualTo("app:v2 extra:override");
         JsonNode secondDep = api("/v1/deployments/" + second);
         assertThat(secondDep.get("commit_message").asText()).isEqualTo("Second version");
+        assertThat(secondDep.get("instance_type").asText()).as("production's type is kept").isEqualTo("standard");
 
         Cli.Result live = Cli.run(env, "deployments", "list", "--project", projectId, "--status", "live", "--output", "json");
         assertThat(live.exit()).as(live.toString()).isEqualTo(0);

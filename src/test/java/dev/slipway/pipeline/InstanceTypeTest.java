@@ -1,0 +1,147 @@
+package dev.slipway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code instance_type} on migrations and deployments: checked against the table and the tier, defaulted
+ * from the tier, kept by later deployments and rollbacks, and applied to the app's cgroup.
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class InstanceTypeTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void unknownTypesAndTypesAboveTheTierAreRefusedAndNothingIsCreated() {
+        Http free = server.tenant(Tier.FREE).http();
+        String upload = ZipMigrationTest.upload(free, ZipMigrationTest.zip("x"));
+        var unknown = free.post("/v1/migrations", "{\"source\":\"zip\",\"upload_id\":\"" + upload + "\",\"instance_type\":\"huge\"}");
+        assertThat(unknown.status()).as(unknown.body()).isEqualTo(400);
+        assertThat(unknown.json().at("/error/code").asText()).isEqualTo("invalid_request");
+        assertThat(unknown.json().at("/error/message").asText())
+                .contains("instance_type").contains("starter, standard, performance");
+        var above = free.post("/v1/migrations", "{\"source\":\"zip\",\"upload_id\":\"" + upload + "\",\"instance_type\":\"standard\"}");
+        assertThat(above.status()).as(above.body()).isEqualTo(400);
+        assertThat(above.json().at("/error/message").asText()).contains("instance_type").contains("free tier");
+        var notAString = free.post("/v1/migrations", "{\"source\":\"zip\",\"upload_id\":\"" + upload + "\",\"instance_type\":2}");
+        assertThat(notAString.status()).isEqualTo(400);
+        assertThat(free.get("/v1/migrations").json().get("data").size()).isZero();
+        assertThat(free.get("/v1/projects").json().get("data").size()).isZero();
+    }
+
+    @Test
+    void theTierGivesTheDefaultAndADeploymentKeepsOrChangesItsType() {
+        // free: starter by default, and a deployment may not go above it
+        Runs free = new Runs(server.tenant(Tier.FREE).http());
+        String freeMigration = ZipMigrationTest.migrateZip(free, ZipMigrationTest.upload(free.http(), ZipMigrationTest.zip("f1")));
+        String freeProject = free.projectOf(freeMigration);
+        assertThat(free.deployment(free.firstDeployment(freeProject)).get("instance_type").asText()).isEqualTo("starter");
+        var tooBig = free.http().post("/v1/deployments", "{\"project_id\":\"" + freeProject + "\",\"instance_type\":\"performance\"}");
+        assertThat(tooBig.status()).as(tooBig.body()).isEqualTo(400);
+        assertThat(tooBig.json().at("/error/message").asText()).contains("'performance' is not available on the free tier");
+
+        // team: a migration asks for standard; it is what the app's cgroup allows
+        Runs team = new Runs(server.tenant(Tier.TEAM).http());
+        String mark = "it-" + System.nanoTime();
+        var migrated = team.http().post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + ZipMigrationTest.upload(team.http(), ZipMigrationTest.zip("t1"))
+                + "\",\"instance_type\":\"standard\",\"env_vars\":{\"TYPE_MARK\":\"" + mark + "\"}}");
+        assertThat(migrated.status()).as(migrated.body()).isEqualTo(201);
+        String projectId = team.awaitMigration(migrated.json().at("/data/id").asText(), "complete").get("project_id").asText();
+        String first = team.firstDeployment(projectId);
+        assertThat(team.deployment(first).get("instance_type").asText()).isEqualTo("standard");
+        assertThat(memoryLimitOfCell(mark, first)).isEqualTo(512L * 1024 * 1024);
+
+        // a later deployment without a type keeps production's; one with a type takes it
+        String kept = deploy(team, projectId, "");
+        assertThat(team.awaitDeployment(kept, "live").get("instance_type").asText()).isEqualTo("standard");
+        String bigger = deploy(team, projectId, ",\"instance_type\":\"performance\"");
+        assertThat(team.awaitDeployment(bigger, "live").get("instance_type").asText()).isEqualTo("performance");
+        assertThat(memoryLimitOfCell(mark, bigger)).isEqualTo(2048L * 1024 * 1024);
+
+        // a rollback keeps its target's type
+        var rollback = team.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        String rollbackId = rollback.json().at("/data/id").asText();
+        JsonNode rolled = team.awaitDeployment(rollbackId, "live");
+        assertThat(rolled.get("instance_type").asText()).isEqualTo("standard");
+        assertThat(memoryLimitOfCell(mark, rollbackId, first)).isEqualTo(512L * 1024 * 1024);
+    }
+
+    private static String deploy(Runs who, String projectId, String extra) {
+        String upload = ZipMigrationTest.upload(who.http(), ZipMigrationTest.zip("again"));
+        var r = who.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"upload_id\":\"" + upload + "\"" + extra + "}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/id").asText();
+    }
+
+    /**
+     * The memory limit, from its cgroup (v1 or v2), of the cell of one of these deployments whose processes
+     * carry the mark (a rollback may adopt its target's warm cell).
+     */
+    private static long memoryLimitOfCell(String mark, String... deploymentIds) {
+        Set<Path> cells = new HashSet<>();
+        Await.until(Duration.ofSeconds(20), "a cell of " + String.join(" or ", deploymentIds) + " carrying " + mark, () -> {
+            cells.clear();
+            for (long pid : Runs.processesWithEnv("TYPE_MARK", mark)) {
+                memoryLimitFile(pid).filter(f -> Arrays.stream(deploymentIds)
+                        .anyMatch(id -> f.getParent().getFileName().toString().endsWith("." + id))).ifPresent(cells::add);
+            }
+            return cells.size() == 1;
+        });
+        try {
+            return Long.parseLong(Files.readString(cells.iterator().next()).trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+    private static Optional<Path> memoryLimitFile(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+                String[] parts = line.split(":", 3);
+                if (!parts[2].contains("/slipway/")) continue;
+                if (parts[1].equals("memory")) return Optional.of(Path.of("/sys/fs/cgroup/memory", parts[2], "memory.limit_in_bytes"));
+                if (parts[0].equals("0") && parts[1].isEmpty()) return Optional.of(Path.of("/sys/fs/cgroup", parts[2], "memory.max"));
+            }
+        } catch (IOException gone) {
+            // the process ended between the listing and the read
+        }
+        return Optional.empty();
+    }
+}
