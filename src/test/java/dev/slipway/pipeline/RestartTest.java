@@ -90,7 +90,7 @@ class RestartTest {
         String markerS = Runs.marker("restart-s1");
         // the builds killed with the server must still run when the next server resumes them, however
         // long its start takes here: they run until this gate opens
-        java.nio.file.Path gate = store.dataDir().resolve("builds-may-finish");
+        String gate = "builds-may-finish";
         git.commit(repoS, "main", NodeApp.gatedBuild("s1", GATED_BUILD_MILLIS, markerS, gate), "s1, slow to build");
 
         startServer();
@@ -142,8 +142,12 @@ class RestartTest {
                     .stream().anyMatch(m -> m.matches("info Stopped \\d+ build process\\(es\\) left by the interrupted attempt")));
         }
         assertThat(firstRunBuilds).as("build processes of the killed server").noneMatch(Runs::alive);
-        java.nio.file.Files.createFile(gate); // the resumed attempts may finish now
         assertThat(firstRunApps).as("app processes of the killed server").noneMatch(Runs::alive);
+        Await.until(Runs.RUN, "the resumed gated builds to finish once their gates are open", () -> {
+            openGates(gate, markerB, markerS); // the resumed attempts may finish now
+            return Set.of("deploying", "live", "failed").containsAll(List.of(runs.deployment(b2).get("status").asText(),
+                    runs.deployment(s1).get("status").asText()));
+        });
 
         runs.awaitDeployment(b2, "live");
         runs.awaitMigration(mS, "complete");
@@ -178,6 +182,19 @@ class RestartTest {
         assertNothingRunningAndNothingLost(Map.of(mA, "complete", mB, "complete", mS, "complete"),
                 Map.of(a1, "live", a2, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
         assertOneProcessGroupPerApp(List.of(a1, a2, b1, b2, s1, s2), secondRunApps);
+    }
+
+    /** Opens the gate of every build running with one of the markers, in its working directory. */
+    private static void openGates(String gate, String... markers) {
+        for (String marker : markers) {
+            for (long pid : Runs.processesWithArg(marker)) {
+                try {
+                    java.nio.file.Files.writeString(java.nio.file.Path.of("/proc", Long.toString(pid), "cwd", gate), "open");
+                } catch (java.io.IOException gone) {
+                    // the process ended, or it is not the build's node (npm's shell): the next look tries again
+                }
+            }
+        }
     }
 
     /** Every run has the expected final status, and the lists hold exactly the runs created. */
