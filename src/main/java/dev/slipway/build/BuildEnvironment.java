@@ -7,10 +7,12 @@ import java.util.Set;
 
 /**
  * The environment of every build command: the clean base (PATH, HOME, LANG), build defaults, then the
- * app's own variables (DATABASE_URL included), which win over the defaults but not over PATH and HOME.
+ * app's own variables (DATABASE_URL included), which win over the defaults but not over PATH and HOME, nor,
+ * in the sandbox, over the package caches: a cell sees only its project's own cache, at the platform's path.
  */
 final class BuildEnvironment {
     private static final Set<String> PLATFORM_OWNED = Set.of("PATH", "HOME");
+    private static final Set<String> SANDBOX_OWNED = Set.of("PATH", "HOME", "npm_config_cache", "PIP_CACHE_DIR");
 
     private BuildEnvironment() {}
 
@@ -29,8 +31,9 @@ final class BuildEnvironment {
         env.put("PIP_DISABLE_PIP_VERSION_CHECK", "1");
         env.put("PIP_NO_INPUT", "1");
         env.put("PYTHONUNBUFFERED", "1");
+        Set<String> owned = sandboxed ? SANDBOX_OWNED : PLATFORM_OWNED;
         appEnv.forEach((name, value) -> {
-            if (!PLATFORM_OWNED.contains(name) && value != null) env.put(name, value);
+            if (!owned.contains(name) && value != null) env.put(name, value);
         });
         return env;
     }
