@@ -84,12 +84,17 @@ public final class DeliveryStore {
 
     /** A failed attempt: retried at {@code retryAt}, or failed for good when that is null. */
     public void attemptFailed(String id, Integer status, String error, Instant retryAt) {
-        jdbi.useHandle(h -> h.createUpdate("""
+        jdbi.useHandle(h -> attemptFailed(h, id, status, error, retryAt));
+    }
+
+    /** As above, inside the caller's transaction. */
+    public void attemptFailed(Handle h, String id, Integer status, String error, Instant retryAt) {
+        h.createUpdate("""
                         UPDATE webhook_deliveries SET state = :state, attempts = attempts + 1, last_status_code = :status,
                             last_error = :error, last_attempt_at = :now, next_attempt_at = :next
                         WHERE id = :id AND state = 'pending'""")
                 .bind("state", retryAt == null ? Delivery.FAILED : Delivery.PENDING).bind("status", status)
-                .bind("error", clip(error)).bind("now", clock.instant()).bind("next", retryAt).bind("id", id).execute());
+                .bind("error", clip(error)).bind("now", clock.instant()).bind("next", retryAt).bind("id", id).execute();
     }
 
     /** Gives up the endpoint's waiting deliveries (it was disabled); a redelivery can send them later. */

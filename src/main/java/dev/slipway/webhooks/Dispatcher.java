@@ -195,14 +195,14 @@ public final class Dispatcher implements AutoCloseable {
         }
         Instant now = clock.instant();
         if (status != null && status == 410) {
-            deliveries.attemptFailed(d.id(), status, error + " (410 Gone: the endpoint is disabled)", null);
-            endpoints.disable(e.id(), "the endpoint answered 410 Gone at " + now);
+            endpoints.disable(e.id(), "the endpoint answered 410 Gone at " + now,
+                    h -> deliveries.attemptFailed(h, d.id(), status, error + " (410 Gone: the endpoint is disabled)", null));
             return;
         }
         Instant failingSince = endpoints.failing(e.id());
         if (!Duration.between(failingSince, now).minus(DISABLE_AFTER).isNegative()) {
-            deliveries.attemptFailed(d.id(), status, error, null);
-            endpoints.disable(e.id(), "every delivery failed since " + failingSince + " (5 days); last error: " + error);
+            endpoints.disable(e.id(), "every delivery failed since " + failingSince + " (5 days); last error: " + error,
+                    h -> deliveries.attemptFailed(h, d.id(), status, error, null));
             return;
         }
         Instant retryAt = d.attempts() < retries.size() ? now.plus(jitter(retries.get(d.attempts()))) : null;

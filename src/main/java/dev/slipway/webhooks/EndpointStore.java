@@ -95,7 +95,16 @@ public final class EndpointStore {
 
     /** Disables the endpoint with a reason, and fails the deliveries still waiting for it. */
     public void disable(String id, String reason) {
+        disable(id, reason, h -> {});
+    }
+
+    /**
+     * As above, after {@code first} in the same transaction (the attempt that made it give up), so that no
+     * reader sees that attempt failed while the endpoint is still enabled.
+     */
+    public void disable(String id, String reason, java.util.function.Consumer<Handle> first) {
         jdbi.useTransaction(h -> {
+            first.accept(h);
             h.createUpdate("""
                             UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = :reason, updated_at = :now
                             WHERE id = :id AND enabled = TRUE""")
