@@ -143,10 +143,11 @@ class RestartTest {
         }
         assertThat(firstRunBuilds).as("build processes of the killed server").noneMatch(Runs::alive);
         assertThat(firstRunApps).as("app processes of the killed server").noneMatch(Runs::alive);
-        Await.until(Runs.RUN, "the resumed gated builds to finish once their gates are open", () -> {
-            openGates(gate, markerB, markerS); // the resumed attempts may finish now
+        // the resumed attempts may finish now, and so may s2 (s1's commit again) when its turn comes
+        Await.until(Runs.RUN, "the gated builds to finish once their gates are open", () -> {
+            openGates(gate, markerB, markerS);
             return Set.of("deploying", "live", "failed").containsAll(List.of(runs.deployment(b2).get("status").asText(),
-                    runs.deployment(s1).get("status").asText()));
+                    runs.deployment(s1).get("status").asText(), runs.deployment(s2).get("status").asText()));
         });
 
         runs.awaitDeployment(b2, "live");
