@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Engine benchmark (issue 3): starts the server on H2 and prints
-#   1. platform overhead: POST /v1/migrations of the express fixture (zip upload, node-express) until the app
-#      answers through the apps listener, divided by the same install and start run by hand (npm ci with
+# Engine benchmark (issue 3): starts the server on H2 (ISOLATION=auto|sandbox|none, passed as
+# SLIPWAY_ISOLATION; run it once each way to see what the sandbox costs) and prints
+#   1. platform overhead: POST /v1/deployments of the express fixture (a new zip each run, node-express, to a
+#      project a warm-up migration made) until the new app answers through the apps listener, divided by the
+#      same install and start run by hand (npm ci with
 #      NodeBuild's flags and the platform's build environment, then node app.js until it answers);
 #      N runs after one warm-up, each and the median (target <= 1.10); each run starts once the server is idle
 #      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows); each platform run
@@ -19,8 +21,8 @@
 #      apps listener with a Host header (target: router >= 70% of direct);
 #   4. rollback to a stopped app (cold artifact): a second server with SLIPWAY_RETIRE_AFTER_SECONDS=1, wait
 #      until the old app has stopped, roll back, time to its first request (target <= 2 s).
-# Builds and by-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm), with
-# npm_config_offline=true: nothing goes beyond loopback, except filling that cache once when it is empty.
+# By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
+# platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
 # PARTS=overhead runs part 1 only; the default, PARTS=all, runs all four.
 # Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
 set -euo pipefail
@@ -38,7 +40,6 @@ source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 "$here/slipway" --version >/dev/null   # builds the jar if needed
 prepare_npm_cache
-(cd "$FIXTURE" && zip -q -r -X "$work/express.zip" .)
 make_app v1 v1
 make_app v2 v2
 HAND_PORT=$((PORT + 9))
@@ -63,19 +64,31 @@ await_migration() {
   done
 }
 
-# One deploy through the platform: sets run_ms, run_name, run_port, run_detail, run_cpu.
+# One deploy through the platform: sets run_ms, run_name, run_port, run_detail, run_cpu. The first (the
+# warm-up) is a migration, which creates the project; the measured runs are deployments of a new zip to it,
+# so that its build cache is warm as the by-hand run's is (in the sandbox each project has a cache of its own).
+overhead_project=""
+platform_runs=0
 platform_run() {
-  local upload_id="$1" t0 mig project_id dep logs cpu0
+  local t0 mig dep logs cpu0 upload_id label
+  platform_runs=$((platform_runs + 1)); label="r$platform_runs"
+  make_app "$label" "$label"; upload_id=$(upload "$work/$label.zip")
   cpu0=$(server_cpu_ms)
   t0=$(now_us)
-  mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$upload_id\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}")
-  project_id=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
-  run_name=$(call GET "/v1/projects/$project_id" | jq -r .data.name)
-  if [ "$WAIT" = cheap ]; then await_migration "$(echo "$mig" | jq -er .data.id)"; fi
-  await_body "http://127.0.0.1:$apps_port/" "$run_name.localhost:$apps_port" "fixture:express" 300 0.02
+  if [ -z "$overhead_project" ]; then
+    mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$upload_id\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}")
+    overhead_project=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
+    dep=$(echo "$mig" | jq -r .data.id)
+    run_name=$(call GET "/v1/projects/$overhead_project" | jq -r .data.name)
+    if [ "$WAIT" = cheap ]; then await_migration "$dep"; fi
+  else
+    dep=$(call POST /v1/deployments "{\"project_id\":\"$overhead_project\",\"upload_id\":\"$upload_id\",\"env_vars\":$OFFLINE_ENV}" | jq -er .data.id)
+    if [ "$WAIT" = cheap ]; then await_deployment "$dep" live; fi
+  fi
+  await_body "http://127.0.0.1:$apps_port/" "$run_name.localhost:$apps_port" "fixture:express $label" 300 0.02
   run_ms=$(ms_since "$t0")
   run_cpu=$(( $(server_cpu_ms) - cpu0 ))
-  dep=$(call GET "/v1/projects/$project_id" | jq -r .data.production_deployment_id)
+  dep=$(call GET "/v1/projects/$overhead_project" | jq -r .data.production_deployment_id)
   logs=$(logs_of "$dep")
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
@@ -116,13 +129,12 @@ hand_run() {
 
 mkfifo "$work/never"; exec 7<> "$work/never"   # the by-hand run's 5 ms pauses (WAIT=cheap)
 start_server "$PORT" $((PORT + 1))
-express_upload=$(upload "$work/express.zip")
-section "platform overhead: POST /v1/migrations → app answers via router, vs npm ci + node by hand (ms)"
-platform_run "$express_upload"; echo "  warm-up: platform $run_ms ($run_detail)"
+section "platform overhead: POST /v1/deployments (a new zip) → app answers via router, vs npm ci + node by hand (ms); isolation: $(curl -s "$api/readyz" | jq -r .isolation)"
+platform_run; echo "  warm-up (the migration): platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
 : > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"; : > "$work/p_cpu"
 for i in $(seq 1 "$N"); do
-  settle; platform_run "$express_upload"; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"; echo "$run_cpu" >> "$work/p_cpu"
+  settle; platform_run; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"; echo "$run_cpu" >> "$work/p_cpu"
   settle; hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"

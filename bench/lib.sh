@@ -56,7 +56,7 @@ psql_url() { # the admin JDBC URL (or with $1 as database) as a libpq connection
 start_server() {
   local port="$1" apps="$2"; shift 2
   data="$work/server-$port"; mkdir -p "$data"
-  server_env=(SLIPWAY_DATA_DIR="$data" "$@")
+  server_env=(SLIPWAY_DATA_DIR="$data" SLIPWAY_ISOLATION="${ISOLATION:-auto}" "$@")
   env "${server_env[@]}" "$here/slipway" server --api-port "$port" --apps-port "$apps" > "$data/server.log" 2>&1 &
   server_pid=$!
   local deadline=$(( $(now_us) + 120000000 ))
@@ -100,8 +100,11 @@ make_app() {
   (cd "$dir" && zip -q -r -X "$work/$1.zip" .)
 }
 
-# The environment every build and by-hand install gets: the shared warm cache, and no network.
-PROJECT_ENV="{\"npm_config_cache\":\"$NPM_CACHE\",\"npm_config_offline\":\"true\"}"
+# The environment of the benchmark's projects: the shared warm cache without the sandbox. In the sandbox a
+# build sees only its project's own cache (npm_config_cache is the platform's there), so a project's first
+# build fills that from the registry; measured runs pass npm_config_offline=true as a deployment's env var.
+PROJECT_ENV="{\"npm_config_cache\":\"$NPM_CACHE\"}"
+OFFLINE_ENV="{\"npm_config_offline\":\"true\"}"
 # the build environment of the platform (CommandRunner + BuildEnvironment), for by-hand runs (env -i)
 HAND_ENV=(PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" NODE_ENV=production npm_config_cache="$NPM_CACHE"
           npm_config_offline=true npm_config_update_notifier=false npm_config_progress=false)

@@ -9,8 +9,8 @@
 #      generate_series, ids and created_at like real ones, spread over PROJECTS projects, then ANALYZE): p50/p90/p99 of REQUESTS requests
 #      for the first page and for the page DEEP_PAGES pages deep (its cursor computed with SQL), plus
 #      EXPLAIN ANALYZE of the deep page's query (target: deep <= 1.5 x first, both <= 10 ms).
-# Builds use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm), offline: nothing goes beyond
-# loopback, except filling that cache once when it is empty. PostgreSQL: BENCH_POSTGRES_URL (default
+# Builds use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) without the sandbox, and the
+# project's own in it (filled by its first build). PostgreSQL: BENCH_POSTGRES_URL (default
 # jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres), a user that may create databases.
 # Needs: curl, jq, zip, psql, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults (1 of them the INSERT).
 set -euo pipefail
