@@ -7,6 +7,7 @@ import java.util.Base64;
 /** A keyset position: the (created_at, id) of the last row of a page, opaque to clients. */
 public record Cursor(Instant createdAt, String id) {
     private static final String VERSION = "c1";
+    private static final long LATEST_MICROS = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond() * 1_000_000L;
 
     public String encode() {
         long micros = createdAt.getEpochSecond() * 1_000_000L + createdAt.getNano() / 1_000;
@@ -22,6 +23,7 @@ public record Cursor(Instant createdAt, String id) {
                 throw new IllegalArgumentException();
             }
             long micros = Long.parseLong(parts[1]);
+            if (micros < 0 || micros > LATEST_MICROS) throw new IllegalArgumentException(); // the stores take no later time
             Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
             return new Cursor(at, parts[2]);
         } catch (IllegalArgumentException | ArithmeticException e) {

@@ -211,13 +211,21 @@ class ListsTest {
         return id;
     }
 
+    private static String cursorOf(String raw) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Test
     void badQueriesAre400() {
         for (String path : List.of("/v1/deployments?status=done", "/v1/deployments?status=LIVE", "/v1/deployments?status=pending",
                 "/v1/migrations?status=live", "/v1/migrations?status=done",
                 "/v1/deployments?limit=0", "/v1/deployments?limit=101", "/v1/deployments?limit=abc",
                 "/v1/migrations?limit=0", "/v1/migrations?limit=101",
-                "/v1/deployments?cursor=not-a-cursor", "/v1/migrations?cursor=not-a-cursor")) {
+                "/v1/deployments?cursor=not-a-cursor", "/v1/migrations?cursor=not-a-cursor",
+                "/v1/deployments?cursor=%25%25%25garbage", "/v1/migrations?cursor=%25%25%25garbage",
+                "/v1/projects?cursor=%25%25%25garbage", "/v1/webhooks?cursor=%25%25%25garbage",
+                "/v1/deployments?cursor=" + cursorOf("c1|9223372036854775807|dep_x"),
+                "/v1/projects?cursor=" + cursorOf("c1|-5|prj_x"), "/v1/migrations?cursor=" + cursorOf("c2|1|mig_x"))) {
             var r = http.get(path);
             assertThat(r.status()).as(path + ": " + r.body()).isEqualTo(400);
             assertThat(r.json().at("/error/code").asText()).isEqualTo("invalid_request");
