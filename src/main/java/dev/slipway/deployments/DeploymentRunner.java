@@ -196,6 +196,7 @@ public final class DeploymentRunner implements JobRunner {
         if (Thread.interrupted() || !lease.held()) {
             throw new InterruptedException("build interrupted");
         }
+        if (d.migrationId() != null) p.migrations().recordFramework(d.migrationId(), artifact.framework());
         int seconds = (int) Math.max(0, Duration.between(started, p.clock().instant()).toSeconds());
         String message = "Build finished in " + seconds + " s; starting the app";
         if (p.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);

@@ -71,6 +71,12 @@ public final class MigrationStore {
         listener.changed(h, m);
     }
 
+    /** Records the framework a migration's build detected, when the request named none. */
+    public void recordFramework(String id, String framework) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE migrations SET framework = :f WHERE id = :id AND framework IS NULL")
+                .bind("f", framework).bind("id", id).execute());
+    }
+
     public Optional<Migration> find(String id) {
         return jdbi.withHandle(h -> find(h, id));
     }

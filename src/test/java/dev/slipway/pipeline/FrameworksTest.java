@@ -1,5 +1,6 @@
 package dev.slipway.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
@@ -92,9 +93,12 @@ class FrameworksTest {
         Map<String, String> detected = Map.of("nextjs", "nextjs", "vite-react", "react-vite", "express", "node-express",
                 "fastapi", "python-fastapi");
         migrations.forEach((fixture, id) -> {
-            runs.await("migrations", id, "complete", BUILD);
+            JsonNode done = runs.await("migrations", id, "complete", BUILD);
             assertThat(runs.messages("migrations", id)).as(fixture)
                     .anyMatch(m -> m.startsWith("info Detected framework " + detected.get(fixture) + " "));
+            // the spec's framework is the detected one once it is known
+            assertThat(done.get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
+            assertThat(runs.migration(id).get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
         });
 
         for (String f : List.of("express", "nextjs", "fastapi")) {
