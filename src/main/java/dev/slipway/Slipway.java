@@ -244,7 +244,7 @@ public final class Slipway implements AutoCloseable {
                             logHandlers, urls),
                     new OpenApiDocs(urls, () -> sandboxRef.get() == null ? urls.api("/sandbox")
                             : "http://" + config.host() + ":" + sandboxRef.get().port() + "/sandbox"),
-                    new PlantHandlers(authenticator, jdbi, clock), dashboard,
+                    new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
                     new WebhookHandlers(webhookEndpoints, webhookDeliveries, webhookService, urls, clock));
             if (firstStart != null) firstStart.finish(stores.accounts(), stores.keys(), stores.users(), out);
             Javalin api = ApiServer.create(config.host(), config.apiPort(), gate, metrics, handlers, clock,

@@ -45,10 +45,7 @@ public final class Gate {
             setHeaders(ctx, rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
             throw storeFailure;
         }
-        Decision decision = principal
-                .map(p -> rateLimiter.acquire("acct:" + p.accountId(), p.account().requestsPerMinute()))
-                .orElseGet(() -> rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
-        setHeaders(ctx, decision);
+        Decision decision = count(ctx, principal);
         if (!decision.allowed()) throw limited(decision);
         if (principal.isEmpty()) {
             String header = ctx.header("Authorization");
@@ -59,10 +56,26 @@ public final class Gate {
         ctx.attribute(Requests.PRINCIPAL, principal.get());
     }
 
+    /**
+     * Counts the request against its account's limit, or without a principal its address's at the free
+     * tier, and sets the limit headers; also what {@code /sandbox} passes, which answers in its own shape.
+     */
+    public Decision count(Context ctx, Optional<Principal> principal) {
+        Decision decision = principal
+                .map(p -> rateLimiter.acquire("acct:" + p.accountId(), p.account().requestsPerMinute()))
+                .orElseGet(() -> rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
+        setHeaders(ctx, decision);
+        if (!decision.allowed()) ctx.header("Retry-After", Long.toString(decision.retryAfterSeconds()));
+        return decision;
+    }
+
+    public static String limitMessage(Decision decision) {
+        return "Rate limit of " + decision.limit() + " requests per minute exceeded; retry after "
+                + decision.retryAfterSeconds() + " s";
+    }
+
     private static ApiException limited(Decision decision) {
-        return new ApiException(429, "rate_limited",
-                "Rate limit of " + decision.limit() + " requests per minute exceeded; retry after "
-                        + decision.retryAfterSeconds() + " s",
+        return new ApiException(429, "rate_limited", limitMessage(decision),
                 null, Map.of("Retry-After", Long.toString(decision.retryAfterSeconds())));
     }
 

@@ -2,9 +2,11 @@ package dev.slipway.sandbox;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.api.Gate;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.auth.Principal;
 import dev.slipway.core.Json;
+import dev.slipway.ratelimit.Decision;
 import io.javalin.http.Context;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
@@ -12,6 +14,7 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
+import java.util.Optional;
 
 /**
  * {@code POST /sandbox/plants}: the plant-store sample API, with a Slipway API key as its bearer
@@ -22,20 +25,27 @@ public final class PlantHandlers {
     private static final int MAX_BODY = 64 * 1024;
 
     private final Authenticator authenticator;
+    private final Gate gate;
     private final Jdbi jdbi;
     private final Clock clock;
 
-    public PlantHandlers(Authenticator authenticator, Jdbi jdbi, Clock clock) {
+    /** @param gate the API's rate limiter: the sandbox counts against the same per-account (or per-address) limit */
+    public PlantHandlers(Authenticator authenticator, Gate gate, Jdbi jdbi, Clock clock) {
         this.authenticator = authenticator;
+        this.gate = gate;
         this.jdbi = jdbi;
         this.clock = clock;
     }
 
     public void authenticate(Context ctx) {
-        if (!ctx.path().startsWith("/sandbox/") || ctx.path().equals("/sandbox/openapi.json")) return;
-        Principal p = authenticator.authenticate(ctx.header("Authorization"))
-                .orElseThrow(() -> new PlantError(401, "Missing or invalid bearer token: send Authorization: Bearer <API_KEY>"));
-        ctx.attribute(PRINCIPAL, p);
+        if (!ctx.path().startsWith("/sandbox/")) return;
+        boolean open = ctx.path().equals("/sandbox/openapi.json");
+        Optional<Principal> p = open ? Optional.empty() : authenticator.authenticate(ctx.header("Authorization"));
+        Decision decision = gate.count(ctx, p);
+        if (!decision.allowed()) throw new PlantError(429, Gate.limitMessage(decision));
+        if (open) return;
+        ctx.attribute(PRINCIPAL, p.orElseThrow(
+                () -> new PlantError(401, "Missing or invalid bearer token: send Authorization: Bearer <API_KEY>")));
     }
 
     public void create(Context ctx) {

@@ -1,0 +1,69 @@
+package dev.slipway.sandbox;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code /sandbox} is limited by the same limiter and headers as {@code /v1}: per account, and per address without a key. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class SandboxRateLimitTest {
+    @Parameter
+    StoreKind kind;
+
+    static TestServer server;
+
+    @BeforeParameterizedClassInvocation
+    static void start(StoreKind kind) {
+        server = TestServer.start(kind);
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void anAccountsSandboxAndV1RequestsShareItsLimit() {
+        Http h = server.tenant(Tier.FREE, 5).http();
+        for (int i = 1; i <= 3; i++) {
+            var r = h.post("/sandbox/plants", "{\"id\": " + i + ", \"name\": \"p" + i + "\"}");
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(r.header("X-RateLimit-Limit")).isEqualTo("5");
+            assertThat(r.header("X-RateLimit-Remaining")).isEqualTo(Integer.toString(5 - i));
+            assertThat(r.header("X-RateLimit-Reset")).matches("\\d+");
+        }
+        assertThat(h.get("/v1/projects").status()).isEqualTo(200);
+        assertThat(h.post("/sandbox/plants", "{\"id\": 4, \"name\": \"p4\"}").status()).isEqualTo(200);
+        var limited = h.post("/sandbox/plants", "{\"id\": 5, \"name\": \"p5\"}");
+        SandboxTest.assertFlatError(limited, 429, "Rate limit of 5 requests per minute exceeded");
+        assertThat(limited.header("Retry-After")).matches("\\d+");
+        assertThat(limited.header("X-RateLimit-Remaining")).isEqualTo("0");
+        assertThat(h.get("/v1/projects").status()).as("and /v1 is spent as well").isEqualTo(429);
+    }
+
+    @Test
+    void guessedKeysAreCountedPerAddressAndStopAt429() {
+        Http guesser = server.anonymous().withKey("sk_live_guess");
+        int unauthorized = 0;
+        int limitedAt = -1;
+        for (int i = 1; i <= Tier.FREE.requestsPerMinute() + 5 && limitedAt < 0; i++) {
+            var r = guesser.post("/sandbox/plants", "{\"id\": 1, \"name\": \"x\"}");
+            assertThat(r.header("X-RateLimit-Limit")).isEqualTo(Integer.toString(Tier.FREE.requestsPerMinute()));
+            if (r.status() == 401) unauthorized++;
+            else if (r.status() == 429) limitedAt = i;
+            else throw new AssertionError("unexpected " + r.status() + " " + r.body());
+        }
+        assertThat(limitedAt).as("a guesser is limited").isPositive().isLessThanOrEqualTo(Tier.FREE.requestsPerMinute() + 1);
+        assertThat(unauthorized).isEqualTo(limitedAt - 1);
+    }
+}
