@@ -66,7 +66,7 @@ public final class SignInPages {
             render(ctx, 401, rawEmail, next, "Wrong email or password.", null);
             return;
         }
-        throttle.clear(email);
+        throttle.clear(email, ctx.ip());
         SessionStore.Issued issued = auth.sessions().create(user.get());
         auth.startSession(ctx, issued);
         auth.setCookie(ctx, FORM_COOKIE, "", FORM_PATH, Duration.ZERO, "Strict");

@@ -7,10 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Slows down password guessing. Failed sign-ins are counted per email and per client address over the
- * last {@link #WINDOW}; past a free allowance, each further attempt must wait an exponentially growing
- * delay after the last failure (2 s, 4 s, 8 s … at most {@link #MAX_DELAY}). Counted in the store, so
- * every server behind one PostgreSQL shares the count.
+ * Slows down password guessing. Failed sign-ins are counted per email from one client address, and per
+ * address, over the last {@link #WINDOW}; past a free allowance, each further attempt must wait an
+ * exponentially growing delay after the last failure (2 s, 4 s, 8 s … at most {@link #MAX_DELAY}).
+ * Not per email alone: then anyone who knows an email could keep its user locked out from everywhere.
+ * Counted in the store, so every server behind one PostgreSQL shares the count.
  */
 public final class SignInThrottle {
     static final Duration WINDOW = Duration.ofMinutes(15);
@@ -29,7 +30,7 @@ public final class SignInThrottle {
     /** How long this email and address must still wait before an attempt is checked; zero when they may try now. */
     public Duration wait(String email, String address) {
         Instant now = clock.instant();
-        Duration byEmail = email == null ? Duration.ZERO : waitFor("email:" + email, FREE_PER_EMAIL, now);
+        Duration byEmail = email == null ? Duration.ZERO : waitFor(pair(email, address), FREE_PER_EMAIL, now);
         Duration byAddress = waitFor("ip:" + address, FREE_PER_ADDRESS, now);
         return byEmail.compareTo(byAddress) >= 0 ? byEmail : byAddress;
     }
@@ -39,17 +40,22 @@ public final class SignInThrottle {
         jdbi.useTransaction(h -> {
             if (email != null) {
                 h.createUpdate("INSERT INTO sign_in_failures (subject, at) VALUES (:s, :at)")
-                        .bind("s", "email:" + email).bind("at", now).execute();
+                        .bind("s", pair(email, address)).bind("at", now).execute();
             }
             h.createUpdate("INSERT INTO sign_in_failures (subject, at) VALUES (:s, :at)")
                     .bind("s", "ip:" + address).bind("at", now).execute();
         });
     }
 
-    /** A successful sign-in forgets the email's failures (the address keeps its count). */
-    public void clear(String email) {
+    /** A successful sign-in forgets the email's failures from that address (the address keeps its count). */
+    public void clear(String email, String address) {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM sign_in_failures WHERE subject = :s")
-                .bind("s", "email:" + email).execute());
+                .bind("s", pair(email, address)).execute());
+    }
+
+    private static String pair(String email, String address) {
+        String subject = "email:" + address + " " + email;
+        return subject.length() > 300 ? subject.substring(0, 300) : subject;
     }
 
     /** Drops failures older than the window; returns how many. */
