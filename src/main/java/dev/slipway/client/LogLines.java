@@ -14,9 +14,10 @@ final class LogLines {
 
     private LogLines() {}
 
+    /** One entry as a terminal line; the app's text cannot act on the terminal ({@link Printable}). */
     static String format(JsonNode entry) {
-        return Json.text(entry, "timestamp") + " " + String.format("%-7s", Json.text(entry, "level")) + " "
-                + Json.text(entry, "message");
+        return Printable.of(Json.text(entry, "timestamp") + " " + String.format("%-7s", Json.text(entry, "level")) + " "
+                + Json.text(entry, "message"));
     }
 
     /** Every entry, oldest first, page by page. */

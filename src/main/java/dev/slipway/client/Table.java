@@ -54,6 +54,6 @@ final class Table {
             return items.isEmpty() ? "-" : String.join(", ", items);
         }
         if (v.isObject()) return Json.compact(v);
-        return v.asText();
+        return Printable.of(v.asText());
     }
 }
