@@ -1,28 +1,78 @@
 package dev.slipway.logs;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Replaces secret values (env var values, passwords) in log lines with {@code ****}, longest first so
- * a secret that contains another is masked whole. Values shorter than 4 characters are not masked:
- * every env value counts as a secret, and masking {@code 1} or {@code on} would garble every line
- * while protecting nothing.
+ * Replaces secret values (env var values, passwords) in log lines with {@code ****}, in any letter case
+ * and in their common encodings too: base64 (standard and URL-safe, with or without padding),
+ * URL-encoded, JSON-escaped and hex. Longest first, so a secret that contains another is masked whole.
+ * Values shorter than {@link #MIN_LENGTH} characters are not masked: every env value counts as a secret,
+ * and masking {@code 1}, {@code on} or {@code prod} would garble every line while protecting nothing.
  */
 public final class Masker {
-    private final List<String> secrets;
+    public static final int MIN_LENGTH = 6;
+
+    private final Pattern pattern;
 
     public Masker(Collection<String> secrets) {
-        this.secrets = secrets.stream().filter(s -> s != null && s.length() >= 4).distinct()
+        Set<String> forms = new LinkedHashSet<>();
+        for (String s : secrets) {
+            if (s != null && s.length() >= MIN_LENGTH) forms.addAll(forms(s));
+        }
+        List<String> longestFirst = forms.stream().filter(f -> f.length() >= MIN_LENGTH)
                 .sorted(Comparator.comparingInt(String::length).reversed()).toList();
+        this.pattern = longestFirst.isEmpty() ? null : Pattern.compile(
+                String.join("|", longestFirst.stream().map(Pattern::quote).toList()),
+                Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
     }
 
     public String mask(String line) {
-        String out = line;
-        for (String s : secrets) {
-            if (out.contains(s)) out = out.replace(s, "****");
+        if (pattern == null || line == null) return line;
+        Matcher m = pattern.matcher(line);
+        return m.find() ? m.replaceAll("****") : line;
+    }
+
+    private static List<String> forms(String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        String b64 = Base64.getEncoder().encodeToString(bytes);
+        String url = Base64.getUrlEncoder().encodeToString(bytes);
+        return List.of(s,
+                b64, strip(b64), url, strip(url),
+                URLEncoder.encode(s, StandardCharsets.UTF_8), URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20"),
+                jsonEscaped(s), HexFormat.of().formatHex(bytes));
+    }
+
+    private static String strip(String padded) {
+        int end = padded.length();
+        while (end > 0 && padded.charAt(end - 1) == '=') end--;
+        return padded.substring(0, end);
+    }
+
+    private static String jsonEscaped(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 8);
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) out.append(String.format("\\u%04x", (int) c));
+                    else out.append(c);
+                }
+            }
         }
-        return out;
+        return out.toString();
     }
 }

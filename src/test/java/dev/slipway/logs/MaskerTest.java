@@ -1,0 +1,56 @@
+package dev.slipway.logs;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A secret leaks in no common form: each is what an app that wanted to smuggle it out would print. */
+class MaskerTest {
+    private static final String SECRET = "p@ss w\"rd\\42/?+=&é";
+    private final Masker masker = new Masker(List.of(SECRET, "short"));
+
+    private void masked(String form) {
+        String line = "leak: [" + form + "] end";
+        assertThat(masker.mask(line)).as(form).isEqualTo("leak: [****] end");
+    }
+
+    @Test
+    void theValueInAnyCase() {
+        masked(SECRET);
+        masked(SECRET.toUpperCase());
+        masked(SECRET.toLowerCase());
+    }
+
+    @Test
+    void itsEncodings() {
+        byte[] b = SECRET.getBytes(StandardCharsets.UTF_8);
+        masked(Base64.getEncoder().encodeToString(b));
+        masked(Base64.getEncoder().withoutPadding().encodeToString(b));
+        masked(Base64.getUrlEncoder().encodeToString(b));
+        masked(Base64.getUrlEncoder().withoutPadding().encodeToString(b));
+        masked(URLEncoder.encode(SECRET, StandardCharsets.UTF_8));
+        masked(URLEncoder.encode(SECRET, StandardCharsets.UTF_8).replace("+", "%20"));
+        masked("p@ss w\\\"rd\\\\42/?+=&é"); // JSON-escaped
+        masked(HexFormat.of().formatHex(b));
+        masked(HexFormat.of().withUpperCase().formatHex(b));
+    }
+
+    @Test
+    void shortValuesAreNotMasked() {
+        assertThat(masker.mask("a short line")).isEqualTo("a short line");
+        assertThat(new Masker(List.of("12345")).mask("port 12345")).isEqualTo("port 12345");
+        assertThat(new Masker(List.of()).mask("anything")).isEqualTo("anything");
+    }
+
+    @Test
+    void aSecretContainingAnotherIsMaskedWhole() {
+        Masker m = new Masker(List.of("abcdef", "abcdefghij"));
+        assertThat(m.mask("x abcdefghij y abcdef")).isEqualTo("x **** y ****");
+    }
+}
