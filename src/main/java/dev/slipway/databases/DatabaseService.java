@@ -107,6 +107,9 @@ public final class DatabaseService {
                     + kind.defaultPort() + "/DATABASE");
         }
         checkOptions(target);
+        ConnectTargets.refusal(target, admins).ifPresent(why -> {
+            throw ApiException.invalidField("database.url", "cannot be used: " + why);
+        });
         return new Plan(kind, action, target, serviceKey);
     }
 
@@ -214,6 +217,10 @@ public final class DatabaseService {
         DbAddress target = d.address(secrets.decrypt(d.secretEnc()));
         log.log(Level.INFO, "Connecting to the " + kind + " database at " + target.where() + " as user " + d.user()
                 + " with the service_key");
+        // again at connect time: the name may resolve elsewhere now than when the request was checked
+        ConnectTargets.refusal(target, admins).ifPresent(why -> {
+            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + why);
+        });
         try (Connection c = Connections.open(target); var s = c.createStatement()) {
             s.execute("SELECT 1");
         } catch (SQLException e) {
