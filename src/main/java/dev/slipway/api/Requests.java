@@ -56,6 +56,8 @@ public final class Requests {
     }
 
     /** The raw body, refused with 413 once it passes {@code maxBytes} (checked while reading, not only by Content-Length). */
+    static final long DRAIN_LIMIT = 8L * 1024 * 1024;
+
     public static byte[] bytes(Context ctx, long maxBytes) {
         byte[] cached = ctx.attribute(CACHED_BODY);
         if (cached != null) {
@@ -63,7 +65,7 @@ public final class Requests {
             return cached;
         }
         long declared = ctx.req().getContentLengthLong();
-        if (declared > maxBytes) throw tooLarge(maxBytes);
+        if (declared > maxBytes) throw drainedTooLarge(ctx, declared, maxBytes);
         try (InputStream in = ctx.req().getInputStream()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Math.max(declared, 0), maxBytes));
             byte[] buf = new byte[64 * 1024];
@@ -80,12 +82,28 @@ public final class Requests {
     }
 
     /**
+     * The 413 for a body whose Content-Length is over the limit. A body at most {@link #DRAIN_LIMIT} over it
+     * is read and dropped first: answering while the client still sends makes the server close the
+     * connection, and the client may then see a reset instead of the 413.
+     */
+    private static ApiException drainedTooLarge(Context ctx, long declared, long maxBytes) {
+        if (declared - maxBytes <= DRAIN_LIMIT) {
+            try (InputStream in = ctx.req().getInputStream()) {
+                in.transferTo(OutputStream.nullOutputStream());
+            } catch (IOException ignored) {
+                // the client gave up; the answer is the same
+            }
+        }
+        return tooLarge(maxBytes);
+    }
+
+    /**
      * Copies the raw body to {@code out} without holding it in memory, refused with 413 once it passes
      * {@code maxBytes}; returns the number of bytes copied.
      */
     public static long stream(Context ctx, long maxBytes, OutputStream out) throws IOException {
         long declared = ctx.req().getContentLengthLong();
-        if (declared > maxBytes) throw tooLarge(maxBytes);
+        if (declared > maxBytes) throw drainedTooLarge(ctx, declared, maxBytes);
         InputStream in;
         try {
             in = ctx.req().getInputStream();
