@@ -26,6 +26,9 @@ public interface Confinement {
     /** Once at start: removes what confined processes of an earlier run of this server left (cgroups, handles). */
     default void sweep() {}
 
+    /** At a clean stop, once every cell is released: removes what this server keeps outside its data dir. */
+    default void close() {}
+
     /** The words every deployment log starts with when apps are not isolated. */
     String NOT_ISOLATED = "WARNING: apps are not isolated on this server (no sandbox): every app and build runs "
             + "as the server's own user and can read the platform's data; install bubblewrap, passt and nftables "

@@ -259,6 +259,16 @@ public final class Sandbox implements Confinement {
         }
     }
 
+    /** The run dir goes when no cell is left in it (a build still stopping keeps it; the next start sweeps it). */
+    @Override
+    public void close() {
+        try {
+            Files.deleteIfExists(runDir);
+        } catch (IOException notEmpty) {
+            LOG.debug("{} kept: {}", runDir, notEmpty.toString());
+        }
+    }
+
     /** Kills what cells of an earlier run left: their pastas, cgroups and network handles. */
     @Override
     public void sweep() {

@@ -296,6 +296,7 @@ public final class LocalProcessRuntime implements Runtime {
             for (Supervisor s : running.values()) stops.submit(() -> s.stop(options.stopGrace()));
         }
         for (Supervisor s : running.values()) untrack(s);
+        confinement.close();
     }
 
     private void track(Supervisor s) {
