@@ -2,17 +2,22 @@ package dev.slipway.accounts;
 
 import java.util.Locale;
 
-/** Plan tiers and their default requests per minute (DESIGN §3). */
+/** Plan tiers: their default requests per minute (DESIGN §3) and how many of an account's runs build at once. */
 public enum Tier {
-    FREE(30), PRO(120), TEAM(600);
+    FREE(30, 1), PRO(120, 2), TEAM(600, 4);
 
     private final int requestsPerMinute;
+    private final int buildsAtOnce;
 
-    Tier(int requestsPerMinute) {
+    Tier(int requestsPerMinute, int buildsAtOnce) {
         this.requestsPerMinute = requestsPerMinute;
+        this.buildsAtOnce = buildsAtOnce;
     }
 
     public int requestsPerMinute() { return requestsPerMinute; }
+
+    /** Deployments of one account that hold a build slot at once; more wait, while other accounts' runs go first. */
+    public int buildsAtOnce() { return buildsAtOnce; }
 
     public String label() { return name().toLowerCase(Locale.ROOT); }
 

@@ -1,5 +1,6 @@
 package dev.slipway.jobs;
 
+import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -41,20 +42,30 @@ public final class JobStore {
     }
 
     /**
-     * Claims the oldest runnable job: ready, or running with an expired lease; and no older
-     * unfinished job of the same project ahead of it.
+     * Claims a runnable job: ready, or running with an expired lease; no older unfinished job of the same
+     * project ahead of it; and its account below its tier's {@link Tier#buildsAtOnce()}. Fair across
+     * accounts: the account with the fewest jobs running goes first, then the oldest job, so one account's
+     * queue never holds another's first build.
      */
     public Optional<Job> claim(String owner, Duration lease) {
         Instant now = clock.instant();
+        record Candidate(Job job, long busy, String tier) {}
         List<Job> candidates = jdbi.withHandle(h -> h.createQuery("""
-                        SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts FROM jobs j
+                        SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts, a.tier,
+                               (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
+                                WHERE rp.account_id = p.account_id AND r.state = 'running'
+                                  AND r.lease_expires_at >= :now) AS busy
+                        FROM jobs j JOIN projects p ON p.id = j.project_id JOIN accounts a ON a.id = p.account_id
                         WHERE (j.state = 'ready' OR (j.state = 'running' AND j.lease_expires_at < :now))
                           AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = j.project_id
                                           AND e.state <> 'done' AND e.created_at < j.created_at)
-                        ORDER BY j.created_at, j.id LIMIT 10""")
+                        ORDER BY busy, j.created_at, j.id LIMIT 50""")
                 .bind("now", now)
-                .map((rs, ctx) -> new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5)))
-                .list());
+                .map((rs, ctx) -> new Candidate(new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getInt(5)), rs.getLong(7), rs.getString(6)))
+                .list()).stream()
+                .filter(c -> c.busy() < Tier.parse(c.tier()).buildsAtOnce())
+                .map(Candidate::job).toList();
         for (Job c : candidates) {
             int won = jdbi.withHandle(h -> h.createUpdate("""
                             UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
@@ -110,5 +121,13 @@ public final class JobStore {
     public int runningCount() {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM jobs WHERE state = 'running' AND lease_expires_at >= :now")
                 .bind("now", clock.instant()).mapTo(Integer.class).one());
+    }
+
+    /** Jobs of the account's projects running now (live leases). */
+    public int runningCount(String accountId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT COUNT(*) FROM jobs j JOIN projects p ON p.id = j.project_id
+                        WHERE p.account_id = :a AND j.state = 'running' AND j.lease_expires_at >= :now""")
+                .bind("a", accountId).bind("now", clock.instant()).mapTo(Integer.class).one());
     }
 }

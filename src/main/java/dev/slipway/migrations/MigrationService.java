@@ -60,7 +60,8 @@ public final class MigrationService {
 
     public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db, InstanceType type) {
         String name = projectNames.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
-        boolean slotFree = jobs.runningCount() < workers.get().slots();
+        boolean slotFree = jobs.runningCount() < workers.get().slots()
+                && jobs.runningCount(account.id()) < account.tier().buildsAtOnce();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;
         String migrationId = ids.next("mig");
         Migration created = jdbi.inTransaction(h -> {
@@ -79,7 +80,8 @@ public final class MigrationService {
                     + " branch " + input.branch()) + "; first deployment " + first.id()
                     + (databaseId == null ? "" : "; " + db.kind().label() + " database " + databaseId
                     + (db.action().equals("create") ? " to be provisioned" : " to be connected"))
-                    + (slotFree ? "" : " (waiting for a free build slot)"));
+                    + (slotFree ? "" : " (waiting for a free build slot: this server's, or one of the "
+                    + account.tier().label() + " tier's " + account.tier().buildsAtOnce() + " at once)"));
             return m;
         });
         workers.get().wake();

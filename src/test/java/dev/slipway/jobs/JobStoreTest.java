@@ -1,0 +1,111 @@
+package dev.slipway.jobs;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Build slots are shared fairly: no account runs more than its tier allows, and the least busy account goes first. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+class JobStoreTest {
+    private static final Duration LEASE = Duration.ofMinutes(1);
+
+    @Parameter
+    StoreKind kind;
+
+    static TestStore store;
+    static Database database;
+    static JobStore jobs;
+
+    @BeforeParameterizedClassInvocation
+    static void open(StoreKind kind) {
+        store = TestStore.create(kind);
+        database = Database.open(store.jdbcUrl(), 4);
+        jobs = new JobStore(database.jdbi(), Clock.systemUTC());
+    }
+
+    @AfterParameterizedClassInvocation
+    static void close() {
+        database.close();
+        store.close();
+    }
+
+    private String account(Tier tier) {
+        String id = "acc_" + System.nanoTime();
+        database.jdbi().useHandle(h -> h.execute("INSERT INTO accounts (id, name, tier, created_at) VALUES (?, ?, ?, ?)",
+                id, id, tier.label(), Instant.now()));
+        return id;
+    }
+
+    /** A project of the account with one queued job; returns the job's subject. */
+    private String queue(String accountId) {
+        String project = "prj_" + System.nanoTime();
+        String subject = "dep_" + System.nanoTime();
+        database.jdbi().useTransaction(h -> {
+            h.execute("INSERT INTO projects (id, account_id, name, source, region, created_at) VALUES (?, ?, ?, 'zip', 'us-east-1', ?)",
+                    project, accountId, project.replace('_', '-'), Instant.now());
+            jobs.enqueue(h, Job.DEPLOYMENT, subject, project);
+        });
+        return subject;
+    }
+
+    private Optional<Job> claim() {
+        return jobs.claim("worker-" + kind, LEASE);
+    }
+
+    private void drain() {
+        for (Optional<Job> j = claim(); j.isPresent(); j = claim()) jobs.finish(j.get().id(), "worker-" + kind);
+    }
+
+    @Test
+    void aFreeAccountBuildsOneAtATimeAndItsQueueDoesNotHoldAnotherAccountsFirstBuild() {
+        drain();
+        String greedy = account(Tier.FREE);
+        String patient = account(Tier.FREE);
+        List<String> greedyRuns = new ArrayList<>();
+        for (int i = 0; i < 3; i++) greedyRuns.add(queue(greedy));
+        String patientRun = queue(patient); // queued last
+
+        Job first = claim().orElseThrow();
+        assertThat(first.subjectId()).isEqualTo(greedyRuns.get(0));
+        Job second = claim().orElseThrow();
+        assertThat(second.subjectId()).as("the other account's first build, not the greedy one's second").isEqualTo(patientRun);
+        assertThat(claim()).as("both free accounts are at their one build").isEmpty();
+
+        jobs.finish(first.id(), "worker-" + kind);
+        assertThat(claim().orElseThrow().subjectId()).isEqualTo(greedyRuns.get(1));
+    }
+
+    @Test
+    void aTeamAccountBuildsFourAtOnceAndTheLeastBusyAccountGoesFirst() {
+        drain();
+        String team = account(Tier.TEAM);
+        String pro = account(Tier.PRO);
+        List<String> teamRuns = new ArrayList<>();
+        for (int i = 0; i < 6; i++) teamRuns.add(queue(team));
+        List<String> proRuns = new ArrayList<>();
+        for (int i = 0; i < 3; i++) proRuns.add(queue(pro));
+
+        List<String> order = new ArrayList<>();
+        for (Optional<Job> j = claim(); j.isPresent(); j = claim()) order.add(j.get().subjectId());
+        // round robin while both have room: team, pro, team, pro, then team up to 4 (pro stops at 2)
+        assertThat(order).containsExactly(teamRuns.get(0), proRuns.get(0), teamRuns.get(1), proRuns.get(1),
+                teamRuns.get(2), teamRuns.get(3));
+    }
+}
