@@ -63,8 +63,27 @@ public final class Sandbox implements Confinement {
                 + tools.cgroups().describe() + " limits)";
     }
 
+    /**
+     * Starts the cell; a set-up that fails because bubblewrap itself exited early is tried once more (seen
+     * once in CI, cause unknown: the message of the second failure carries bubblewrap's exit code and stderr).
+     */
     @Override
     public Confined start(Cell cell) throws IOException {
+        try {
+            return startOnce(cell);
+        } catch (SetupFailed first) {
+            LOG.warn("cell {}: {}; trying once more", cell.name(), first.getMessage());
+            return startOnce(cell);
+        }
+    }
+
+    private static final class SetupFailed extends IOException {
+        SetupFailed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private Confined startOnce(Cell cell) throws IOException {
         long t0 = System.nanoTime();
         int uid = identities.uidOf(cell.projectId());
         Cgroups.Group group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
@@ -96,9 +115,12 @@ public final class Sandbox implements Confinement {
                 go.write('1'); // bubblewrap's --block-fd: the cell may run now
             }
         } catch (IOException | RuntimeException e) {
+            boolean died = !p.isAlive();
+            String why = died ? " (bubblewrap exited with code " + exitCode(p) + stderr(p) + ")" : "";
             p.destroyForcibly();
             release.run();
-            throw new IOException("the sandbox could not be set up: " + e.getMessage(), e);
+            String message = "the sandbox could not be set up: " + e.getMessage() + why;
+            throw died ? new SetupFailed(message, e) : new IOException(message, e);
         }
         LOG.debug("cell {} confined in {} ms", cell.name(), (System.nanoTime() - t0) / 1_000_000);
         long oomBefore = group.oomKills();
@@ -174,6 +196,14 @@ public final class Sandbox implements Confinement {
             }
         }
         throw new IOException("bubblewrap did not start the sandbox within " + CHILD_WAIT.toSeconds() + " s");
+    }
+
+    private static String exitCode(Process p) {
+        try {
+            return Integer.toString(p.exitValue());
+        } catch (IllegalThreadStateException running) {
+            return "?";
+        }
     }
 
     private static String stderr(Process p) {
