@@ -283,7 +283,8 @@ public final class Slipway implements AutoCloseable {
 
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
-            housekeeping.scheduleWithFixedDelay(() -> sweep(limiter, idempotency, databases, sessions, signIns, webhookDeliveries),
+            housekeeping.scheduleWithFixedDelay(() -> sweep(limiter, idempotency, databases, sessions, signIns, webhookDeliveries,
+                    stores.uploads()),
                     1, 1, TimeUnit.MINUTES);
             ServerConfig bound = config.withPorts(api.port(), apps.port());
             Javalin sandbox = sandboxRef.get();
@@ -328,7 +329,7 @@ public final class Slipway implements AutoCloseable {
 
     private static void sweep(RateLimiter limiter, Idempotency idempotency, DatabaseService databases,
                               SessionStore sessions, SignInThrottle signIns,
-                              DeliveryStore webhookDeliveries) {
+                              DeliveryStore webhookDeliveries, UploadStore uploads) {
         try {
             limiter.sweep();
             idempotency.sweep();
@@ -336,6 +337,7 @@ public final class Slipway implements AutoCloseable {
             sessions.sweep();
             signIns.sweep();
             webhookDeliveries.sweep(DeliveryStore.RETENTION);
+            uploads.sweep();
         } catch (RuntimeException e) {
             LOG.warn("housekeeping failed: {}", e.toString());
         }

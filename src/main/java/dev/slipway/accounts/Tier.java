@@ -2,17 +2,30 @@ package dev.slipway.accounts;
 
 import java.util.Locale;
 
-/** Plan tiers: their default requests per minute (DESIGN §3) and how many of an account's runs build at once. */
+/**
+ * Plan tiers, the one table of what an account may use: its default requests per minute (DESIGN §3), how
+ * many of its runs build at once, how many bytes of uploaded zips it keeps, and for how many days.
+ */
 public enum Tier {
-    FREE(30, 1), PRO(120, 2), TEAM(600, 4);
+    FREE(30, 1, 500, 7), PRO(120, 2, 5 * 1024, 30), TEAM(600, 4, 20 * 1024, 90);
 
     private final int requestsPerMinute;
     private final int buildsAtOnce;
+    private final long uploadMb;
+    private final int uploadDays;
 
-    Tier(int requestsPerMinute, int buildsAtOnce) {
+    Tier(int requestsPerMinute, int buildsAtOnce, long uploadMb, int uploadDays) {
         this.requestsPerMinute = requestsPerMinute;
         this.buildsAtOnce = buildsAtOnce;
+        this.uploadMb = uploadMb;
+        this.uploadDays = uploadDays;
     }
+
+    /** Bytes of uploaded zips the account may keep at once; an upload past it is a 413. */
+    public long uploadBytes() { return uploadMb * 1024 * 1024; }
+
+    /** Days an upload is kept; then it is deleted unless a run still waiting to build needs it. */
+    public int uploadDays() { return uploadDays; }
 
     public int requestsPerMinute() { return requestsPerMinute; }
 

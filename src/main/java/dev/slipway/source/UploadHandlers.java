@@ -1,6 +1,7 @@
 package dev.slipway.source;
 
 import dev.slipway.api.Access;
+import dev.slipway.accounts.Tier;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Envelope;
 import dev.slipway.api.Requests;
@@ -43,6 +44,10 @@ public final class UploadHandlers {
             throw new ApiException(415, "unsupported_media_type",
                     "Content-Type must be " + ZIP + " with the zip's bytes as the body", null, Map.of());
         }
+        Tier tier = principal.account().tier();
+        long kept0 = uploads.bytesKept(principal.accountId());
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > 0 && kept0 + declared > tier.uploadBytes()) throw overQuota(tier, kept0);
         Path incoming = uploads.incomingFile();
         boolean kept = false;
         try {
@@ -52,6 +57,7 @@ public final class UploadHandlers {
                 size = Requests.stream(ctx, maxBytes, out);
             }
             if (size == 0) throw ApiException.invalid("The body is empty: send the zip's bytes", null);
+            if (kept0 + size > tier.uploadBytes()) throw overQuota(tier, kept0);
             try {
                 zips.inspect(incoming);
             } catch (SourceException e) {
@@ -72,6 +78,12 @@ public final class UploadHandlers {
         String id = ctx.pathParam("upload_id");
         Upload upload = Access.owned(Requests.principal(ctx), uploads.find(id), Upload::accountId, "Upload", id);
         ctx.json(new Envelope<>(UploadView.of(upload)));
+    }
+
+    private static ApiException overQuota(Tier tier, long keptBytes) {
+        return new ApiException(413, "payload_too_large", "The " + tier.label() + " tier keeps " + tier.uploadBytes() / (1024 * 1024)
+                + " MB of uploads per account and " + (keptBytes / (1024 * 1024)) + " MB are kept now; uploads are deleted "
+                + tier.uploadDays() + " days after they were sent, once no run waits for them", null, Map.of());
     }
 
     private static MessageDigest sha256() {

@@ -1,5 +1,6 @@
 package dev.slipway.source;
 
+import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Jdbi;
 
@@ -9,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /** Uploaded zips: the file under {@code <data dir>/uploads/<id>.zip} and its row in {@code uploads}. */
@@ -64,6 +67,43 @@ public final class UploadStore {
             throw e;
         }
         return new Upload(id, accountId, sizeBytes, sha256, target, now);
+    }
+
+    /** Bytes of uploads the account keeps now (its quota's use). */
+    public long bytesKept(String accountId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COALESCE(SUM(size_bytes), 0) FROM uploads WHERE account_id = :a")
+                .bind("a", accountId).mapTo(Long.class).one());
+    }
+
+    /**
+     * Deletes the uploads older than their account's tier keeps them ({@link Tier#uploadDays()}) that no run
+     * still needs: a deployment waiting to build, or a migration not yet finished. Returns how many went.
+     */
+    public int sweep() {
+        Instant now = clock.instant();
+        record Old(String id, String path, Instant createdAt, String tier) {}
+        List<Old> old = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT u.id, u.path, u.created_at, a.tier FROM uploads u JOIN accounts a ON a.id = u.account_id
+                        WHERE u.created_at < :oldest
+                          AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.upload_id = u.id AND d.status IN ('queued', 'building'))
+                          AND NOT EXISTS (SELECT 1 FROM migrations m WHERE m.upload_id = u.id AND m.status IN ('pending', 'processing'))""")
+                .bind("oldest", now.minus(Duration.ofDays(java.util.Arrays.stream(Tier.values()).mapToInt(Tier::uploadDays).min().orElseThrow())))
+                .map((rs, ctx) -> new Old(rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant(), rs.getString(4)))
+                .list());
+        int deleted = 0;
+        for (Old u : old) {
+            if (u.createdAt().isAfter(now.minus(Duration.ofDays(Tier.parse(u.tier()).uploadDays())))) continue;
+            // the row first: an upload without its row does not exist; a file without a row is only disk
+            int gone = jdbi.withHandle(h -> h.createUpdate("DELETE FROM uploads WHERE id = :id").bind("id", u.id()).execute());
+            if (gone == 0) continue;
+            try {
+                Files.deleteIfExists(dataDir.resolve(u.path()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete upload " + u.id(), e);
+            }
+            deleted++;
+        }
+        return deleted;
     }
 
     public Optional<Upload> find(String id) {
