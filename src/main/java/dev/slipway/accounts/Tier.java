@@ -4,22 +4,28 @@ import java.util.Locale;
 
 /**
  * Plan tiers, the one table of what an account may use: its default requests per minute (DESIGN §3), how
- * many of its runs build at once, how many bytes of uploaded zips it keeps, and for how many days.
+ * many of its runs build at once, how many bytes of uploaded zips it keeps and for how many days, and
+ * how many sandbox plants.
  */
 public enum Tier {
-    FREE(30, 1, 500, 7), PRO(120, 2, 5 * 1024, 30), TEAM(600, 4, 20 * 1024, 90);
+    FREE(30, 1, 500, 7, 1_000), PRO(120, 2, 5 * 1024, 30, 10_000), TEAM(600, 4, 20 * 1024, 90, 100_000);
 
     private final int requestsPerMinute;
     private final int buildsAtOnce;
     private final long uploadMb;
     private final int uploadDays;
+    private final int plants;
 
-    Tier(int requestsPerMinute, int buildsAtOnce, long uploadMb, int uploadDays) {
+    Tier(int requestsPerMinute, int buildsAtOnce, long uploadMb, int uploadDays, int plants) {
         this.requestsPerMinute = requestsPerMinute;
         this.buildsAtOnce = buildsAtOnce;
         this.uploadMb = uploadMb;
         this.uploadDays = uploadDays;
+        this.plants = plants;
     }
+
+    /** Plants the account may keep in the sandbox's plant store; one more is a 429. */
+    public int plants() { return plants; }
 
     /** Bytes of uploaded zips the account may keep at once; an upload past it is a 413. */
     public long uploadBytes() { return uploadMb * 1024 * 1024; }

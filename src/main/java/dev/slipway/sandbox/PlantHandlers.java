@@ -2,6 +2,7 @@ package dev.slipway.sandbox;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
 import dev.slipway.api.Gate;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.auth.Principal;
@@ -48,6 +49,11 @@ public final class PlantHandlers {
                 () -> new PlantError(401, "Missing or invalid bearer token: send Authorization: Bearer <API_KEY>")));
     }
 
+    private long count(String accountId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM sandbox_plants WHERE account_id = :a")
+                .bind("a", accountId).mapTo(Long.class).one());
+    }
+
     public void create(Context ctx) {
         Principal principal = ctx.attribute(PRINCIPAL);
         JsonNode body = read(ctx);
@@ -64,6 +70,10 @@ public final class PlantHandlers {
         if (tag != null && !tag.isNull() && !tag.isTextual()) throw PlantError.badRequest("tag must be a string");
         if (tag != null && tag.isTextual() && tag.textValue().length() > 1000) throw PlantError.badRequest("tag must be at most 1000 characters");
         Plant plant = new Plant(name.textValue(), tag == null || tag.isNull() ? null : tag.textValue());
+        Tier tier = principal.account().tier();
+        if (count(principal.accountId()) >= tier.plants()) {
+            throw new PlantError(429, "the " + tier.label() + " tier keeps " + tier.plants() + " plants per account");
+        }
         try {
             jdbi.useHandle(h -> h.createUpdate("""
                             INSERT INTO sandbox_plants (account_id, id, name, tag, created_at) VALUES (:a, :id, :n, :t, :at)""")

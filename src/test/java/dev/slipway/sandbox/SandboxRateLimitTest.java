@@ -52,6 +52,24 @@ class SandboxRateLimitTest {
     }
 
     @Test
+    void anAccountKeepsAsManyPlantsAsItsTierAllows() {
+        var tenant = server.tenant(Tier.FREE, 1_000_000);
+        Http h = tenant.http();
+        int allowed = Tier.FREE.plants();
+        // all but the last through the store, the last through the API
+        server.slipway().database().jdbi().useHandle(db -> {
+            var batch = db.prepareBatch("INSERT INTO sandbox_plants (account_id, id, name, created_at) VALUES (?, ?, ?, ?)");
+            for (int i = 1; i < allowed; i++) batch.add(tenant.account().id(), (long) i, "p" + i, java.time.Instant.now());
+            batch.execute();
+        });
+        assertThat(h.post("/sandbox/plants", "{\"id\": " + allowed + ", \"name\": \"last\"}").status()).isEqualTo(200);
+        var over = h.post("/sandbox/plants", "{\"id\": " + (allowed + 1) + ", \"name\": \"one too many\"}");
+        SandboxTest.assertFlatError(over, 429, "the free tier keeps " + allowed + " plants per account");
+        assertThat(server.tenant(Tier.FREE).http().post("/sandbox/plants", "{\"id\": 1, \"name\": \"another account\"}").status())
+                .isEqualTo(200);
+    }
+
+    @Test
     void guessedKeysAreCountedPerAddressAndStopAt429() {
         Http guesser = server.anonymous().withKey("sk_live_guess");
         int unauthorized = 0;
