@@ -239,9 +239,15 @@ public final class CommandRunner {
                 while ((n = reader.read(buf)) >= 0) {
                     for (int i = 0; i < n; i++) {
                         char c = buf[i];
-                        if (c == '\n' || line.length() >= MAX_LINE) {
+                        if (c == '\n') {
                             emit(line, stderr, masker, last, log);
-                            if (c != '\n') line.append(c);
+                        } else if (line.length() >= MAX_LINE) {
+                            // cut where no secret is split; what could still be one goes on with the next chunk
+                            int cut = masker.safeCut(line.toString());
+                            String rest = line.substring(cut == 0 ? line.length() : cut);
+                            line.setLength(line.length() - rest.length());
+                            emit(line, stderr, masker, last, log);
+                            line.append(rest).append(c);
                         } else {
                             line.append(c);
                         }

@@ -23,14 +23,19 @@ public final class Masker {
     public static final int MIN_LENGTH = 6;
 
     private final Pattern pattern;
+    private final int longest;
 
     public Masker(Collection<String> secrets) {
         Set<String> forms = new LinkedHashSet<>();
         for (String s : secrets) {
-            if (s != null && s.length() >= MIN_LENGTH) forms.addAll(forms(s));
+            if (s == null || s.length() < MIN_LENGTH) continue;
+            forms.addAll(forms(s));
+            // a value with line breaks is printed over several log lines: each line of it is masked
+            for (String part : s.split("\r?\n")) if (part.length() >= MIN_LENGTH) forms.addAll(forms(part));
         }
         List<String> longestFirst = forms.stream().filter(f -> f.length() >= MIN_LENGTH)
                 .sorted(Comparator.comparingInt(String::length).reversed()).toList();
+        this.longest = longestFirst.isEmpty() ? 0 : longestFirst.get(0).length();
         this.pattern = longestFirst.isEmpty() ? null : Pattern.compile(
                 String.join("|", longestFirst.stream().map(Pattern::quote).toList()),
                 Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
@@ -40,6 +45,21 @@ public final class Masker {
         if (pattern == null || line == null) return line;
         Matcher m = pattern.matcher(line);
         return m.find() ? m.replaceAll("****") : line;
+    }
+
+    /**
+     * Where to cut {@code text} (a line too long to keep whole) so that no secret is split: the end, less
+     * what could be the start of a secret, and before any secret that would straddle that point. The part
+     * after the cut goes on with the next chunk.
+     */
+    public int safeCut(String text) {
+        if (pattern == null) return text.length();
+        int cut = Math.max(0, text.length() - (longest - 1));
+        Matcher m = pattern.matcher(text);
+        while (m.find()) {
+            if (m.start() < cut && m.end() > cut) return m.start();
+        }
+        return cut;
     }
 
     private static List<String> forms(String s) {

@@ -43,7 +43,7 @@ final class OutputPump implements Runnable {
                         emit(line);
                     } else {
                         line.write(b);
-                        if (line.size() >= MAX_LINE) emit(line); // a line without end must not grow without bound
+                        if (line.size() >= MAX_LINE) emitCut(line); // a line without end must not grow without bound
                     }
                 }
             }
@@ -52,6 +52,22 @@ final class OutputPump implements Runnable {
         } finally {
             if (line.size() > 0) emit(line);
         }
+    }
+
+    /** Emits a too-long line up to a point that splits no secret; the rest starts the next chunk. */
+    private void emitCut(ByteArrayOutputStream bytes) {
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        int cut = mask.safeCut(text);
+        if (cut == 0) cut = text.length(); // a secret longer than a whole chunk: it cannot be kept apart
+        bytes.reset();
+        String masked = mask.mask(text.substring(0, cut));
+        tail.add(masked);
+        try {
+            log.log(Level.INFO, masked);
+        } catch (RuntimeException e) {
+            // a failing log sink must not stop the pump: the app would block on a full pipe
+        }
+        bytes.writeBytes(text.substring(cut).getBytes(StandardCharsets.UTF_8));
     }
 
     private void emit(ByteArrayOutputStream bytes) {

@@ -208,6 +208,23 @@ class CommandRunnerTest {
     }
 
     @Test
+    void aSecretAtTheLineCutIsMaskedWhole() {
+        RecordingLog log = new RecordingLog();
+        String secret = "tok_0123456789abcdef";
+        // the secret straddles the cut at MAX_LINE characters, at several offsets, in one long line
+        StringBuilder script = new StringBuilder();
+        for (int offset : new int[] {1, 7, 19}) {
+            script.append("process.stdout.write('x'.repeat(").append(CommandRunner.MAX_LINE - offset)
+                    .append(") + process.env.TOKEN + ' tail\\n');");
+        }
+        runner.run(new CommandRunner.Command(List.of("node", "-e", script.toString()), dir,
+                Map.of("PATH", CommandRunner.baseEnvironment().get("PATH"), "TOKEN", secret), Duration.ofSeconds(30),
+                Set.of(secret)), log);
+        assertThat(log.text()).doesNotContain(secret).doesNotContain("tok_012").doesNotContain("9abcdef")
+                .contains("****");
+    }
+
+    @Test
     void theEnvironmentIsExactlyTheOneGiven() {
         RecordingLog log = new RecordingLog();
         Map<String, String> env = new HashMap<>(CommandRunner.baseEnvironment());

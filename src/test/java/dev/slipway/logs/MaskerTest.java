@@ -42,6 +42,26 @@ class MaskerTest {
     }
 
     @Test
+    void aValueWithLineBreaksIsMaskedOnEachOfItsLines() {
+        Masker m = new Masker(List.of("-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END KEY-----"));
+        assertThat(m.mask("-----BEGIN KEY-----")).isEqualTo("****");
+        assertThat(m.mask("MIIEvQIBADANBgkqhkiG9w0BAQEF")).isEqualTo("****");
+        assertThat(m.mask("key: -----END KEY----- done")).isEqualTo("key: **** done");
+    }
+
+    @Test
+    void aLongLineIsCutWhereNoSecretIsSplit() {
+        Masker m = new Masker(List.of("0123456789abcdef"));
+        String line = "x".repeat(100) + "0123456789abcdef";
+        // cutting at the end would be safe; cutting where the secret could still begin is not: it goes on
+        int cut = m.safeCut(line.substring(0, 110)); // the buffer ends inside the secret
+        assertThat(cut).isLessThanOrEqualTo(100);
+        // the longest form of the secret is its hex (32 characters): the last 31 could be its start
+        assertThat(m.safeCut("x".repeat(200))).isEqualTo(200 - 31);
+        assertThat(new Masker(List.of()).safeCut("abc")).isEqualTo(3);
+    }
+
+    @Test
     void shortValuesAreNotMasked() {
         assertThat(masker.mask("a short line")).isEqualTo("a short line");
         assertThat(new Masker(List.of("12345")).mask("port 12345")).isEqualTo("port 12345");

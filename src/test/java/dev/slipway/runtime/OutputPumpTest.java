@@ -1,0 +1,30 @@
+package dev.slipway.runtime;
+
+import dev.slipway.logs.Masker;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** An app that prints a secret right where its line is cut at 16 KiB gets it masked, not split in two. */
+class OutputPumpTest {
+    @Test
+    void aSecretAtTheLineCutIsMaskedWhole() throws Exception {
+        String secret = "sk-live-0123456789abcdef";
+        for (int offset = 1; offset < secret.length(); offset++) {
+            String text = "x".repeat(OutputPump.MAX_LINE - offset) + secret + " and the rest\nnext line\n";
+            List<String> lines = new CopyOnWriteArrayList<>();
+            Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                    (level, message) -> lines.add(message), new Masker(List.of(secret)), new OutputTail(10));
+            pump.join();
+            String all = String.join("", lines);
+            assertThat(all).as("offset " + offset).doesNotContain(secret).contains("****")
+                    .doesNotContain(secret.substring(0, 6)).doesNotContain(secret.substring(secret.length() - 6));
+            assertThat(lines).as("offset " + offset).allMatch(l -> l.length() <= OutputPump.MAX_LINE).endsWith("next line");
+        }
+    }
+}
