@@ -85,6 +85,28 @@ final class Connections {
                 + (state.isEmpty() ? "" : ", SQL state " + state) + (code != 0 ? ", error " + code : "") + ")";
     }
 
+    /**
+     * As {@link #describe}, for a database an account asked to connect to: a refused port, a silent one and
+     * a port where something other than a database answers read the same, so that the log cannot be used
+     * to map which ports of a network are open. What only a real database server can answer (its
+     * authentication, a missing database) is said as it is.
+     */
+    static String describeTarget(SQLException e, DbAddress a) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        boolean network = state.startsWith("08");
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof UnknownHostException) return describe(e, a);
+            if (t instanceof java.net.SocketException || t instanceof SocketTimeoutException
+                    || t instanceof java.io.EOFException) network = true;
+        }
+        String plain = describe(e, a);
+        if (network || plain.startsWith("could not connect to")) {
+            return "no " + a.kind().label() + " server answered at " + a.host() + ":" + a.port()
+                    + " (refused, unreachable within " + CONNECT_TIMEOUT_SECONDS + " s, or not a " + a.kind().label() + " server)";
+        }
+        return plain;
+    }
+
     /** True when the failure is about reaching or logging in to the server, not about a statement. */
     static boolean isConnectFailure(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -225,7 +225,7 @@ public final class DatabaseService {
             s.execute("SELECT 1");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where()
-                    + " as user " + d.user() + ": " + Connections.describe(e, target));
+                    + " as user " + d.user() + ": " + Connections.describeTarget(e, target));
         }
         store.transition(d, DatabaseState.PROVISIONING, DatabaseState.READY);
         log.log(Level.INFO, "Connected to the " + kind + " database at " + target.where()
