@@ -7,6 +7,7 @@ import dev.slipway.isolation.Limits;
 import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Masker;
 
+import dev.slipway.logs.HeldLine;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 
@@ -232,6 +233,8 @@ public final class CommandRunner {
 
     private static Thread pump(InputStream stream, boolean stderr, Masker masker, LastLines last, LogSink log) {
         return Thread.ofPlatform().daemon().name(stderr ? "command-stderr" : "command-stdout").start(() -> {
+            // each line waits for the next (briefly), so that a secret spanning the two is masked in both
+            HeldLine held = new HeldLine(masker, clean -> record(clean, stderr, last, log));
             try (Reader reader = new InputStreamReader(stream, StandardCharsets.UTF_8)) {
                 StringBuilder line = new StringBuilder();
                 char[] buf = new char[4096];
@@ -240,33 +243,40 @@ public final class CommandRunner {
                     for (int i = 0; i < n; i++) {
                         char c = buf[i];
                         if (c == '\n') {
-                            emit(line, stderr, masker, last, log);
+                            emit(line, held);
                         } else if (line.length() >= MAX_LINE) {
                             // cut where no secret is split; what could still be one goes on with the next chunk
                             int cut = masker.safeCut(line.toString());
                             String rest = line.substring(cut == 0 ? line.length() : cut);
                             line.setLength(line.length() - rest.length());
-                            emit(line, stderr, masker, last, log);
+                            emit(line, held);
                             line.append(rest).append(c);
                         } else {
                             line.append(c);
                         }
                     }
                 }
-                if (!line.isEmpty()) emit(line, stderr, masker, last, log);
+                if (!line.isEmpty()) emit(line, held);
             } catch (IOException ignored) {
                 // the stream closed under us: the process was killed
+            } finally {
+                held.flush();
             }
         });
     }
 
-    private static void emit(StringBuilder raw, boolean stderr, Masker masker, LastLines last, LogSink log) {
+    private static void emit(StringBuilder raw, HeldLine held) {
         String text = raw.toString();
         raw.setLength(0);
         // a progress bar rewrites its line with \r: keep what was finally shown
         int cr = text.stripTrailing().lastIndexOf('\r');
         if (cr >= 0) text = text.substring(cr + 1);
-        String clean = masker.mask(ANSI.matcher(text).replaceAll("").stripTrailing());
+        String clean = ANSI.matcher(text).replaceAll("").stripTrailing();
+        if (!clean.isBlank()) held.add(clean);
+    }
+
+    /** A masked line into the last lines and the log. */
+    private static void record(String clean, boolean stderr, LastLines last, LogSink log) {
         if (clean.isBlank()) return;
         last.add(clean, stderr);
         try {

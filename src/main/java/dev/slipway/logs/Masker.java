@@ -62,6 +62,24 @@ public final class Masker {
         return cut;
     }
 
+    /**
+     * Two consecutive lines with the part of a secret that spans their break masked in each:
+     * {@code "key: sk-li"} and {@code "ve-123 end"} become {@code "key: ****"} and {@code "**** end"}.
+     */
+    public String[] maskAcross(String first, String second) {
+        if (pattern == null || first.isEmpty() || second.isEmpty()) return new String[] {first, second};
+        int from = Math.max(0, first.length() - (longest - 1));
+        String joined = first.substring(from) + second.substring(0, Math.min(second.length(), longest - 1));
+        int boundary = first.length() - from;
+        Matcher m = pattern.matcher(joined);
+        while (m.find()) {
+            if (m.start() < boundary && m.end() > boundary) {
+                return new String[] {first.substring(0, from + m.start()) + "****", "****" + second.substring(m.end() - boundary)};
+            }
+        }
+        return new String[] {first, second};
+    }
+
     private static List<String> forms(String s) {
         byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
         String b64 = Base64.getEncoder().encodeToString(bytes);

@@ -1,8 +1,8 @@
 package dev.slipway.runtime;
 
-import dev.slipway.logs.Masker;
-
+import dev.slipway.logs.HeldLine;
 import dev.slipway.logs.Level;
+import dev.slipway.logs.Masker;
 import dev.slipway.logs.LogSink;
 
 import java.io.ByteArrayOutputStream;
@@ -10,7 +10,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 
-/** Copies one output stream of an app to its log, line by line as the lines come, secrets masked. */
+/**
+ * Copies one output stream of an app to its log, line by line as the lines come (each held until the next
+ * arrives, at most {@link HeldLine#HOLD_MILLIS}), secrets masked, also where one spans two lines.
+ */
 final class OutputPump implements Runnable {
     static final int MAX_LINE = 16 * 1024;
 
@@ -19,11 +22,17 @@ final class OutputPump implements Runnable {
     private final Masker mask;
     private final OutputTail tail;
 
+    private final HeldLine held;
+
     private OutputPump(InputStream in, LogSink log, Masker mask, OutputTail tail) {
         this.in = in;
         this.log = log;
         this.mask = mask;
         this.tail = tail;
+        this.held = new HeldLine(mask, masked -> {
+            tail.add(masked);
+            log.log(Level.INFO, masked);
+        });
     }
 
     static Thread start(String name, InputStream in, LogSink log, Masker mask, OutputTail tail) {
@@ -51,6 +60,7 @@ final class OutputPump implements Runnable {
             // the process went away: the pipe is closed
         } finally {
             if (line.size() > 0) emit(line);
+            held.flush();
         }
     }
 
@@ -60,13 +70,7 @@ final class OutputPump implements Runnable {
         int cut = mask.safeCut(text);
         if (cut == 0) cut = text.length(); // a secret longer than a whole chunk: it cannot be kept apart
         bytes.reset();
-        String masked = mask.mask(text.substring(0, cut));
-        tail.add(masked);
-        try {
-            log.log(Level.INFO, masked);
-        } catch (RuntimeException e) {
-            // a failing log sink must not stop the pump: the app would block on a full pipe
-        }
+        held.add(text.substring(0, cut));
         bytes.writeBytes(text.substring(cut).getBytes(StandardCharsets.UTF_8));
     }
 
@@ -74,12 +78,6 @@ final class OutputPump implements Runnable {
         String text = bytes.toString(StandardCharsets.UTF_8);
         bytes.reset();
         if (text.endsWith("\r")) text = text.substring(0, text.length() - 1);
-        String masked = mask.mask(text);
-        tail.add(masked);
-        try {
-            log.log(Level.INFO, masked);
-        } catch (RuntimeException e) {
-            // a failing log sink must not stop the pump: the app would block on a full pipe
-        }
+        held.add(text); // masked on its way out, with the next line's start in view
     }
 }

@@ -225,6 +225,18 @@ class CommandRunnerTest {
     }
 
     @Test
+    void aSecretPrintedInHalvesOnTwoLinesIsMaskedInBoth() {
+        RecordingLog log = new RecordingLog();
+        String secret = "tok_0123456789abcdef";
+        runner.run(new CommandRunner.Command(List.of("node", "-e",
+                "const t = process.env.TOKEN; console.log('token ' + t.slice(0, 8)); console.log(t.slice(8) + ' rest');"),
+                dir, Map.of("PATH", CommandRunner.baseEnvironment().get("PATH"), "TOKEN", secret), Duration.ofSeconds(30),
+                Set.of(secret)), log);
+        assertThat(log.text()).doesNotContain("tok_0123").doesNotContain("456789abcdef").contains("token ****")
+                .contains("**** rest");
+    }
+
+    @Test
     void theEnvironmentIsExactlyTheOneGiven() {
         RecordingLog log = new RecordingLog();
         Map<String, String> env = new HashMap<>(CommandRunner.baseEnvironment());

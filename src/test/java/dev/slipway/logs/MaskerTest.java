@@ -62,6 +62,16 @@ class MaskerTest {
     }
 
     @Test
+    void aSecretSplitOverTwoLinesIsMaskedInBoth() {
+        Masker m = new Masker(List.of("sk-live-123456"));
+        for (int at = 1; at < "sk-live-123456".length(); at++) {
+            String[] pair = m.maskAcross("token: " + "sk-live-123456".substring(0, at), "sk-live-123456".substring(at) + " ok");
+            assertThat(pair).as("split at " + at).containsExactly("token: ****", "**** ok");
+        }
+        assertThat(m.maskAcross("nothing here", "nor here")).containsExactly("nothing here", "nor here");
+    }
+
+    @Test
     void shortValuesAreNotMasked() {
         assertThat(masker.mask("a short line")).isEqualTo("a short line");
         assertThat(new Masker(List.of("12345")).mask("port 12345")).isEqualTo("port 12345");

@@ -13,6 +13,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** An app that prints a secret right where its line is cut at 16 KiB gets it masked, not split in two. */
 class OutputPumpTest {
     @Test
+    void aSecretPrintedInHalvesOnTwoLinesIsMaskedInBoth() throws Exception {
+        String secret = "sk-live-0123456789abcdef";
+        String text = "token " + secret.substring(0, 9) + "\n" + secret.substring(9) + " rest\nlast\n";
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                (level, message) -> lines.add(message), new Masker(List.of(secret)), new OutputTail(10));
+        pump.join();
+        assertThat(lines).containsExactly("token ****", "**** rest", "last");
+    }
+
+    @Test
     void aSecretAtTheLineCutIsMaskedWhole() throws Exception {
         String secret = "sk-live-0123456789abcdef";
         for (int offset = 1; offset < secret.length(); offset++) {

@@ -1,0 +1,68 @@
+package dev.slipway.logs;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One output stream's lines on their way to the log, each held until the next arrives (at most
+ * {@link #HOLD_MILLIS}), so that a secret split over the end of one line and the start of the next is
+ * masked in both. Lines reach {@code out} in order, masked.
+ */
+public final class HeldLine {
+    public static final long HOLD_MILLIS = 50;
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("held-log-lines").factory());
+
+    private final Masker masker;
+    private final Consumer<String> out;
+    private String held;
+    private long heldSince;
+    private boolean timerSet;
+
+    public HeldLine(Masker masker, Consumer<String> out) {
+        this.masker = masker;
+        this.out = out;
+    }
+
+    public synchronized void add(String line) {
+        if (held != null) {
+            String[] pair = masker.maskAcross(held, line);
+            emit(pair[0]);
+            line = pair[1];
+        }
+        held = line;
+        heldSince = System.nanoTime();
+        if (!timerSet) {
+            timerSet = true;
+            TIMER.schedule(this::expire, HOLD_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The held line goes out now (the stream ended). */
+    public synchronized void flush() {
+        if (held != null) emit(held);
+        held = null;
+    }
+
+    private synchronized void expire() {
+        timerSet = false;
+        if (held == null) return;
+        long waited = (System.nanoTime() - heldSince) / 1_000_000;
+        if (waited >= HOLD_MILLIS) {
+            flush();
+        } else {
+            timerSet = true;
+            TIMER.schedule(this::expire, HOLD_MILLIS - waited, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void emit(String line) {
+        try {
+            out.accept(masker.mask(line));
+        } catch (RuntimeException e) {
+            // a failing sink must not stop the stream's reader: the process would block on a full pipe
+        }
+    }
+}
