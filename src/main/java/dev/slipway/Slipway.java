@@ -205,7 +205,8 @@ public final class Slipway implements AutoCloseable {
 
             // pipelines
             DatabaseService databases = new DatabaseService(jdbi,
-                    AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock, projectCache);
+                    AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), secrets, logs, clock, projectCache,
+                    config.webhooks().allowPrivate());
             AtomicReference<Workers> workersRef = new AtomicReference<>();
             DeploymentService deploymentService = new DeploymentService(stores.deployments(), stores.jobs(), logs,
                     secrets, clock, runtime.isolated(), workersRef::get);

@@ -79,7 +79,7 @@ public final class ServerCommand implements Callable<Integer> {
     String mysqlAdminUrl;
 
     @Option(names = "--webhooks-allow-private", arity = "0..1", fallbackValue = "true", defaultValue = "${env:SLIPWAY_WEBHOOKS_ALLOW_PRIVATE:-false}",
-            description = "Let webhooks target loopback, private and link-local addresses (env SLIPWAY_WEBHOOKS_ALLOW_PRIVATE; default: ${DEFAULT-VALUE})")
+            description = "Let webhooks and database connect URLs target loopback, private and link-local addresses (env SLIPWAY_WEBHOOKS_ALLOW_PRIVATE; default: ${DEFAULT-VALUE})")
     boolean webhooksAllowPrivate;
 
     @Option(names = "--isolation", defaultValue = "${env:SLIPWAY_ISOLATION:-auto}",

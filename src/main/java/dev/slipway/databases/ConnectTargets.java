@@ -1,5 +1,7 @@
 package dev.slipway.databases;
 
+import dev.slipway.webhooks.AddressGuard;
+
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -9,17 +11,19 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where a {@code connect} database may be: anywhere but this server itself and its link. The server opens
- * that connection, so without this check an account could probe the server's own ports (the log told a
- * closed port from an open one) and its cloud's metadata address. A database admin server the operator
- * configured, at its own address and port, is the one exception: connecting to a database made by hand on it
- * is normal.
+ * Where a {@code connect} database may be: the same rule as webhooks ({@link AddressGuard}), public
+ * addresses only, and never this server's own. The server opens that connection, so without this check
+ * an account could probe the server's ports and its network (the log told a closed port from an open
+ * one) and its cloud's metadata address. The operator's switch for webhooks lifts it for databases too;
+ * a database admin server the operator configured, at its own address and port, is always allowed.
  */
 final class ConnectTargets {
+    static final String NOT_ALLOWED = "address not allowed";
+
     private ConnectTargets() {}
 
     /** Why the server will not connect to {@code target}, or empty when it may; a host that does not resolve is left to the connect to explain. */
-    static Optional<String> refusal(DbAddress target, AdminServers admins) {
+    static Optional<String> refusal(DbAddress target, AdminServers admins, boolean allowPrivate) {
         List<InetAddress> resolved;
         try {
             resolved = Arrays.asList(InetAddress.getAllByName(target.host()));
@@ -27,11 +31,14 @@ final class ConnectTargets {
             return Optional.empty();
         }
         if (admins.admin(target.kind()).filter(admin -> sameServer(admin, target, resolved)).isPresent()) return Optional.empty();
+        if (allowPrivate) return Optional.empty();
         for (InetAddress a : resolved) {
-            if (a.isLoopbackAddress() || a.isAnyLocalAddress() || a.isLinkLocalAddress() || a.isMulticastAddress() || ownAddress(a)) {
-                return Optional.of("the host " + target.host() + " is this server or its link (" + a.getHostAddress()
-                        + "): a connected database must be on another machine, or on the "
-                        + target.kind().label() + " server this installation provides");
+            String kind = AddressGuard.forbidden(a);
+            if (kind == null && ownAddress(a)) kind = "this server's own";
+            if (kind != null) {
+                return Optional.of(NOT_ALLOWED + ": the host " + target.host() + " resolves to " + a.getHostAddress() + ", a "
+                        + kind + " address; a connected database must be at a public address of another machine, or on the "
+                        + target.kind().label() + " server this installation provides (SLIPWAY_WEBHOOKS_ALLOW_PRIVATE=true lifts this)");
             }
         }
         return Optional.empty();

@@ -49,6 +49,7 @@ public final class DatabaseService {
         }
     }
 
+    private final boolean allowPrivate;
     private final DatabaseStore store;
     private final AdminServers admins;
     private final SecretBox secrets;
@@ -60,11 +61,23 @@ public final class DatabaseService {
     /** @param changes told of each project whose database changed, after the commit */
     public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
                            ProjectChanges changes) {
-        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE);
+        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, false);
+    }
+
+    /** @param allowPrivate a {@code connect} may target private and local addresses (the webhooks' switch) */
+    public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
+                           ProjectChanges changes, boolean allowPrivate) {
+        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, allowPrivate);
     }
 
     DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
                     ProjectChanges changes, Provisioner.Steps steps) {
+        this(jdbi, admins, secrets, logs, clock, changes, steps, false);
+    }
+
+    DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
+                    ProjectChanges changes, Provisioner.Steps steps, boolean allowPrivate) {
+        this.allowPrivate = allowPrivate;
         this.store = new DatabaseStore(jdbi, clock, changes);
         this.admins = admins;
         this.secrets = secrets;
@@ -107,7 +120,7 @@ public final class DatabaseService {
                     + kind.defaultPort() + "/DATABASE");
         }
         checkOptions(target);
-        ConnectTargets.refusal(target, admins).ifPresent(why -> {
+        ConnectTargets.refusal(target, admins, allowPrivate).ifPresent(why -> {
             throw ApiException.invalidField("database.url", "cannot be used: " + why);
         });
         return new Plan(kind, action, target, serviceKey);
@@ -218,7 +231,7 @@ public final class DatabaseService {
         log.log(Level.INFO, "Connecting to the " + kind + " database at " + target.where() + " as user " + d.user()
                 + " with the service_key");
         // again at connect time: the name may resolve elsewhere now than when the request was checked
-        ConnectTargets.refusal(target, admins).ifPresent(why -> {
+        ConnectTargets.refusal(target, admins, allowPrivate).ifPresent(why -> {
             throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + why);
         });
         try (Connection c = Connections.open(target); var s = c.createStatement()) {

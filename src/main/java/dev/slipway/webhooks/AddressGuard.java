@@ -58,7 +58,7 @@ public final class AddressGuard {
     }
 
     /** The kind of a non-public address, or null when it is public. */
-    static String forbidden(InetAddress a) {
+    public static String forbidden(InetAddress a) {
         if (a.isAnyLocalAddress()) return "unspecified";
         if (a.isLoopbackAddress()) return "loopback";
         if (a.isLinkLocalAddress()) return "link-local";
