@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 /**
  * One output stream's lines on their way to the log, each held until the next arrives (at most
  * {@link #HOLD_MILLIS}), so that a secret split over the end of one line and the start of the next is
- * masked in both. Lines reach {@code out} in order, masked.
+ * masked in both. Lines reach {@code out} in order, without control sequences, masked.
  */
 public final class HeldLine {
     public static final long HOLD_MILLIS = 50;
@@ -26,7 +26,9 @@ public final class HeldLine {
         this.out = out;
     }
 
+    /** A line of output, cleaned of control sequences ({@link LogText}) before anything else. */
     public synchronized void add(String line) {
+        line = LogText.clean(line);
         if (held != null) {
             String[] pair = masker.maskAcross(held, line);
             emit(pair[0]);

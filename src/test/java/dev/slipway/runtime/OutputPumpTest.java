@@ -24,6 +24,16 @@ class OutputPumpTest {
     }
 
     @Test
+    void escapeSequencesNeverReachTheLog() throws Exception {
+        String text = "\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007copied\nbuilding\u001b[2K\rsuccess Deployment is live\n";
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                (level, message) -> lines.add(message), new Masker(List.of()), new OutputTail(10));
+        pump.join();
+        assertThat(lines).containsExactly("copied", "building\\x0dsuccess Deployment is live");
+    }
+
+    @Test
     void aSecretAtTheLineCutIsMaskedWhole() throws Exception {
         String secret = "sk-live-0123456789abcdef";
         for (int offset = 1; offset < secret.length(); offset++) {
