@@ -18,18 +18,25 @@ public final class LogText {
     private LogText() {}
 
     public static String clean(String line) {
-        if (line == null) return null;
-        boolean plain = true;
-        for (int i = 0; i < line.length() && plain; i++) plain = shown(line.charAt(i)) == null;
-        if (plain) return line;
-        String stripped = SEQUENCES.matcher(line).replaceAll("");
-        StringBuilder out = new StringBuilder(stripped.length() + 8);
-        for (int i = 0; i < stripped.length(); i++) {
-            char c = stripped.charAt(i);
+        if (line == null || plain(line)) return line;
+        return escapeControls(SEQUENCES.matcher(line).replaceAll(""));
+    }
+
+    /** Every control character shown, none removed: for text already stored, on its way to a terminal. */
+    public static String escapeControls(String text) {
+        if (text == null || plain(text)) return text;
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             String s = shown(c);
             if (s == null) out.append(c); else out.append(s);
         }
         return out.toString();
+    }
+
+    private static boolean plain(String text) {
+        for (int i = 0; i < text.length(); i++) if (shown(text.charAt(i)) != null) return false;
+        return true;
     }
 
     private static String shown(char c) {
