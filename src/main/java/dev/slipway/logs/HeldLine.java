@@ -6,9 +6,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One output stream's lines on their way to the log, each held until the next arrives (at most
- * {@link #HOLD_MILLIS}), so that a secret split over the end of one line and the start of the next is
- * masked in both. Lines reach {@code out} in order, without control sequences, masked.
+ * One output stream's lines on their way to the log. A line that ends with the start of a secret is held
+ * until the next arrives (at most {@link #HOLD_MILLIS}), so that a secret split over the end of one line
+ * and the start of the next is masked in both; any other line goes out at once, and the next line's start
+ * is still checked against its end (at most one character of a secret split there was shown). Lines reach
+ * {@code out} in order, without control sequences, masked.
  */
 public final class HeldLine {
     public static final long HOLD_MILLIS = 50;
@@ -18,6 +20,7 @@ public final class HeldLine {
     private final Masker masker;
     private final Consumer<String> out;
     private String held;
+    private String lastTail;
     private long heldSince;
     private boolean timerSet;
 
@@ -32,7 +35,14 @@ public final class HeldLine {
         if (held != null) {
             String[] pair = masker.maskAcross(held, line);
             emit(pair[0]);
+            held = null;
             line = pair[1];
+        } else if (lastTail != null) {
+            line = masker.maskAcross(lastTail, line)[1];
+        }
+        if (!masker.mayContinue(line)) {
+            emit(line);
+            return;
         }
         held = line;
         heldSince = System.nanoTime();
@@ -61,6 +71,7 @@ public final class HeldLine {
     }
 
     private void emit(String line) {
+        lastTail = masker.tail(line);
         try {
             out.accept(masker.mask(line));
         } catch (RuntimeException e) {

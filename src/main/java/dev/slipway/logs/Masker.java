@@ -24,6 +24,7 @@ public final class Masker {
 
     private final Pattern pattern;
     private final int longest;
+    private final List<String> forms;
 
     public Masker(Collection<String> secrets) {
         Set<String> forms = new LinkedHashSet<>();
@@ -36,6 +37,7 @@ public final class Masker {
         List<String> longestFirst = forms.stream().filter(f -> f.length() >= MIN_LENGTH)
                 .sorted(Comparator.comparingInt(String::length).reversed()).toList();
         this.longest = longestFirst.isEmpty() ? 0 : longestFirst.get(0).length();
+        this.forms = longestFirst;
         this.pattern = longestFirst.isEmpty() ? null : Pattern.compile(
                 String.join("|", longestFirst.stream().map(Pattern::quote).toList()),
                 Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
@@ -60,6 +62,24 @@ public final class Masker {
             if (m.start() < cut && m.end() > cut) return m.start();
         }
         return cut;
+    }
+
+    /**
+     * True when the line ends with the first two or more characters of a secret (in any of its forms,
+     * ignoring case): the next line might hold the rest, so this one should wait for it.
+     */
+    public boolean mayContinue(String line) {
+        for (String f : forms) {
+            for (int k = Math.min(f.length() - 1, line.length()); k >= 2; k--) {
+                if (line.regionMatches(true, line.length() - k, f, 0, k)) return true;
+            }
+        }
+        return false;
+    }
+
+    /** The end of a line that a secret continuing on the next line could start in. */
+    public String tail(String line) {
+        return line.length() < longest ? line : line.substring(line.length() - Math.max(0, longest - 1));
     }
 
     /**

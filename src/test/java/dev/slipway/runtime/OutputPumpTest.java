@@ -21,6 +21,14 @@ class OutputPumpTest {
                 (level, message) -> lines.add(message), new Masker(List.of(secret)), new OutputTail(10));
         pump.join();
         assertThat(lines).containsExactly("token ****", "**** rest", "last");
+
+        // split after its first character: that line goes out at once (nothing to hold), the rest is masked
+        String early = "token " + secret.charAt(0) + "\n" + secret.substring(1) + " rest\nlast\n";
+        List<String> more = new CopyOnWriteArrayList<>();
+        Thread second = OutputPump.start("test", new ByteArrayInputStream(early.getBytes(StandardCharsets.UTF_8)),
+                (level, message) -> more.add(message), new Masker(List.of(secret)), new OutputTail(10));
+        second.join();
+        assertThat(more).containsExactly("token s", "**** rest", "last");
     }
 
     @Test
