@@ -18,17 +18,12 @@ final class OutputPump implements Runnable {
     static final int MAX_LINE = 16 * 1024;
 
     private final InputStream in;
-    private final LogSink log;
     private final Masker mask;
-    private final OutputTail tail;
-
     private final HeldLine held;
 
     private OutputPump(InputStream in, LogSink log, Masker mask, OutputTail tail) {
         this.in = in;
-        this.log = log;
         this.mask = mask;
-        this.tail = tail;
         this.held = new HeldLine(mask, masked -> {
             tail.add(masked);
             log.log(Level.INFO, masked);
