@@ -11,6 +11,14 @@ import java.util.List;
 public interface Confinement {
     Confined start(Cell cell) throws IOException;
 
+    /**
+     * A loopback port for an app cell about to start, when the confinement has one ready (a sandbox's network
+     * made ahead); empty: the caller picks a free one.
+     */
+    default java.util.OptionalInt reservePort() {
+        return java.util.OptionalInt.empty();
+    }
+
     /** True when tenants' code is confined. */
     boolean isolated();
 

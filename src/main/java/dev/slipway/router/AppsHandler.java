@@ -21,15 +21,22 @@ final class AppsHandler extends Handler.Wrapper {
     private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
 
     private final RouteTable routes;
+    private final java.util.function.IntPredicate restarting;
     private final Wakeups wakeups;
     private final RecentRequests recent;
     private final UnknownHosts unknown;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
 
-    /** @param upstream what serves a request for an app's process: websocket upgrades, then the proxy */
-    AppsHandler(RouteTable routes, Wakeups wakeups, RecentRequests recent, Handler upstream) {
+    /**
+     * @param restarting whether the app on a loopback port is between a crash and its restart's health check:
+     *                   nothing of the platform's listens there then, so nothing is forwarded to it
+     * @param upstream   what serves a request for an app's process: websocket upgrades, then the proxy
+     */
+    AppsHandler(RouteTable routes, java.util.function.IntPredicate restarting, Wakeups wakeups, RecentRequests recent,
+                Handler upstream) {
         super(upstream);
         this.routes = routes;
+        this.restarting = restarting;
         this.wakeups = wakeups;
         this.recent = recent;
         this.unknown = new UnknownHosts(wakeups.clock(), routes);
@@ -86,6 +93,11 @@ final class AppsHandler extends Handler.Wrapper {
     private boolean serve(Target target, Request request, Response response, Callback callback) throws Exception {
         switch (target) {
             case Target.Upstream u -> {
+                if (restarting.test(u.port())) {
+                    // whatever may have bound the crashed app's port meanwhile is not the app
+                    ErrorPages.appStarting(response, callback, RouteTable.hostOnly(request.getHeaders().get(HttpHeader.HOST)));
+                    return true;
+                }
                 recent.record(u.port());
                 request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
                 if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(

@@ -68,7 +68,7 @@ public final class AppsListener implements AutoCloseable {
             container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent));
         });
         upgrades.setHandler(proxy);
-        server.setHandler(new AppsHandler(routes, wakeups, recent, upgrades));
+        server.setHandler(new AppsHandler(routes, restarting, wakeups, recent, upgrades));
         server.setStopTimeout(5_000);
         try {
             server.start();

@@ -57,7 +57,8 @@ public final class LocalProcessRuntime implements Runtime {
         this.store = store;
         this.confinement = confinement;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
-        this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement);
+        this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement,
+                this::move);
     }
 
     /** How apps are confined here. */
@@ -124,12 +125,26 @@ public final class LocalProcessRuntime implements Runtime {
         store.delete(s.spec().deploymentId());
     }
 
+    /** A port no instance of ours has: the confinement's ready one when it has one (its network is made). */
     private int pickPort() {
         for (int attempt = 0; attempt < 20; attempt++) {
-            int port = FreePorts.pick();
+            int port = confinement.reservePort().orElseGet(FreePorts::pick);
             if (onPort(port) == null) return port;
         }
         throw new IllegalStateException("no free port");
+    }
+
+    /**
+     * A restart found its port taken by a process that is not the instance's: it gets a new one. The old port
+     * stops being served at once, so the router's routes to it go stale and find the instance again through
+     * {@link #active}, never whatever listens there now.
+     */
+    private int move(Supervisor s, int from) {
+        int to = pickPort();
+        s.movedTo(to);
+        byPort.set(to, s);
+        byPort.compareAndSet(from, s, null);
+        return to;
     }
 
     @Override

@@ -17,17 +17,29 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One app instance: launches its process on a fixed port (routes point at the port, so a restart
- * keeps it), pumps its output to the log, and once supervised restarts it after a crash with
- * exponential backoff. {@link #stop} turns restarts off before it signals the process group.
+ * One app instance: launches its process on a port that routes point at (a restart keeps it, unless
+ * something else has taken it meanwhile: then the restart moves to a new port and routes to the old one
+ * go stale, so the router finds the instance again), pumps its output to the log, and once supervised
+ * restarts it after a crash with exponential backoff. {@link #stop} turns restarts off before it signals
+ * the process group.
  */
 final class Supervisor {
     record Context(RuntimeOptions options, InstanceStore store, Clock clock, HealthCheck health,
-                   ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement) {}
+                   ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports) {}
+
+    /** Where a restart goes when its port is taken. */
+    interface Ports {
+        /** Gives the supervisor a new port ({@link #movedTo}) and returns it; routes to {@code from} go stale. */
+        int move(Supervisor s, int from);
+    }
+
+    /** How long a restart waits for its port to be free before it takes another. */
+    private static final Duration PORT_WAIT = Duration.ofSeconds(1);
 
     private final AppSpec spec;
     private final LogSink log;
-    private final int port;
+    /** Written only by the start or restart in progress; read by the router on every request. */
+    private volatile int port;
     private final Context ctx;
     private final Masker mask;
     private final OutputTail tail = new OutputTail(20);
@@ -39,7 +51,8 @@ final class Supervisor {
     private Instant startedAt;
     private boolean stopping;
     private boolean supervised;
-    private boolean restarting;
+    /** Written under the lock; read without it (the router asks on every request). */
+    private volatile boolean restarting;
     private int crashes;
     private ScheduledFuture<?> pendingRestart;
     /** The crashed process's cell, released before the restart. */
@@ -60,6 +73,10 @@ final class Supervisor {
         return port;
     }
 
+    void movedTo(int newPort) {
+        port = newPort;
+    }
+
     AppSpec spec() {
         return spec;
     }
@@ -73,7 +90,7 @@ final class Supervisor {
         return stopRequested;
     }
 
-    synchronized boolean restarting() {
+    boolean restarting() {
         return restarting;
     }
 
@@ -219,6 +236,11 @@ final class Supervisor {
         // children of the crashed process may still hold the port
         ProcessGroups.terminate(crashedGroup, Duration.ZERO);
         if (previous != null) previous.release();
+        int from = port;
+        if (!FreePorts.awaitFree(from, PORT_WAIT)) {
+            int to = ctx.ports().move(this, from);
+            safeLog(Level.WARNING, "Port " + from + " is taken by another process: the app restarts on port " + to);
+        }
         try {
             launch();
         } catch (IOException | RuntimeException e) {

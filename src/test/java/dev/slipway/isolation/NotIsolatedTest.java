@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
 import dev.slipway.store.StoreKind;
+import com.sun.net.httpserver.HttpServer;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.zip.ZipEntry;
@@ -21,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * With {@code --isolation=none} the server says so: in {@code /readyz}, and as the first line of every
  * deployment log (a migration's first deployment, a later one, a rollback). Under the sandbox it does not.
+ * Even then the router never forwards to a port the platform's app does not hold.
  */
 class NotIsolatedTest {
     static TestServer plain;
@@ -72,6 +77,52 @@ class NotIsolatedTest {
                 + upload(safe, "s1") + "\"}").json().at("/data/id").asText();
         String safeFirst = await(safe, "/v1/migrations/" + safeMigration, "complete").get("deployment_id").asText();
         assertThat(firstLine(safe, safeFirst)).startsWith("INFO Deployment queued");
+    }
+
+    /**
+     * The issue's port takeover without a sandbox: another tenant SIGKILLs an app and binds its port before the
+     * restart. The router sends nothing to the squatter: the address answers 503 while the app restarts, and the
+     * app again once it runs on a new port.
+     */
+    @Test
+    void aSquatterOnACrashedAppsPortIsNeverServed() throws Exception {
+        Http http = plain.tenant(Tier.FREE).http();
+        String migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload(http, "sq") + "\"}").json().at("/data/id").asText();
+        JsonNode done = await(http, "/v1/migrations/" + migration, "complete");
+        String url = done.get("url").asText();
+        var runtime = plain.slipway().engine().runtime();
+        var before = runtime.get(done.get("deployment_id").asText()).orElseThrow();
+        assertThat(Apps.get(url).body()).startsWith("app:sq");
+
+        ProcessHandle.of(before.pid()).orElseThrow().destroyForcibly();
+        HttpServer squatter = Await.value(Duration.ofSeconds(5), "the killed app's port to be bindable", () -> {
+            try {
+                return HttpServer.create(new InetSocketAddress(before.port()), 0);
+            } catch (java.io.IOException stillTaken) {
+                return null;
+            }
+        });
+        squatter.createContext("/", exchange -> {
+            byte[] body = "squatter".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        squatter.start();
+        try {
+            java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+            Await.until(Duration.ofSeconds(30), "the app to answer again", () -> {
+                var r = Apps.get(url);
+                seen.add(r.status() + " " + r.body().lines().findFirst().orElse(""));
+                return r.body().startsWith("app:sq");
+            });
+            assertThat(seen).noneMatch(s -> s.contains("squatter"));
+            assertThat(seen).anyMatch(s -> s.startsWith("503 ")); // while it restarted
+            assertThat(runtime.get(before.deploymentId()).orElseThrow().port()).isNotEqualTo(before.port());
+        } finally {
+            squatter.stop(0);
+        }
     }
 
     private static String firstLine(Http http, String deploymentId) {

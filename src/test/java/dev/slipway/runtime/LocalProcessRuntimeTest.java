@@ -152,6 +152,41 @@ class LocalProcessRuntimeTest {
         Await.until(Duration.ofSeconds(10), "the app answers after the second crash", () -> "app:v1".equals(TestApps.get(port, "/")));
     }
 
+    /**
+     * The issue's attack without a sandbox: another process binds a crashed app's port before its restart.
+     * The restart moves to a new port, the old one is no longer served (routes to it go stale), and the
+     * squatter's socket is left alone.
+     */
+    @Test
+    void aRestartWhosePortWasTakenMovesToANewPort() throws Exception {
+        var runtime = runtime(o -> o.withBackoff(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(30)));
+        var log = new RecordingLog();
+        Instance first = runtime.start(TestApps.spec("v1", Map.of()), log);
+        int port = first.port();
+
+        assertThat(TestApps.get(port, "/crash")).isEqualTo("crashing");
+        try (var squatter = Await.value(Duration.ofSeconds(2), "the crashed app's port to be bindable", () -> {
+            try {
+                return new java.net.ServerSocket(port);
+            } catch (java.io.IOException stillTaken) {
+                return null;
+            }
+        })) {
+            assertThat(runtime.restarting(port)).as("restarting: the router forwards nothing there").isTrue();
+            var moved = log.await(Duration.ofSeconds(10), "the move", e -> e.message().startsWith("Port " + port + " is taken"));
+            assertThat(moved.level()).isEqualTo(Level.WARNING);
+            log.await(Duration.ofSeconds(15), "answers again", e -> e.message().startsWith("App answers again on port "));
+            Instance again = runtime.get(first.deploymentId()).orElseThrow();
+            assertThat(again.port()).isNotEqualTo(port);
+            assertThat(moved.message()).endsWith("the app restarts on port " + again.port());
+            assertThat(TestApps.get(again.port(), "/")).isEqualTo("app:v1");
+            assertThat(runtime.serves(port)).as("the old port is no instance's").isFalse();
+            assertThat(runtime.serves(again.port())).isTrue();
+            assertThat(runtime.restarting(again.port())).isFalse();
+            assertThat(squatter.isClosed()).isFalse();
+        }
+    }
+
     @Test
     void stopKillsTheWholeProcessGroupIncludingChildren() {
         var runtime = runtime(o -> o);
