@@ -176,7 +176,8 @@ public final class Slipway implements AutoCloseable {
             String nodeId = NodeId.load(config.dataDir());
             InstanceStore instances = new InstanceStore(jdbi, secrets, clock, nodeId);
             Confinement confinement = Isolations.choose(config.isolation(), jdbi, Isolations.runDir(config.dataDir(), nodeId), nodeId,
-                    NetworkPolicy.of(platformAddresses(config, url), adminAddresses(config)));
+                    NetworkPolicy.of(platformAddresses(config, url), adminAddresses(config)),
+                    Isolations.warmNetworks(System.getenv()));
             if (confinement.isolated()) LOG.info(confinement.summary());
             else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
             LocalProcessRuntime runtime = new LocalProcessRuntime(instances, runtimeOptions, clock, confinement);

@@ -15,8 +15,8 @@ public final class Isolations {
      * @param scope  this server's node id
      * @throws IsolationUnavailable when the sandbox is required and cannot be had; the message says how to get it
      */
-    public static Confinement choose(IsolationMode mode, Jdbi jdbi, Path runDir, String scope, NetworkPolicy network)
-            throws IOException {
+    public static Confinement choose(IsolationMode mode, Jdbi jdbi, Path runDir, String scope, NetworkPolicy network,
+                                     int warmNetworks) throws IOException {
         if (mode == IsolationMode.NONE) return new Unconfined();
         SandboxTools.Detection found = SandboxTools.detect();
         if (!found.available()) {
@@ -27,7 +27,7 @@ public final class Isolations {
             }
             return new Unconfined(found.missing());
         }
-        return new Sandbox(found.tools(), new Identities(jdbi), network, runDir, scope);
+        return new Sandbox(found.tools(), new Identities(jdbi), network, runDir, scope, warmNetworks);
     }
 
     /**
@@ -38,6 +38,19 @@ public final class Isolations {
         Path run = Path.of("/run");
         return java.nio.file.Files.isDirectory(run) && java.nio.file.Files.isWritable(run)
                 ? run.resolve("slipway").resolve(nodeId) : dataDir.resolve("run");
+    }
+
+    /** Cell networks the sandbox keeps ready of each kind: {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, default 1, 0 for none. */
+    public static int warmNetworks(java.util.Map<String, String> env) {
+        String v = env.get("SLIPWAY_SANDBOX_WARM_NETWORKS");
+        if (v == null || v.isBlank()) return 1;
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n < 0 || n > 16) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("SLIPWAY_SANDBOX_WARM_NETWORKS must be a whole number from 0 to 16, got '" + v + "'");
+        }
     }
 
     static String missing(List<String> missing) {

@@ -34,20 +34,24 @@ public final class Sandbox implements Confinement {
 
     private final SandboxTools tools;
     private final Identities identities;
-    private final NetworkPolicy network;
+    private final NetworkPolicy policy;
+    private final Networks networks;
+    private final WarmNetworks warm;
     private final Path runDir;
-    private final String rules;
     /** This server's node id: its cgroups are {@code slipway/<scope>.<cell>}, so a sweep never touches another server's. */
     private final String scope;
 
-    public Sandbox(SandboxTools tools, Identities identities, NetworkPolicy network, Path runDir, String scope) throws IOException {
+    /** @param warmPerKind cell networks kept ready of each kind ({@link WarmNetworks}); 0: each is made on demand */
+    public Sandbox(SandboxTools tools, Identities identities, NetworkPolicy network, Path runDir, String scope,
+                   int warmPerKind) throws IOException {
         if (!scope.matches("[A-Za-z0-9_-]{1,64}")) throw new IllegalArgumentException("bad scope " + scope);
         this.scope = scope;
         this.tools = tools;
         this.identities = identities;
-        this.network = network;
+        this.policy = network;
         this.runDir = runDir;
-        this.rules = network.nftRules();
+        this.networks = new Networks(tools, network, runDir);
+        this.warm = new WarmNetworks(networks, warmPerKind);
         Files.createDirectories(runDir);
         Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx------"));
     }
@@ -86,19 +90,29 @@ public final class Sandbox implements Confinement {
     private Confined startOnce(Cell cell) throws IOException {
         long t0 = System.nanoTime();
         int uid = identities.uidOf(cell.projectId());
-        Cgroups.Group group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
-        Path netns = runDir.resolve(cell.name() + ".net");
-        Path pastaPid = runDir.resolve(cell.name() + ".pasta");
+        List<Integer> forwards = policy.loopbackForwards(cell);
+        CellNetwork ready = warm.take(cell.inboundPort(), forwards);
+        CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
+        Cgroups.Group group;
+        try {
+            group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
+        } catch (RuntimeException e) {
+            networks.remove(network);
+            throw e;
+        }
         // a second caller waits for the first one's clean-up: a restart must not start before the port is free
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             synchronized (released) {
-                if (released.compareAndSet(false, true)) cleanUp(group, netns, pastaPid);
+                if (released.compareAndSet(false, true)) {
+                    networks.remove(network);
+                    group.destroy();
+                }
             }
         };
         Process p;
         try {
-            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid)).directory(cell.workDir().toFile());
+            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network)).directory(cell.workDir().toFile());
             pb.environment().clear();
             pb.environment().putAll(cell.env());
             p = pb.start();
@@ -110,7 +124,6 @@ public final class Sandbox implements Confinement {
             long child = awaitChild(p);
             group.add(p.pid());
             group.add(child);
-            connect(cell, child, netns, pastaPid);
             try (OutputStream go = p.getOutputStream()) {
                 go.write('1'); // bubblewrap's --block-fd: the cell may run now
             }
@@ -122,16 +135,19 @@ public final class Sandbox implements Confinement {
             String message = "the sandbox could not be set up: " + e.getMessage() + why;
             throw died ? new SetupFailed(message, e) : new IOException(message, e);
         }
-        LOG.debug("cell {} confined in {} ms", cell.name(), (System.nanoTime() - t0) / 1_000_000);
+        LOG.debug("cell {} confined in {} ms ({} network)", cell.name(), (System.nanoTime() - t0) / 1_000_000,
+                ready != null ? "ready" : "new");
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
     }
 
-    private List<String> argv(Cell cell, int uid) {
+    private List<String> argv(Cell cell, int uid, CellNetwork network) {
         List<String> a = new ArrayList<>();
         if (cell.ownSession()) a.add(tools.setsid().toString());
+        // the cell's network namespace is made before it (with its firewall and pasta): it joins it
+        a.addAll(List.of(tools.nsenter().toString(), "--net=" + network.handle(), "--"));
         a.add(tools.bwrap().toString());
-        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                 "--hostname", "slipway", "--ro-bind", "/usr", "/usr"));
         for (String top : List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")) {
             Path path = Path.of(top);
@@ -216,65 +232,6 @@ public final class Sandbox implements Confinement {
         }
     }
 
-    /** Firewall first, then pasta: no packet leaves the namespace before its rules are in. */
-    private void connect(Cell cell, long child, Path netns, Path pastaPid) throws IOException {
-        Files.deleteIfExists(netns);
-        Files.createFile(netns);
-        // pasta drops its privileges before it opens a namespace, and a namespace of a process that has not
-        // exec'd yet cannot be opened then: a bind mount of it can
-        ToolRun.run(List.of(tools.mount().toString(), "--bind", "/proc/" + child + "/ns/net", netns.toString()), null);
-        ToolRun.run(List.of(tools.nsenter().toString(), "--net=" + netns, tools.nft().toString(), "-f", "-"), rules);
-        List<Integer> forwards = network.loopbackForwards(cell);
-        List<String> pasta = new ArrayList<>(List.of(tools.pasta().toString(), "--runas", "0", "--quiet",
-                "--pid", pastaPid.toString(), "--netns", netns.toString(), "--config-net", "--no-map-gw",
-                "-t", cell.inboundPort() > 0 ? "127.0.0.1/" + cell.inboundPort() + ":" + cell.inboundPort() : "none",
-                "-u", "none", "-U", "none",
-                "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
-        ToolRun.run(pasta, null);
-    }
-
-    private void cleanUp(Cgroups.Group group, Path netns, Path pastaPid) {
-        try {
-            stopPasta(pastaPid);
-        } catch (RuntimeException e) {
-            LOG.warn("could not stop a cell's pasta: {}", e.toString());
-        }
-        group.destroy();
-        try {
-            if (Files.exists(netns)) {
-                ToolRun.run(List.of(tools.umount().toString(), "--lazy", netns.toString()), null);
-                Files.deleteIfExists(netns);
-            }
-        } catch (IOException e) {
-            LOG.warn("could not remove a cell's network handle {}: {}", netns.getFileName(), e.toString());
-        }
-    }
-
-    /** Stops the cell's pasta and waits until it is gone, so that its port is free for the next start. */
-    private static void stopPasta(Path pidFile) {
-        if (!Files.exists(pidFile)) return;
-        try {
-            long pid = Long.parseLong(Files.readString(pidFile).strip());
-            ProcessHandle.of(pid).filter(Sandbox::isPasta).ifPresent(h -> {
-                h.destroyForcibly();
-                // not our child (it daemonised): onExit() would poll it slowly; /proc says at once
-                if (!Await.gone(pid, Duration.ofSeconds(2))) LOG.warn("pasta {} did not exit", pid);
-            });
-            Files.deleteIfExists(pidFile);
-        } catch (IOException | NumberFormatException e) {
-            // no pasta ran for it
-        }
-    }
-
-    private static boolean isPasta(ProcessHandle h) {
-        try {
-            String comm = Files.readString(Path.of("/proc", Long.toString(h.pid()), "comm")).strip();
-            return comm.startsWith("pasta") || comm.startsWith("passt");
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     @Override
     public void handOver(Path dir, String projectId) throws IOException {
         int uid = identities.uidOf(projectId);
@@ -289,9 +246,23 @@ public final class Sandbox implements Confinement {
         }
     }
 
+    /**
+     * A port for an app cell: that of a network made ready ahead, so the cell starts without waiting for one.
+     */
+    @Override
+    public java.util.OptionalInt reservePort() {
+        return warm.reservePort();
+    }
+
+    /** How many networks are ready now, open and closed. */
+    int[] readyNetworks() {
+        return warm.ready();
+    }
+
     /** The run dir goes when no cell is left in it (a build still stopping keeps it; the next start sweeps it). */
     @Override
     public void close() {
+        warm.close();
         try {
             Files.deleteIfExists(runDir);
         } catch (IOException notEmpty) {
@@ -302,27 +273,7 @@ public final class Sandbox implements Confinement {
     /** Kills what cells of an earlier run left: their pastas, cgroups and network handles. */
     @Override
     public void sweep() {
-        try (var entries = Files.list(runDir)) {
-            for (Path p : entries.toList()) {
-                String name = p.getFileName().toString();
-                if (name.endsWith(".pasta")) stopPasta(p);
-            }
-        } catch (IOException e) {
-            LOG.warn("could not list {}: {}", runDir, e.toString());
-        }
-        try (var entries = Files.list(runDir)) {
-            for (Path p : entries.toList()) {
-                if (!p.getFileName().toString().endsWith(".net")) continue;
-                try {
-                    ToolRun.run(List.of(tools.umount().toString(), "--lazy", p.toString()), null);
-                } catch (IOException notMounted) {
-                    // a handle whose mount is already gone
-                }
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            LOG.warn("could not sweep {}: {}", runDir, e.toString());
-        }
+        networks.sweep();
         for (String name : tools.cgroups().existing()) {
             if (!name.startsWith(scope + ".")) continue;
             // a build's processes are stopped, and counted in its log, by the resumed deployment; their group
@@ -334,5 +285,6 @@ public final class Sandbox implements Confinement {
                 LOG.warn("could not remove the leftover cgroup {}: {}", name, e.toString());
             }
         }
+        warm.begin();
     }
 }

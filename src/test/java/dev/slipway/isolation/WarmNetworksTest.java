@@ -1,0 +1,237 @@
+package dev.slipway.isolation;
+
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Cell networks made ahead ({@link WarmNetworks}): an app starts in the ready network behind its reserved port,
+ * a build step in a ready closed one; every cell's network is its own, behind the same firewall; a cell that
+ * needs a forward to a database on this host gets a network made for it; close() leaves no pasta behind.
+ */
+class WarmNetworksTest {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** Serves on $PORT: GET / answers the cell's network namespace, /probe?port=N whether 127.0.0.1:N connects. */
+    private static final String APP = """
+            const http = require('http'), net = require('net'), fs = require('fs');
+            const probe = (port) => new Promise((done) => {
+              const s = net.connect(port, '127.0.0.1');
+              s.setTimeout(1000);
+              s.on('connect', () => { s.destroy(); done('connected'); });
+              s.on('error', (e) => done(e.code));
+              s.on('timeout', () => { s.destroy(); done('timeout'); });
+            });
+            if (!process.env.PORT) {
+              probe(+process.env.PROBE).then((r) => console.log(fs.readlinkSync('/proc/self/ns/net') + ' ' + r));
+            } else {
+              http.createServer(async (req, res) => {
+                const u = new URL(req.url, 'http://x');
+                res.end(u.pathname === '/probe' ? await probe(+u.searchParams.get('port')) : fs.readlinkSync('/proc/self/ns/net'));
+              }).listen(+process.env.PORT, '127.0.0.1');
+            }
+            """;
+
+    static TestStore store;
+    static Database database;
+    static Sandbox sandbox;
+    static Path runDir;
+    static Path workDir;
+    /** A service of the host's loopback (as the API or the store are): no cell may reach it. */
+    static ServerSocket platform;
+    /** A configured database admin server on the host's loopback: reachable by a cell whose DATABASE_URL names it. */
+    static ServerSocket databaseServer;
+
+    @BeforeAll
+    static void start() throws IOException {
+        SandboxTools.Detection found = SandboxTools.detect();
+        assertThat(found.missing()).as("the sandbox's tools (.ci/run installs them)").isEmpty();
+        store = TestStore.create(StoreKind.H2);
+        database = Database.open(store.jdbcUrl(), 2);
+        platform = new ServerSocket(0);
+        databaseServer = new ServerSocket(0);
+        String scope = "wn" + UUID.randomUUID().toString().substring(0, 8);
+        runDir = Path.of("/run/slipway-test", scope);
+        workDir = Files.createTempDirectory(Path.of("/var/tmp"), "slipway-wn-");
+        Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.writeString(workDir.resolve("app.js"), APP);
+        Files.setPosixFilePermissions(workDir.resolve("app.js"), PosixFilePermissions.fromString("rw-r--r--"));
+        sandbox = new Sandbox(found.tools(), new Identities(database.jdbi()),
+                new NetworkPolicy(List.of(), List.of(), Set.of(databaseServer.getLocalPort())), runDir, scope, 1);
+        sandbox.sweep(); // as a server's start does: from here networks are made ahead
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        try {
+            sandbox.close();
+            assertThat(pastasOf(runDir)).as("pastas left after close()").isEmpty();
+            assertThat(Files.exists(runDir)).isFalse();
+        } finally {
+            platform.close();
+            databaseServer.close();
+            database.close();
+            store.close();
+            try (var files = Files.walk(workDir)) {
+                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    @Test
+    void anAppStartsInTheReadyNetworkBehindItsReservedPortAndEachNetworkIsItsOwn() throws Exception {
+        int port = reserve();
+        assertThat(connects(port)).as("the network behind a reserved port is up before the app starts").isTrue();
+        Set<Long> ready = readyNamespaces();
+        Confined first = sandbox.start(app("wn-app-1", port, Map.of()));
+        try {
+            String ns = Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
+            assertThat(ready).as("it runs in a network made before it started").contains(inode(ns));
+            assertThat(inode(ns)).isNotEqualTo(ownNamespace());
+            assertThat(get(port, "/probe?port=" + platform.getLocalPort())).as("the host's loopback").isEqualTo("ECONNREFUSED");
+            assertThat(get(port, "/probe?port=" + databaseServer.getLocalPort())).as("a database it does not use").isEqualTo("ECONNREFUSED");
+
+            int second = reserve();
+            Confined other = sandbox.start(app("wn-app-2", second, Map.of()));
+            try {
+                String ns2 = Await.value(Duration.ofSeconds(10), "the second app to answer", () -> get(second, "/"));
+                assertThat(inode(ns2)).as("no two cells share a network").isNotEqualTo(inode(ns));
+            } finally {
+                other.release();
+            }
+        } finally {
+            first.release();
+        }
+        assertThat(connects(port)).as("released: nothing holds its port").isFalse();
+    }
+
+    @Test
+    void aBuildStepRunsInAReadyClosedNetwork() throws Exception {
+        Await.until(Duration.ofSeconds(10), "a closed network to be ready", () -> sandbox.readyNetworks()[1] >= 1);
+        Set<Long> ready = readyNamespaces();
+        Confined step = sandbox.start(new Cell(Sandbox.BUILD_PREFIX + "wn-1", "prj_wn_build", List.of("/usr/bin/node", "app.js"),
+                workDir, Map.of("PATH", "/usr/bin", "PROBE", Integer.toString(platform.getLocalPort())),
+                List.of(workDir), List.of(), List.of(), limits(), 0, false));
+        try {
+            String out = new String(step.process().getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertThat(step.process().waitFor()).as(out).isZero();
+            String[] parts = out.split(" ");
+            assertThat(ready).as("it ran in a network made before it started").contains(inode(parts[0]));
+            assertThat(parts[1]).as("the host's loopback from a build step").isEqualTo("ECONNREFUSED");
+        } finally {
+            step.release();
+        }
+    }
+
+    @Test
+    void aCellThatNeedsItsDatabaseOnThisHostGetsANetworkMadeForIt() throws Exception {
+        int port = reserve();
+        Set<Long> ready = readyNamespaces();
+        String url = "postgres://app:pw@127.0.0.1:" + databaseServer.getLocalPort() + "/app";
+        Confined app = sandbox.start(app("wn-db-1", port, Map.of("DATABASE_URL", url)));
+        try {
+            String ns = Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
+            assertThat(ready).as("the ready network has no forward to the database: not used").doesNotContain(inode(ns));
+            assertThat(get(port, "/probe?port=" + databaseServer.getLocalPort())).as("its own database").isEqualTo("connected");
+            assertThat(get(port, "/probe?port=" + platform.getLocalPort())).isEqualTo("ECONNREFUSED");
+        } finally {
+            app.release();
+        }
+    }
+
+    private static int reserve() {
+        return Await.value(Duration.ofSeconds(10), "a ready open network", () -> {
+            var port = sandbox.reservePort();
+            return port.isPresent() ? port.getAsInt() : null;
+        });
+    }
+
+    private static Cell app(String name, int port, Map<String, String> env) {
+        var all = new java.util.HashMap<>(env);
+        all.put("PATH", "/usr/bin");
+        all.put("PORT", Integer.toString(port));
+        return new Cell(name, "prj_" + name.replace('-', '_'), List.of("/usr/bin/node", "app.js"), workDir, all,
+                List.of(workDir), List.of(), List.of(), limits(), port, true);
+    }
+
+    private static Limits limits() {
+        return new Limits(256 * Limits.MB, 500, 64, 16 * Limits.MB);
+    }
+
+    /** The namespaces of the networks ready now, by the inode their handles are mounted from. */
+    private static Set<Long> readyNamespaces() throws IOException {
+        Set<Long> out = new java.util.HashSet<>();
+        try (var files = Files.list(runDir)) {
+            for (Path p : files.toList()) {
+                if (p.getFileName().toString().matches("w\\d+\\.net")) out.add(((Number) Files.getAttribute(p, "unix:ino")).longValue());
+            }
+        }
+        return out;
+    }
+
+    /** {@code net:[4026532001]} → 4026532001 */
+    private static long inode(String link) {
+        assertThat(link).matches("net:\\[\\d+]");
+        return Long.parseLong(link.substring(5, link.length() - 1));
+    }
+
+    private static long ownNamespace() throws IOException {
+        return inode(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString());
+    }
+
+    private static String get(int port, String path) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static boolean connects(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** pasta processes whose command line names the run dir. */
+    private static List<Long> pastasOf(Path dir) {
+        List<Long> out = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(h -> {
+            String cmd = h.info().commandLine().orElse("");
+            if (cmd.contains("pasta") && cmd.contains(dir.toString())) out.add(h.pid());
+        });
+        return out;
+    }
+}
