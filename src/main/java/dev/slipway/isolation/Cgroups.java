@@ -30,6 +30,9 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
     interface Group {
         void add(long pid) throws IOException;
 
+        /** The files a process writes its pid to, to join the group (one per hierarchy). */
+        List<Path> procsFiles();
+
         /** Kills reported for going over the memory limit since the group was made. */
         long oomKills();
 
@@ -155,6 +158,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 }
 
                 @Override
+                public List<Path> procsFiles() {
+                    return dirs.stream().map(d -> d.resolve("cgroup.procs")).toList();
+                }
+
+                @Override
                 public long oomKills() {
                     return counter(mem.resolve("memory.oom_control"), "oom_kill");
                 }
@@ -210,6 +218,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 @Override
                 public void add(long pid) throws IOException {
                     write(dir.resolve("cgroup.procs"), Long.toString(pid));
+                }
+
+                @Override
+                public List<Path> procsFiles() {
+                    return List.of(dir.resolve("cgroup.procs"));
                 }
 
                 @Override

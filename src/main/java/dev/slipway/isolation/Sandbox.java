@@ -23,12 +23,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>pasta connects its network namespace: the router's port on the host's loopback is forwarded in,
  *       and outbound connections leave as the host's, through a firewall in the namespace ({@link NetworkPolicy}).</li>
  * </ul>
- * The cell is held at bubblewrap's {@code --block-fd} until it is in its cgroup and its network is up, so
- * nothing of the tenant's runs unconfined for a moment.
+ * The cell's network is made before it and its launcher joins its cgroup before anything else runs, so
+ * nothing of the tenant's runs unconfined for a moment. Nothing of the tenant's environment reaches a process
+ * that runs as root ({@link CellEnvironment}).
  */
 public final class Sandbox implements Confinement {
     private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
-    private static final Duration CHILD_WAIT = Duration.ofSeconds(5);
     /** Cells of build steps are named {@code b-<artifact id>-<n>}. */
     public static final String BUILD_PREFIX = "b-";
 
@@ -93,6 +93,7 @@ public final class Sandbox implements Confinement {
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
+        long tNetwork = System.nanoTime();
         Cgroups.Group group;
         try {
             group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
@@ -105,48 +106,60 @@ public final class Sandbox implements Confinement {
         Runnable release = () -> {
             synchronized (released) {
                 if (released.compareAndSet(false, true)) {
-                    networks.remove(network);
                     group.destroy();
+                    // nobody waits for a network without a port: the build's next step need not wait for it to go
+                    if (network.port() == 0) Thread.ofVirtual().name("network-release").start(() -> networks.remove(network));
+                    else networks.remove(network);
                 }
             }
         };
+        long tGroup = System.nanoTime();
         Process p;
         try {
-            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network)).directory(cell.workDir().toFile());
+            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group)).directory(cell.workDir().toFile());
             pb.environment().clear();
-            pb.environment().putAll(cell.env());
+            pb.environment().putAll(CellEnvironment.LAUNCHER);
             p = pb.start();
         } catch (IOException e) {
             release.run();
             throw e;
         }
-        try {
-            long child = awaitChild(p);
-            group.add(p.pid());
-            group.add(child);
-            try (OutputStream go = p.getOutputStream()) {
-                go.write('1'); // bubblewrap's --block-fd: the cell may run now
-            }
+        long tSpawn = System.nanoTime();
+        try (OutputStream args = p.getOutputStream()) {
+            args.write(CellEnvironment.bwrapArgs(cell.env())); // bubblewrap's --args 0
         } catch (IOException | RuntimeException e) {
-            boolean died = !p.isAlive();
+            boolean died = exitedWithin(p, Duration.ofMillis(100));
             String why = died ? " (bubblewrap exited with code " + exitCode(p) + stderr(p) + ")" : "";
             p.destroyForcibly();
             release.run();
             String message = "the sandbox could not be set up: " + e.getMessage() + why;
             throw died ? new SetupFailed(message, e) : new IOException(message, e);
         }
-        LOG.debug("cell {} confined in {} ms ({} network)", cell.name(), (System.nanoTime() - t0) / 1_000_000,
-                ready != null ? "ready" : "new");
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("cell {} confined in {} ms: network {} {} µs, cgroup {} µs, spawn {} µs, environment {} µs", cell.name(),
+                    (System.nanoTime() - t0) / 1_000_000, ready != null ? "ready" : "new", (tNetwork - t0) / 1000,
+                    (tGroup - tNetwork) / 1000, (tSpawn - tGroup) / 1000, (System.nanoTime() - tSpawn) / 1000);
+        }
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
     }
 
-    private List<String> argv(Cell cell, int uid, CellNetwork network) {
+    /**
+     * A root shell with nothing but PATH joins the cell's cgroups, so that everything after it (and all it
+     * forks) is counted and limited from its first instruction; then setsid, nsenter into the cell's network
+     * (made before), bubblewrap (its environment comes on stdin), and setpriv to the project's uid.
+     */
+    private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group) {
         List<String> a = new ArrayList<>();
+        StringBuilder join = new StringBuilder();
+        for (Path procs : group.procsFiles()) {
+            if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
+            join.append("echo $$ > '").append(procs).append("' && ");
+        }
+        a.addAll(List.of(tools.sh().toString(), "-c", join + "exec \"$@\"", "sh"));
         if (cell.ownSession()) a.add(tools.setsid().toString());
-        // the cell's network namespace is made before it (with its firewall and pasta): it joins it
         a.addAll(List.of(tools.nsenter().toString(), "--net=" + network.handle(), "--"));
-        a.add(tools.bwrap().toString());
+        a.addAll(List.of(tools.bwrap().toString(), "--args", "0"));
         a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                 "--hostname", "slipway", "--ro-bind", "/usr", "/usr"));
         for (String top : List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")) {
@@ -177,10 +190,11 @@ public final class Sandbox implements Confinement {
         for (Path p : cell.scratch()) {
             a.addAll(List.of("--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", p.toString()));
         }
-        a.addAll(List.of("--chdir", cell.workDir().toString(), "--block-fd", "0",
+        a.addAll(List.of("--chdir", cell.workDir().toString(),
                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
                 "--", tools.setpriv().toString(), "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
+        a.addAll(CellEnvironment.restorer(tools.sh(), cell.env()));
         a.addAll(cell.argv());
         return a;
     }
@@ -191,27 +205,13 @@ public final class Sandbox implements Confinement {
         return out;
     }
 
-    /** The sandbox's first process (bubblewrap's child: pid 1 of the cell's pid namespace). */
-    private static long awaitChild(Process p) throws IOException {
-        Path children = Path.of("/proc", Long.toString(p.pid()), "task", Long.toString(p.pid()), "children");
-        long deadline = System.nanoTime() + CHILD_WAIT.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            if (!p.isAlive()) throw new IOException("bubblewrap exited with code " + p.exitValue() + " before the app ran"
-                    + stderr(p));
-            try {
-                String s = Files.readString(children).strip();
-                if (!s.isEmpty()) return Long.parseLong(s.split("\\s+")[0]);
-            } catch (IOException | NumberFormatException ignored) {
-                // not forked yet
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while the sandbox started");
-            }
+    private static boolean exitedWithin(Process p, Duration d) {
+        try {
+            return p.waitFor(d.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !p.isAlive();
         }
-        throw new IOException("bubblewrap did not start the sandbox within " + CHILD_WAIT.toSeconds() + " s");
     }
 
     private static String exitCode(Process p) {

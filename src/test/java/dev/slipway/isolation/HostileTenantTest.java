@@ -100,6 +100,33 @@ class HostileTenantTest {
         assertThat(server.slipway().engine().runtime().get(victimDeployment).orElseThrow().pid()).isEqualTo(victimInstance.pid());
     }
 
+    /**
+     * The tenant's environment is theirs: {@code LD_PRELOAD=./evil.so} (built by its own build script) reaches
+     * its program, which loads it as the project's uid, and no process of the platform that runs as root, on
+     * the host or inside the cell before the drop, ever loads it.
+     */
+    @Test
+    void itsLoaderVariablesNeverReachARootProcess() throws IOException {
+        String report = "/tmp/slipway-preload-" + UUID.randomUUID() + ".log";
+        Path hostReport = Path.of(report);
+        try {
+            JsonNode app = migrate(attacker, fixture("preload"), Map.of("LD_PRELOAD", "./evil.so", "PRELOAD_REPORT", report),
+                    "node-express");
+            var r = Apps.get(app.get("url").asText());
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            JsonNode got = JSON.readTree(r.body());
+            assertThat(got.get("ld_preload").asText()).isEqualTo("./evil.so");
+            List<String> lines = new ArrayList<>();
+            got.get("report").forEach(l -> lines.add(l.asText()));
+            assertThat(lines).as("the app itself loaded it").anyMatch(l -> l.endsWith("/node"));
+            assertThat(lines).as("every process that loaded it in the cell ran as the project's uid")
+                    .allMatch(l -> Integer.parseInt(l.split(" ")[0]) >= Identities.FIRST_UID);
+            assertThat(hostReport).as("no process on the host loaded it").doesNotExist();
+        } finally {
+            Files.deleteIfExists(hostReport);
+        }
+    }
+
     @Test
     @Order(90)
     void aForkBombStopsAtTheProcessLimit() throws IOException {
