@@ -23,20 +23,21 @@
 #      until the old app has stopped, roll back, time to its first request (target <= 2 s).
 # By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
 # platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
-# PARTS=overhead runs part 1 only; the default, PARTS=all, runs all four.
+# VERBOSE=1 prints each platform run's and rollback's deployment log with its timestamps.
+# PARTS=overhead runs part 1 only, PARTS=cold part 4 only; the default, PARTS=all, runs all four.
 # Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
 set -euo pipefail
 N="${N:-3}"
 PARTS="${PARTS:-all}"
 WAIT="${WAIT:-cheap}"
-case "$PARTS" in all|overhead) ;; *) echo "bench: PARTS must be all or overhead, got '$PARTS'" >&2; exit 2 ;; esac
+case "$PARTS" in all|overhead|cold) ;; *) echo "bench: PARTS must be all, overhead or cold, got '$PARTS'" >&2; exit 2 ;; esac
 case "$WAIT" in cheap|curl) ;; *) echo "bench: WAIT must be cheap or curl, got '$WAIT'" >&2; exit 2 ;; esac
 DURATION="${DURATION:-15}"
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT="${BENCH_PORT:-18580}"        # API port; apps on PORT+1; by-hand app on PORT+9
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
-[ "$PARTS" = overhead ] || command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+[ "$PARTS" != all ] || command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
 "$here/slipway" --version >/dev/null   # builds the jar if needed
 prepare_npm_cache
@@ -90,6 +91,7 @@ platform_run() {
   run_cpu=$(( $(server_cpu_ms) - cpu0 ))
   dep=$(call GET "/v1/projects/$overhead_project" | jq -r .data.production_deployment_id)
   logs=$(logs_of "$dep")
+  if [ "${VERBOSE:-0}" = 1 ]; then echo "$logs" | jq -r '.data.logs[] | "         \(.timestamp) \(.message)"' | cut -c1-170 >&2; fi
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
   run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Running npm") $(log_ms "$logs" "Running npm" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
@@ -128,6 +130,7 @@ hand_run() {
 }
 
 mkfifo "$work/never"; exec 7<> "$work/never"   # the by-hand run's 5 ms pauses (WAIT=cheap)
+if [ "$PARTS" != cold ]; then
 start_server "$PORT" $((PORT + 1))
 section "platform overhead: POST /v1/deployments (a new zip) → app answers via router, vs npm ci + node by hand (ms); isolation: $(curl -s "$api/readyz" | jq -r .isolation)"
 platform_run; echo "  warm-up (the migration): platform $run_ms ($run_detail)"
@@ -150,8 +153,9 @@ printf "  median: platform %s ms, by hand %s ms, ratio %s (spread %s–%s; targe
   "$(sort -n "$work/t_ratio" | head -1)" "$(sort -n "$work/t_ratio" | tail -1)"
 router_name=$run_name; router_port=$run_port
 if [ "$PARTS" = overhead ]; then stop_server; echo "Total $SECONDS s"; exit 0; fi
+fi
 
-# --- 2. and 4. rollbacks ----------------------------------------------------------------------------
+# --- 2. and 4. rollbacks (functions; part 2 runs below with part 3) ----------------------------------------------------------------------------
 # Creates a zip project NAME with v1 then v2 deployed; sets dep_v1, dep_v2, pid_v1, pid_v2.
 deploy_two_versions() {
   local name="$1" project_id u1 u2 logs
@@ -180,8 +184,10 @@ rollback_run() {
   else
     run_how="cold: started from the artifact, $(log_ms "$logs" "Starting " "App is healthy") ms to healthy"
   fi
+  if [ "${VERBOSE:-0}" = 1 ]; then echo "$logs" | jq -r '.data.logs[] | "         \(.timestamp) \(.message)"' | cut -c1-170 >&2; fi
 }
 
+if [ "$PARTS" = all ]; then
 section "rollback to the previous production, still running (warm): POST rollback → first request it serves"
 deploy_two_versions warm
 : > "$work/t_warm"
@@ -202,6 +208,7 @@ wrk_run "via router (Host header)" "http://127.0.0.1:$apps_port/" "$router_name.
 router_rps=$(cat "$work/last_rps")
 awk -v r="$router_rps" -v d="$direct_rps" 'BEGIN {printf "  router / direct: %.0f%% (target >= 70%%)\n", 100*r/d}'
 stop_server
+fi
 
 # --- 4. cold rollback -------------------------------------------------------------------------------
 section "rollback to a stopped app (cold artifact; SLIPWAY_RETIRE_AFTER_SECONDS=1): POST rollback → first request"

@@ -117,6 +117,7 @@ public final class Sandbox implements Confinement {
         Process p;
         try {
             ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group)).directory(cell.workDir().toFile());
+            if (LOG.isTraceEnabled()) LOG.trace("cell {} argv {}", cell.name(), pb.command());
             pb.environment().clear();
             pb.environment().putAll(CellEnvironment.LAUNCHER);
             p = pb.start();

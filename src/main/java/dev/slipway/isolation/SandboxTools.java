@@ -11,7 +11,7 @@ import java.util.Optional;
  * what is missing for a sandbox on this machine.
  */
 public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path nsenter, Path unshare, Path umount,
-                           Path setsid, Path truth, Path sh, Cgroups cgroups) {
+                           Path setsid, Path truth, Path sh, Path nice, Path renice, Cgroups cgroups) {
     public static final String INSTALL = "apt-get install bubblewrap passt nftables";
 
     /** The tools, or the list of what is missing. */
@@ -27,13 +27,15 @@ public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path 
         Path setsid = need("setsid", "setsid (util-linux)", missing);
         Path truth = need("true", "true (coreutils)", missing);
         Path sh = need("sh", "sh (dash)", missing);
+        Path nice = need("nice", "nice (coreutils)", missing);
+        Path renice = need("renice", "renice (util-linux)", missing);
         if (ProcessHandle.current().info().user().map(u -> !u.equals("root")).orElse(true)) {
             missing.add("root: the server must run as root to give each project its own identity and cgroups");
         }
         Optional<Cgroups> cgroups = Cgroups.detect();
         if (cgroups.isEmpty()) missing.add("writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)");
         if (!missing.isEmpty()) return new Detection(null, List.copyOf(missing));
-        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, umount, setsid, truth, sh, cgroups.get()), List.of());
+        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, umount, setsid, truth, sh, nice, renice, cgroups.get()), List.of());
     }
 
     public record Detection(SandboxTools tools, List<String> missing) {

@@ -154,7 +154,7 @@ final class WarmNetworks {
             stale.forEach(networks::remove);
             if (!openNeeded && closedFull()) continue;
             try {
-                CellNetwork n = networks.make("w" + seq.incrementAndGet(), openNeeded ? freePort() : 0, List.of());
+                CellNetwork n = networks.make("w" + seq.incrementAndGet(), openNeeded ? freePort() : 0, List.of(), true);
                 boolean keep;
                 synchronized (lock) {
                     keep = !stopped;
