@@ -38,6 +38,8 @@ public final class Sandbox implements Confinement {
     private final Networks networks;
     private final WarmNetworks warm;
     private final Path runDir;
+    /** Build steps' networks being removed in the background; a clean stop waits for them. */
+    private final java.util.Set<Thread> removals = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** This server's node id: its cgroups are {@code slipway/<scope>.<cell>}, so a sweep never touches another server's. */
     private final String scope;
 
@@ -108,8 +110,16 @@ public final class Sandbox implements Confinement {
                 if (released.compareAndSet(false, true)) {
                     group.destroy();
                     // nobody waits for a network without a port: the build's next step need not wait for it to go
-                    if (network.port() == 0) Thread.ofVirtual().name("network-release").start(() -> networks.remove(network));
-                    else networks.remove(network);
+                    if (network.port() == 0) {
+                        Thread removal = Thread.ofVirtual().name("network-release").unstarted(() -> {
+                            networks.remove(network);
+                            removals.remove(Thread.currentThread());
+                        });
+                        removals.add(removal);
+                        removal.start();
+                    } else {
+                        networks.remove(network);
+                    }
                 }
             }
         };
@@ -264,6 +274,14 @@ public final class Sandbox implements Confinement {
     @Override
     public void close() {
         warm.close();
+        for (Thread removal : List.copyOf(removals)) {
+            try {
+                removal.join(Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         try {
             Files.deleteIfExists(runDir);
         } catch (IOException notEmpty) {

@@ -37,6 +37,7 @@ final class WarmNetworks {
     private final int perKind;
     private final AtomicLong seq = new AtomicLong();
     private final Object lock = new Object();
+    private final Object closing = new Object();
     // guarded by lock
     private final ArrayDeque<CellNetwork> open = new ArrayDeque<>();
     private final ArrayDeque<CellNetwork> closed = new ArrayDeque<>();
@@ -93,28 +94,36 @@ final class WarmNetworks {
         }
     }
 
-    /** Stops making networks and removes every ready and reserved one. */
+    /**
+     * Stops making networks and removes every ready and reserved one, and one being made. Called at a clean
+     * stop and by the exit hook (both may run at once at the JVM's exit: the second waits for the first).
+     */
     void close() {
-        Thread t;
-        synchronized (lock) {
-            stopped = true;
-            lock.notifyAll();
-            t = filler;
-        }
-        if (t != null) {
-            try {
-                t.join(Duration.ofSeconds(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        synchronized (closing) {
+            Thread t;
+            synchronized (lock) {
+                stopped = true;
+                lock.notifyAll();
+                t = filler;
             }
-        }
-        removeAll();
-        synchronized (lock) {
-            if (exitHook != null) {
+            if (t != null && t != Thread.currentThread()) {
                 try {
-                    Runtime.getRuntime().removeShutdownHook(exitHook);
+                    t.join(Duration.ofSeconds(5)); // a network being made is removed by the filler itself
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            removeAll();
+            Thread hook;
+            synchronized (lock) {
+                hook = exitHook;
+                exitHook = null;
+            }
+            if (hook != null && hook != Thread.currentThread()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
                 } catch (IllegalStateException exiting) {
-                    // the hook is running or has run
+                    // the JVM is exiting: the hook runs, and waits here for this close
                 }
             }
         }
@@ -132,7 +141,7 @@ final class WarmNetworks {
         started = true;
         filler = Thread.ofPlatform().daemon().name("warm-networks").start(this::fill);
         // ready networks are daemons outside the JVM: an exit without close() must not leave them behind
-        exitHook = new Thread(this::removeAll, "warm-networks-exit");
+        exitHook = new Thread(this::close, "warm-networks-exit");
         Runtime.getRuntime().addShutdownHook(exitHook);
     }
 
