@@ -20,7 +20,7 @@ import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
-import dev.slipway.runtime.Runtime;
+import dev.slipway.runtime.AppRuntime;
 import dev.slipway.source.FetchedSource;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.UploadStore;
@@ -54,7 +54,7 @@ public final class DeploymentRunner implements JobRunner {
     public record Parts(Jdbi jdbi, DeploymentStore deployments, DeploymentService service, ProjectStore projects,
                         MigrationStore migrations, LogStore logs, GitFetcher git, UploadStore uploads,
                         ZipExtractor zips, Builder builder, ArtifactStore artifacts, int keepArtifacts,
-                        Runtime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls, Path workspaces,
+                        AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls, Path workspaces,
                         Clock clock, DatabaseService databases) {}
 
     private static final class Cancelled extends RuntimeException {

@@ -5,7 +5,7 @@ import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
-import dev.slipway.runtime.Runtime;
+import dev.slipway.runtime.AppRuntime;
 
 import java.util.Optional;
 
@@ -17,10 +17,10 @@ public final class RouteRestorer {
     private final DeploymentStore deployments;
     private final ProjectStore projects;
     private final ArtifactStore artifacts;
-    private final Runtime runtime;
+    private final AppRuntime runtime;
     private final RouteTable routes;
 
-    public RouteRestorer(DeploymentStore deployments, ProjectStore projects, ArtifactStore artifacts, Runtime runtime,
+    public RouteRestorer(DeploymentStore deployments, ProjectStore projects, ArtifactStore artifacts, AppRuntime runtime,
                          RouteTable routes) {
         this.deployments = deployments;
         this.projects = projects;

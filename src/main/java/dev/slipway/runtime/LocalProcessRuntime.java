@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /** The embedded runtime: each app is a local process in its own session, listening on a loopback port. */
-public final class LocalProcessRuntime implements Runtime {
+public final class LocalProcessRuntime implements AppRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(LocalProcessRuntime.class);
     /** How long recovery waits for a killed leftover's port before it picks another. */
     private static final Duration RECORDED_PORT_WAIT = Duration.ofSeconds(2);

@@ -3,7 +3,7 @@ package dev.slipway.runtime;
 import java.util.List;
 
 /**
- * What {@link Runtime#recover} did.
+ * What {@link AppRuntime#recover} did.
  *
  * @param killedOrphans processes of a previous run that were still alive and were killed
  * @param running       instances started again and healthy

@@ -25,7 +25,7 @@ import java.util.function.Predicate;
 public final class RetiringPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetiringPool.class);
 
-    private final Runtime runtime;
+    private final AppRuntime runtime;
     private final InstanceStore store;
     private final Clock clock;
     private final Duration window;
@@ -39,7 +39,7 @@ public final class RetiringPool implements AutoCloseable {
 
     private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
 
-    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window) {
+    public RetiringPool(AppRuntime runtime, InstanceStore store, Clock clock, Duration window) {
         this(runtime, store, clock, window, id -> false, port -> { }, port -> 0);
     }
 
@@ -50,7 +50,7 @@ public final class RetiringPool implements AutoCloseable {
      * @param lastRequestMillis epoch millis of the last request the router sent to a port (0: none); an
      *                          instance is stopped only once it has been idle for the window
      */
-    public RetiringPool(Runtime runtime, InstanceStore store, Clock clock, Duration window,
+    public RetiringPool(AppRuntime runtime, InstanceStore store, Clock clock, Duration window,
                         Predicate<String> stillServing, IntConsumer stoppedPort, IntToLongFunction lastRequestMillis) {
         this.stillServing = stillServing;
         this.stoppedPort = stoppedPort;
@@ -82,7 +82,7 @@ public final class RetiringPool implements AutoCloseable {
         return out;
     }
 
-    /** After {@link Runtime#recover}: schedules again the retirements stored by the previous run. */
+    /** After {@link AppRuntime#recover}: schedules again the retirements stored by the previous run. */
     public void resume() {
         for (StoredInstance row : store.owned((id, e) -> { })) {
             if (row.stopAfter() != null && runtime.get(row.deploymentId()).isPresent()) {

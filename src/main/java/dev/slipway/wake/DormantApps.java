@@ -21,7 +21,7 @@ import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
-import dev.slipway.runtime.Runtime;
+import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.StartFailedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +55,7 @@ public final class DormantApps implements Waker {
 
     /** Everything a wake reads or starts. */
     public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                        ArtifactStore artifacts, DatabaseService databases, LogStore logs, Runtime runtime,
+                        ArtifactStore artifacts, DatabaseService databases, LogStore logs, AppRuntime runtime,
                         RouteTable routes, RetiringPool retiring, ProductionInstances production, Clock clock) {}
 
     /** Consecutive failed starts of a deployment, and when the next one may be tried. */

@@ -1,6 +1,6 @@
 package dev.slipway.wake;
 
-import dev.slipway.runtime.Runtime;
+import dev.slipway.runtime.AppRuntime;
 import dev.slipway.deployments.DeploymentStore;
 
 import java.util.function.Predicate;
@@ -12,9 +12,9 @@ import java.util.function.Predicate;
  */
 public final class ProductionInstances implements Predicate<String> {
     private final DeploymentStore deployments;
-    private final Runtime runtime;
+    private final AppRuntime runtime;
 
-    public ProductionInstances(DeploymentStore deployments, Runtime runtime) {
+    public ProductionInstances(DeploymentStore deployments, AppRuntime runtime) {
         this.deployments = deployments;
         this.runtime = runtime;
     }

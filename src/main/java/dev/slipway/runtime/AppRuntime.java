@@ -10,7 +10,7 @@ import java.util.function.Function;
  * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime
  * can implement the same contract later without touching callers.
  */
-public interface Runtime extends AutoCloseable {
+public interface AppRuntime extends AutoCloseable {
 
     /**
      * Starts the app and returns once it answers HTTP on its port. Idempotent: when the deployment
