@@ -1,9 +1,9 @@
 package dev.slipway;
 
-import dev.slipway.cli.AccountsCommand;
-import dev.slipway.cli.KeysCommand;
-import dev.slipway.cli.ServerCommand;
-import dev.slipway.cli.UsersCommand;
+import dev.slipway.operator.AccountsCommand;
+import dev.slipway.operator.KeysCommand;
+import dev.slipway.operator.ServerCommand;
+import dev.slipway.operator.UsersCommand;
 import dev.slipway.client.Client;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,7 +23,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        if (args.length > 0 && args[0].equals("server")) dev.slipway.cli.WarmUp.start();
+        if (args.length > 0 && args[0].equals("server")) dev.slipway.operator.WarmUp.start();
         System.exit(run(args));
     }
 

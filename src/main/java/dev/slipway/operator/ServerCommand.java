@@ -1,4 +1,4 @@
-package dev.slipway.cli;
+package dev.slipway.operator;
 
 import dev.slipway.Slipway;
 import dev.slipway.config.ServerConfig;

@@ -1,4 +1,4 @@
-package dev.slipway.cli;
+package dev.slipway.operator;
 
 import dev.slipway.store.Database;
 import picocli.CommandLine.Option;

@@ -1,4 +1,4 @@
-package dev.slipway.cli;
+package dev.slipway.operator;
 
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;

@@ -1,4 +1,4 @@
-package dev.slipway.cli;
+package dev.slipway.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;

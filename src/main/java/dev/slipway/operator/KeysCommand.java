@@ -1,4 +1,4 @@
-package dev.slipway.cli;
+package dev.slipway.operator;
 
 import dev.slipway.accounts.AccountStore;
 import dev.slipway.auth.ApiKey;
