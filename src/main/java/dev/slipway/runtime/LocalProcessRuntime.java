@@ -81,22 +81,19 @@ public final class LocalProcessRuntime implements AppRuntime {
             throw new StartFailedException("the artifact directory " + spec.artifact().root() + " does not exist");
         }
         int port = pickPort();
-        Supervisor s = new Supervisor(spec, log, port, ctx);
-        store.save(spec, port);
-        track(s);
+        Supervisor s = register(spec, log, port);
         log.log(Level.INFO, "Starting " + String.join(" ", spec.artifact().startCommand()) + " on port " + port);
+        HealthCheck.Outcome outcome;
         try {
-            s.launch();
+            outcome = launchAndAwait(s, log);
         } catch (IOException | RuntimeException e) {
             discard(s);
             String message = "Could not run " + spec.artifact().startCommand().getFirst() + ": " + e.getMessage();
             log.log(Level.ERROR, message);
             throw new StartFailedException(message, e);
         }
-        HealthCheck.Outcome outcome = s.awaitHealthy();
-        if (outcome instanceof HealthCheck.Outcome.Healthy h) {
+        if (outcome instanceof HealthCheck.Outcome.Healthy) {
             s.supervise();
-            log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + port + " after " + Supervisor.human(h.after()));
             return s.instance();
         }
         String message = switch (outcome) {
@@ -283,25 +280,37 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     private boolean restartRecovered(StoredInstance row, LogSink log) {
         int port = FreePorts.awaitFree(row.port(), RECORDED_PORT_WAIT) ? row.port() : pickPort();
-        Supervisor s = new Supervisor(row.spec(), log, port, ctx);
-        store.save(row.spec(), port);
+        Supervisor s = register(row.spec(), log, port);
         if (row.stopAfter() != null) store.setStopAfter(row.deploymentId(), row.stopAfter());
-        track(s);
         log.log(Level.INFO, "Server restarted: starting the app again on port " + port);
+        HealthCheck.Outcome outcome;
         try {
-            s.launch();
+            outcome = launchAndAwait(s, log);
         } catch (IOException | RuntimeException e) {
             log.log(Level.ERROR, "Could not run " + row.spec().artifact().startCommand().getFirst() + ": " + e.getMessage());
             s.supervise(); // retried with backoff
             return false;
         }
-        HealthCheck.Outcome outcome = s.awaitHealthy();
         s.supervise(); // from here a crash restarts it, whatever the first health check said
+        return outcome instanceof HealthCheck.Outcome.Healthy;
+    }
+
+    /** A supervisor for the app on {@code port}, recorded and tracked (not started yet). */
+    private Supervisor register(AppSpec spec, LogSink log, int port) {
+        Supervisor s = new Supervisor(spec, log, port, ctx);
+        store.save(spec, port);
+        track(s);
+        return s;
+    }
+
+    /** Launches the app and waits for its health check; a healthy one is logged with its first answer. */
+    private static HealthCheck.Outcome launchAndAwait(Supervisor s, LogSink log) throws IOException {
+        s.launch();
+        HealthCheck.Outcome outcome = s.awaitHealthy();
         if (outcome instanceof HealthCheck.Outcome.Healthy h) {
-            log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + port + " after " + Supervisor.human(h.after()));
-            return true;
+            log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + s.port() + " after " + Supervisor.human(h.after()));
         }
-        return false;
+        return outcome;
     }
 
     @Override
