@@ -57,23 +57,23 @@ final class Api implements AutoCloseable {
 
     /** GET that the server may hold for {@code hold} (a {@code ?wait=} long-poll). */
     JsonNode get(String path, Duration hold) {
-        return Json.parse(send("GET " + path, () -> request(path, REQUEST_TIMEOUT.plus(hold)).GET().build(),
+        return JsonTrees.parse(send("GET " + path, () -> request(path, REQUEST_TIMEOUT.plus(hold)).GET().build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body());
     }
 
     /** POST of a JSON body ({@code null}: no body). */
     JsonNode post(String path, JsonNode body, String idempotencyKey) {
-        return Json.parse(send("POST " + path, () -> {
+        return JsonTrees.parse(send("POST " + path, () -> {
             HttpRequest.Builder b = request(path, REQUEST_TIMEOUT).header("Idempotency-Key", idempotencyKey);
             if (body == null) return b.POST(HttpRequest.BodyPublishers.noBody()).build();
             return b.header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(Json.compact(body), StandardCharsets.UTF_8)).build();
+                    .POST(HttpRequest.BodyPublishers.ofString(JsonTrees.compact(body), StandardCharsets.UTF_8)).build();
         }, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body());
     }
 
     /** POST of a file's raw bytes (an upload). */
     JsonNode postFile(String path, Path file, String contentType, String idempotencyKey) {
-        return Json.parse(send("POST " + path, () -> {
+        return JsonTrees.parse(send("POST " + path, () -> {
             try {
                 return request(path, Duration.ofMinutes(10)).header("Idempotency-Key", idempotencyKey)
                         .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofFile(file)).build();

@@ -23,7 +23,7 @@ final class ApiError extends RuntimeException {
     /** From an error answer: the API's {@code {"error": {code, message, request_id, details}}}, or what there is. */
     static ApiError of(int status, String body, String requestIdHeader) {
         try {
-            JsonNode error = Json.MAPPER.readTree(body).path("error");
+            JsonNode error = JsonTrees.MAPPER.readTree(body).path("error");
             if (error.hasNonNull("code")) {
                 Map<String, String> details = new LinkedHashMap<>();
                 error.path("details").properties().forEach(e -> details.put(e.getKey(), e.getValue().asText()));

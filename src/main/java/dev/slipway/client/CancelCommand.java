@@ -22,7 +22,7 @@ final class CancelCommand extends ClientCommand {
             if (output.json()) {
                 output.print(ctx, d);
             } else {
-                ctx.out().println("Cancelled " + id + " (status " + Json.text(d, "status") + ")");
+                ctx.out().println("Cancelled " + id + " (status " + JsonTrees.text(d, "status") + ")");
             }
             return Exit.OK;
         }

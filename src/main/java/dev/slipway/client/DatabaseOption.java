@@ -40,7 +40,7 @@ final class DatabaseOption {
         if (type == null || type.isEmpty() || action == null || action.isEmpty()) {
             throw new UsageException("--database needs type=… and action=create|connect");
         }
-        ObjectNode db = Json.object().put("type", type).put("action", action);
+        ObjectNode db = JsonTrees.object().put("type", type).put("action", action);
         switch (action) {
             case "create" -> {
                 if (fields.containsKey("url")) throw new UsageException("--database action=create takes no url");

@@ -46,7 +46,7 @@ final class DeployCommand extends ClientCommand {
         if (zip != null) Uploads.readable(zip);
         try (Api api = api(deadline)) {
             String key = idempotencyKey();
-            ObjectNode body = Json.object().put("project_id", projectId);
+            ObjectNode body = JsonTrees.object().put("project_id", projectId);
             if (commit != null) body.put("commit_sha", commit.trim());
             if (!vars.isEmpty()) {
                 ObjectNode envVars = body.putObject("env_vars");
@@ -55,9 +55,9 @@ final class DeployCommand extends ClientCommand {
             if (instanceType != null) body.put("instance_type", instanceType);
             if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));
             JsonNode created = api.post("/deployments", body, key + "-deploy").path("data");
-            String id = Json.text(created, "id");
+            String id = JsonTrees.text(created, "id");
             if (!output.json()) {
-                ctx.out().println("Deployment " + id + " " + Json.text(created, "status") + " (project " + projectId + ")");
+                ctx.out().println("Deployment " + id + " " + JsonTrees.text(created, "status") + " (project " + projectId + ")");
             }
             if (!wait.waiting()) {
                 if (output.json()) output.print(ctx, created);

@@ -58,7 +58,7 @@ final class LogFollower {
                 boolean ended = EventStream.read(in, e -> {
                     if ("end".equals(e.type())) return false;
                     if ("log".equals(e.type())) {
-                        sink.accept(Json.parse(e.data()));
+                        sink.accept(JsonTrees.parse(e.data()));
                         if (e.id() != null && !e.id().isEmpty()) lastId.set(e.id());
                     }
                     return true;

@@ -16,8 +16,8 @@ final class LogLines {
 
     /** One entry as a terminal line; the app's text cannot act on the terminal ({@link Printable}). */
     static String format(JsonNode entry) {
-        return Printable.of(Json.text(entry, "timestamp") + " " + String.format("%-7s", Json.text(entry, "level")) + " "
-                + Json.text(entry, "message"));
+        return Printable.of(JsonTrees.text(entry, "timestamp") + " " + String.format("%-7s", JsonTrees.text(entry, "level")) + " "
+                + JsonTrees.text(entry, "message"));
     }
 
     /** Every entry, oldest first, page by page. */
@@ -33,7 +33,7 @@ final class LogLines {
     }
 
     static ArrayNode all(Api api, RunKind kind, String id) {
-        ArrayNode out = Json.MAPPER.createArrayNode();
+        ArrayNode out = JsonTrees.MAPPER.createArrayNode();
         each(api, kind, id, out::add);
         return out;
     }

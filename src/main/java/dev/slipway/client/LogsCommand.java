@@ -31,10 +31,10 @@ final class LogsCommand extends ClientCommand {
         try (Api api = api(deadline)) {
             if (follow) {
                 new LogFollower(api, ctx).follow(kind.path(target) + "/logs",
-                        e -> ctx.out().println(output.json() ? Json.compact(e) : LogLines.format(e)),
+                        e -> ctx.out().println(output.json() ? JsonTrees.compact(e) : LogLines.format(e)),
                         "following the log of " + target);
             } else if (output.json()) {
-                ObjectNode data = Json.object();
+                ObjectNode data = JsonTrees.object();
                 data.set("logs", LogLines.all(api, kind, target));
                 output.print(ctx, data);
             } else {

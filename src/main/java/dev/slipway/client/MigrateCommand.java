@@ -66,10 +66,10 @@ final class MigrateCommand extends ClientCommand {
             String key = idempotencyKey();
             if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));
             JsonNode created = api.post("/migrations", body, key + "-migrate").path("data");
-            String id = Json.text(created, "id");
+            String id = JsonTrees.text(created, "id");
             if (!output.json()) {
-                ctx.out().println("Migration " + id + " " + Json.text(created, "status") + " (project "
-                        + Json.text(created, "project_id") + ")");
+                ctx.out().println("Migration " + id + " " + JsonTrees.text(created, "status") + " (project "
+                        + JsonTrees.text(created, "project_id") + ")");
             }
             if (!wait.waiting()) {
                 if (output.json()) output.print(ctx, created);
@@ -81,7 +81,7 @@ final class MigrateCommand extends ClientCommand {
 
     /** The request, checked before anything is sent. */
     private ObjectNode body() {
-        ObjectNode body = Json.object();
+        ObjectNode body = JsonTrees.object();
         if (zip != null) {
             if (source != null && !source.equals("zip")) throw new UsageException("--zip is a zip source; leave out --source " + source);
             if (repo != null) throw new UsageException("--repo is for git sources, not --zip");

@@ -16,6 +16,6 @@ final class OutputOption {
     }
 
     void print(Context ctx, JsonNode data) {
-        ctx.out().println(Json.pretty(data));
+        ctx.out().println(JsonTrees.pretty(data));
     }
 }

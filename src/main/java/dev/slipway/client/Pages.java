@@ -19,7 +19,7 @@ final class Pages {
     static Result fetch(Api api, String path, Map<String, String> query, Integer limit, boolean all) {
         int size = limit != null ? limit : all ? MAX_LIMIT : 20;
         if (size < 1 || size > MAX_LIMIT) throw new UsageException("--limit must be from 1 to " + MAX_LIMIT + ", not " + size);
-        ArrayNode items = Json.MAPPER.createArrayNode();
+        ArrayNode items = JsonTrees.MAPPER.createArrayNode();
         Set<String> cursors = new HashSet<>();
         String cursor = null;
         while (true) {

@@ -25,11 +25,11 @@ final class RollbackCommand extends ClientCommand {
         Deadline deadline = wait.deadline();
         try (Api api = api(deadline)) {
             JsonNode created = api.post(RunKind.DEPLOYMENT.path(id) + "/rollback", null, idempotencyKey() + "-rollback").path("data");
-            String rollback = Json.text(created, "id");
+            String rollback = JsonTrees.text(created, "id");
             if (!output.json()) {
-                String from = Json.text(created, "rolled_back_from");
-                ctx.out().println("Rollback " + rollback + " " + Json.text(created, "status") + ": production goes back to "
-                        + Json.text(created, "rolled_back_to") + (from == null ? "" : " (from " + from + ")"));
+                String from = JsonTrees.text(created, "rolled_back_from");
+                ctx.out().println("Rollback " + rollback + " " + JsonTrees.text(created, "status") + ": production goes back to "
+                        + JsonTrees.text(created, "rolled_back_to") + (from == null ? "" : " (from " + from + ")"));
             }
             if (!wait.waiting()) {
                 if (output.json()) output.print(ctx, created);

@@ -31,7 +31,7 @@ enum RunKind {
     }
 
     boolean finished(JsonNode run) {
-        return terminal.contains(Json.text(run, "status"));
+        return terminal.contains(JsonTrees.text(run, "status"));
     }
 
     /**
@@ -39,8 +39,8 @@ enum RunKind {
      * since, with {@code live_at}), a complete migration.
      */
     boolean succeeded(JsonNode run) {
-        String status = Json.text(run, "status");
+        String status = JsonTrees.text(run, "status");
         if (this == MIGRATION) return "complete".equals(status);
-        return "live".equals(status) || ("rolled_back".equals(status) && Json.text(run, "live_at") != null);
+        return "live".equals(status) || ("rolled_back".equals(status) && JsonTrees.text(run, "live_at") != null);
     }
 }

@@ -41,26 +41,26 @@ final class Runs {
             if (!output.json()) ctx.out().println(success(kind, id, run, api));
             return Exit.OK;
         }
-        ctx.err().println(capital(kind.noun) + " " + id + " " + Json.text(run, "status") + ".");
+        ctx.err().println(capital(kind.noun) + " " + id + " " + JsonTrees.text(run, "status") + ".");
         printTail(ctx, api, kind, id);
         return Exit.FAILED;
     }
 
     private static String success(RunKind kind, String id, JsonNode run, Api api) {
         if (kind == RunKind.MIGRATION) {
-            return "Migration " + id + " is complete: " + Json.text(run, "url")
-                    + (Json.text(run, "deployment_id") == null ? "" : " (deployment " + Json.text(run, "deployment_id") + ")");
+            return "Migration " + id + " is complete: " + JsonTrees.text(run, "url")
+                    + (JsonTrees.text(run, "deployment_id") == null ? "" : " (deployment " + JsonTrees.text(run, "deployment_id") + ")");
         }
         String production;
         try {
-            production = Json.text(api.get("/projects/" + Paths.segment(Json.text(run, "project_id"))).path("data"), "url");
+            production = JsonTrees.text(api.get("/projects/" + Paths.segment(JsonTrees.text(run, "project_id"))).path("data"), "url");
         } catch (ApiError e) {
-            production = "see 'slipway projects show " + Json.text(run, "project_id") + "'";
+            production = "see 'slipway projects show " + JsonTrees.text(run, "project_id") + "'";
         }
-        String status = Json.text(run, "status");
+        String status = JsonTrees.text(run, "status");
         boolean isProduction = run.path("preview_url").isNull();
         return "Deployment " + id + " is " + (status.equals("live") ? "live" : "no longer production (" + status + ")")
-                + (isProduction && status.equals("live") ? " in production: " + production : ": " + Json.text(run, "url"))
+                + (isProduction && status.equals("live") ? " in production: " + production : ": " + JsonTrees.text(run, "url"))
                 + (isProduction ? "" : " (production: " + production + ")");
     }
 

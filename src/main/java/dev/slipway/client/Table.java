@@ -53,7 +53,7 @@ final class Table {
             v.forEach(i -> items.add(cell(i)));
             return items.isEmpty() ? "-" : String.join(", ", items);
         }
-        if (v.isObject()) return Json.compact(v);
+        if (v.isObject()) return JsonTrees.compact(v);
         return Printable.of(v.asText());
     }
 }

@@ -20,8 +20,8 @@ final class Uploads {
     /** Uploads the zip; its {@code upl_…} id. */
     static String upload(Context ctx, Api api, Path zip, String idempotencyKey) {
         JsonNode upload = api.postFile("/uploads", zip, "application/zip", idempotencyKey).path("data");
-        ctx.err().println("Uploaded " + zip + " (" + Json.text(upload, "size_bytes") + " bytes, sha256 "
-                + Json.text(upload, "sha256") + ") as " + Json.text(upload, "id"));
-        return Json.text(upload, "id");
+        ctx.err().println("Uploaded " + zip + " (" + JsonTrees.text(upload, "size_bytes") + " bytes, sha256 "
+                + JsonTrees.text(upload, "sha256") + ") as " + JsonTrees.text(upload, "id"));
+        return JsonTrees.text(upload, "id");
     }
 }

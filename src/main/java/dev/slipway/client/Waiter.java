@@ -47,7 +47,7 @@ final class Waiter {
     private JsonNode read(RunKind kind, String id, long wait, Progress progress) {
         String path = kind.path(id) + (wait > 0 ? "?wait=" + wait : "");
         JsonNode run = api.get(path, Duration.ofSeconds(wait)).path("data");
-        lastStatus = Json.text(run, "status");
+        lastStatus = JsonTrees.text(run, "status");
         progress.status(kind.noun + " " + id + " " + lastStatus);
         return run;
     }

@@ -54,7 +54,7 @@ public final class GitFetcher {
     /** The full sha at the head of {@code branch}, asked of the host without downloading anything. */
     public String resolveHead(String kind, String repo, String branch) {
         validate(kind, repo, branch, null);
-        Deadline deadline = new Deadline(clock, limits.timeout());
+        FetchDeadline deadline = new FetchDeadline(clock, limits.timeout());
         return remoteHead(new Target(kind, repo, branch), deadline).name();
     }
 
@@ -67,7 +67,7 @@ public final class GitFetcher {
         String wanted = commitSha == null ? null : commitSha.trim().toLowerCase(Locale.ROOT);
         validate(kind, repo, branch, wanted);
         Target target = new Target(kind, repo, branch);
-        Deadline deadline = new Deadline(clock, limits.timeout());
+        FetchDeadline deadline = new FetchDeadline(clock, limits.timeout());
         log.log(Level.INFO, "Cloning " + target + " (branch " + branch + ")");
         ObjectId head = remoteHead(target, deadline);
         Workspaces.prepare(workspace);
@@ -81,7 +81,7 @@ public final class GitFetcher {
         }
     }
 
-    private FetchedSource checkout(Target target, ObjectId head, String wanted, Path workspace, Deadline deadline,
+    private FetchedSource checkout(Target target, ObjectId head, String wanted, Path workspace, FetchDeadline deadline,
                                    LogSink log) {
         RevCommit commit;
         try (Git git = Git.init().setDirectory(workspace.toFile()).setInitialBranch("slipway").call()) {
@@ -123,7 +123,7 @@ public final class GitFetcher {
     }
 
     /** Fetches the branch into refs/remotes/origin/<branch> and returns its tip. */
-    private ObjectId fetch(Git git, Target target, int depth, boolean unshallow, Deadline deadline) throws Exception {
+    private ObjectId fetch(Git git, Target target, int depth, boolean unshallow, FetchDeadline deadline) throws Exception {
         String remoteRef = "refs/remotes/origin/" + target.branch();
         FetchCommand fetch = git.fetch()
                 .setRemote(hosts.cloneUrl(target.kind(), target.repo()))
@@ -175,7 +175,7 @@ public final class GitFetcher {
         }
     }
 
-    private ObjectId remoteHead(Target target, Deadline deadline) {
+    private ObjectId remoteHead(Target target, FetchDeadline deadline) {
         try {
             Ref ref = Git.lsRemoteRepository()
                     .setRemote(hosts.cloneUrl(target.kind(), target.repo()))
@@ -210,7 +210,7 @@ public final class GitFetcher {
         }
     }
 
-    private SourceException classify(Exception e, Target target, Deadline deadline) {
+    private SourceException classify(Exception e, Target target, FetchDeadline deadline) {
         if (deadline.passed()) return timedOut(target);
         for (Throwable t = e; t != null; t = t.getCause()) {
             String message = t.getMessage() == null ? "" : t.getMessage();

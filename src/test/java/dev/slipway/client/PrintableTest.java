@@ -33,7 +33,7 @@ class PrintableTest {
 
     @Test
     void aLogLineIsFormattedSafely() throws Exception {
-        var entry = Json.MAPPER.readTree("{\"timestamp\":\"2026-11-22T10:00:00Z\",\"level\":\"info\",\"message\":\"x\\u001b[2K\\rsuccess Deployment is live\"}");
+        var entry = JsonTrees.MAPPER.readTree("{\"timestamp\":\"2026-11-22T10:00:00Z\",\"level\":\"info\",\"message\":\"x\\u001b[2K\\rsuccess Deployment is live\"}");
         assertThat(LogLines.format(entry)).isEqualTo("2026-11-22T10:00:00Z info    x\\x1b[2K\\x0dsuccess Deployment is live");
     }
 }

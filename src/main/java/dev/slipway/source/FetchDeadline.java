@@ -10,12 +10,12 @@ import java.time.Instant;
  * The end of a time budget. JGit's own timeout bounds each network read; this also stops a transfer
  * that keeps trickling, through the progress monitor JGit polls between objects.
  */
-final class Deadline implements ProgressMonitor {
+final class FetchDeadline implements ProgressMonitor {
     private final Clock clock;
     private final Instant end;
     private final Duration budget;
 
-    Deadline(Clock clock, Duration budget) {
+    FetchDeadline(Clock clock, Duration budget) {
         this.clock = clock;
         this.budget = budget;
         this.end = clock.instant().plus(budget);

@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The client's JSON: the API's documents as trees, printed indented for --output json. */
-final class Json {
+final class JsonTrees {
     static final ObjectMapper MAPPER = new ObjectMapper();
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Json() {}
+    private JsonTrees() {}
 
     static ObjectNode object() {
         return MAPPER.createObjectNode();
