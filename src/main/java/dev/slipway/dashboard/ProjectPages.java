@@ -1,8 +1,9 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.api.Paging;
 import dev.slipway.api.ApiException;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.config.AppUrls;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.Deployment;
@@ -31,7 +32,7 @@ public final class ProjectPages {
     }
 
     public void list(Context ctx, Viewer viewer) {
-        Page<Project> page = projects.page(viewer.accountId(), PageRequest.from(ctx));
+        Page<Project> page = projects.page(viewer.accountId(), Paging.request(ctx));
         Safe content;
         if (page.data().isEmpty() && ctx.queryParam("cursor") == null) {
             content = Html.fmt("""
@@ -69,7 +70,7 @@ public final class ProjectPages {
 
     /** The project page; {@code error} is shown above the deployments (e.g. a refused rollback). */
     void render(Context ctx, int status, Viewer viewer, Project p, String error) {
-        Page<Deployment> page = deployments.page(viewer.accountId(), p.id(), null, PageRequest.from(ctx));
+        Page<Deployment> page = deployments.page(viewer.accountId(), p.id(), null, Paging.request(ctx));
         Safe list = page.data().isEmpty() && ctx.queryParam("cursor") == null
                 ? Html.fmt("<p class=\"empty\">No deployments yet. Deploy builds the head of %s.</p>", Format.orDash(p.branch()))
                 : Html.fmt("""

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Body;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.PageRequest;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.webhooks.Delivery;
 import dev.slipway.webhooks.DeliveryStore;

@@ -1,12 +1,13 @@
 package dev.slipway.deployments;
 
+import dev.slipway.api.Paging;
 import dev.slipway.api.Access;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
 import dev.slipway.api.LongPoll;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.api.Reply;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
@@ -51,7 +52,7 @@ public final class DeploymentHandlers {
 
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        PageRequest request = PageRequest.from(ctx);
+        PageRequest request = Paging.request(ctx);
         DeploymentStatus status = status(ctx.queryParam("status"));
         String projectId = ctx.queryParam("project_id");
         if (projectId != null) {

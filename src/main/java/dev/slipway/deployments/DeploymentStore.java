@@ -1,8 +1,8 @@
 package dev.slipway.deployments;
 
-import dev.slipway.api.Keyset;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Keyset;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;

@@ -1,7 +1,7 @@
 package dev.slipway.logs;
 
 import dev.slipway.api.ApiException;
-import dev.slipway.api.Page;
+import dev.slipway.store.Page;
 import dev.slipway.core.Json;
 import io.javalin.http.Context;
 

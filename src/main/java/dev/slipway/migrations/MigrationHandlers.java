@@ -1,13 +1,14 @@
 package dev.slipway.migrations;
 
+import dev.slipway.api.Paging;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.api.Access;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
 import dev.slipway.api.LongPoll;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.api.Reply;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
@@ -53,7 +54,7 @@ public final class MigrationHandlers {
 
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        PageRequest request = PageRequest.from(ctx);
+        PageRequest request = Paging.request(ctx);
         MigrationStatus status = status(ctx.queryParam("status"));
         Page<Migration> page = migrations.page(principal.accountId(), status, request);
         ctx.json(new Page<>(page.data().stream().map(MigrationView::of).toList(), page.pagination()));

@@ -1,10 +1,11 @@
 package dev.slipway.projects;
 
+import dev.slipway.api.Paging;
 import dev.slipway.api.Access;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
 import dev.slipway.config.AppUrls;
@@ -33,7 +34,7 @@ public final class ProjectHandlers {
 
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Page<Project> page = projects.page(principal.accountId(), PageRequest.from(ctx));
+        Page<Project> page = projects.page(principal.accountId(), Paging.request(ctx));
         ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls)).toList(), page.pagination()));
     }
 

@@ -1,8 +1,8 @@
 package dev.slipway.webhooks;
 
-import dev.slipway.api.Keyset;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Keyset;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;

@@ -1,11 +1,12 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.api.Paging;
 import dev.slipway.api.Access;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
-import dev.slipway.api.Page;
-import dev.slipway.api.PageRequest;
+import dev.slipway.store.Page;
+import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
 import dev.slipway.config.AppUrls;
@@ -47,7 +48,7 @@ public final class WebhookHandlers {
 
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Page<Endpoint> page = endpoints.page(principal.accountId(), PageRequest.from(ctx));
+        Page<Endpoint> page = endpoints.page(principal.accountId(), Paging.request(ctx));
         Instant now = clock.instant();
         ctx.json(new Page<>(page.data().stream().map(e -> WebhookView.of(e, now)).toList(), page.pagination()));
     }
@@ -81,7 +82,7 @@ public final class WebhookHandlers {
 
     public void deliveries(Context ctx) {
         Endpoint e = owned(ctx);
-        Page<Delivery> page = deliveries.page(e.id(), PageRequest.from(ctx));
+        Page<Delivery> page = deliveries.page(e.id(), Paging.request(ctx));
         ctx.json(new Page<>(page.data().stream().map(WebhookView.DeliveryView::of).toList(), page.pagination()));
     }
 

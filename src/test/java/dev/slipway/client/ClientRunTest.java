@@ -208,7 +208,7 @@ class ClientRunTest {
         assertThat(r.err()).contains("POST /deployments: rate limited; retrying in").contains("(Retry-After)");
         // the store, not the API: the test's own reads must not depend on the quota it used up
         var all = server.slipway().stores().deployments().page(limited.account().id(), projectId, null,
-                new dev.slipway.api.PageRequest(100, null)).data();
+                new dev.slipway.store.PageRequest(100, null)).data();
         assertThat(all).hasSize(1);
         assertThat(all.get(0).id()).isEqualTo(deploymentId(r.out()));
         assertThat(all.get(0).status().label()).isEqualTo("live");

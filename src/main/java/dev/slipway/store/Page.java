@@ -1,4 +1,4 @@
-package dev.slipway.api;
+package dev.slipway.store;
 
 import java.util.List;
 

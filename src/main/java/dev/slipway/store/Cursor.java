@@ -1,4 +1,4 @@
-package dev.slipway.api;
+package dev.slipway.store;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -15,6 +15,7 @@ public record Cursor(Instant createdAt, String id) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** @throws IllegalArgumentException when it is not a cursor this API made (its message says so) */
     public static Cursor decode(String value) {
         try {
             String raw = new String(Base64.getUrlDecoder().decode(value), StandardCharsets.UTF_8);
@@ -27,7 +28,7 @@ public record Cursor(Instant createdAt, String id) {
             Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
             return new Cursor(at, parts[2]);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw ApiException.invalidField("cursor", "is not a cursor returned by this API");
+            throw new IllegalArgumentException("is not a cursor returned by this API", e);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.slipway.api;
+package dev.slipway.store;
 
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
