@@ -1,10 +1,10 @@
 package dev.slipway;
 
 import dev.slipway.accounts.AccountStore;
-import dev.slipway.api.ApiServer;
+import dev.slipway.server.ApiServer;
 import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
-import dev.slipway.api.Routes;
+import dev.slipway.server.Routes;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;

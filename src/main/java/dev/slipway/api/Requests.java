@@ -16,7 +16,7 @@ import java.util.Map;
 /** Reading what a request carries: the caller, and a bounded, typed body. */
 public final class Requests {
     static final String PRINCIPAL = "slipway.principal";
-    static final String REQUEST_ID = "slipway.request_id";
+    public static final String REQUEST_ID = "slipway.request_id";
     /** A body already read (by the idempotency layer, to hash it), so the handler reads the same bytes. */
     static final String CACHED_BODY = "slipway.body";
 
@@ -128,7 +128,7 @@ public final class Requests {
         }
     }
 
-    static ApiException tooLarge(long maxBytes) {
+    public static ApiException tooLarge(long maxBytes) {
         return new ApiException(413, "payload_too_large",
                 "Request body is larger than " + maxBytes + " bytes", null, Map.of());
     }

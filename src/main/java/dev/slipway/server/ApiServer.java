@@ -1,5 +1,7 @@
-package dev.slipway.api;
+package dev.slipway.server;
 
+import dev.slipway.api.Gate;
+import dev.slipway.api.Requests;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
 import dev.slipway.ops.Metrics;

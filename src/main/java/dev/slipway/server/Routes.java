@@ -1,5 +1,6 @@
-package dev.slipway.api;
+package dev.slipway.server;
 
+import dev.slipway.api.Idempotency;
 import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
 import dev.slipway.deployments.DeploymentHandlers;

@@ -1,5 +1,8 @@
-package dev.slipway.api;
+package dev.slipway.server;
 
+import dev.slipway.api.ApiException;
+import dev.slipway.api.ErrorBody;
+import dev.slipway.api.Requests;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
