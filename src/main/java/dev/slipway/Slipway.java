@@ -11,7 +11,7 @@ import dev.slipway.build.ArtifactStore;
 import dev.slipway.build.BuildConfig;
 import dev.slipway.build.Builder;
 import dev.slipway.build.CommandRunner;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.dashboard.Assets;
 import dev.slipway.dashboard.Auth;
@@ -194,7 +194,7 @@ public final class Slipway implements AutoCloseable {
             opened.add(retiring);
             AtomicReference<Javalin> apiRef = new AtomicReference<>();
             AtomicReference<Javalin> sandboxRef = new AtomicReference<>();
-            AppUrls urls = new AppUrls(config, apps.port(), () -> apiRef.get() == null ? config.apiPort() : apiRef.get().port());
+            AppUrls urls = new AppUrls(config.appsDomain(), apps.port(), config.publicUrl(), config.host(), () -> apiRef.get() == null ? config.apiPort() : apiRef.get().port());
             urlsRef.set(urls);
             AddressGuard addressGuard = new AddressGuard(config.webhooks().allowPrivate());
             Dispatcher dispatcher = new Dispatcher(webhookEndpoints, webhookDeliveries, secrets, addressGuard,

@@ -33,9 +33,9 @@ public final class Idempotency {
 
     private final Jdbi jdbi;
     private final Clock clock;
-    private final dev.slipway.config.AppUrls urls;
+    private final dev.slipway.api.AppUrls urls;
 
-    public Idempotency(Jdbi jdbi, Clock clock, dev.slipway.config.AppUrls urls) {
+    public Idempotency(Jdbi jdbi, Clock clock, dev.slipway.api.AppUrls urls) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.urls = urls;
@@ -50,7 +50,7 @@ public final class Idempotency {
             }
             if (key.isBlank() || key.length() > 255) throw ApiException.invalidField(HEADER, "must be 1-255 characters");
             Principal principal = Requests.principal(ctx);
-            byte[] body = Requests.bytes(ctx, dev.slipway.config.ServerConfig.MAX_JSON_BODY);
+            byte[] body = Requests.bytes(ctx, Requests.MAX_JSON_BODY);
             ctx.attribute(Requests.CACHED_BODY, body);
             String hash = hash(ctx.method().name(), ctx.path(), body);
             Optional<Stored> existing = claim(principal.accountId(), key, hash);

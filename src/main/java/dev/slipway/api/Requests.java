@@ -17,6 +17,8 @@ import java.util.Map;
 public final class Requests {
     static final String PRINCIPAL = "slipway.principal";
     public static final String REQUEST_ID = "slipway.request_id";
+    /** The largest JSON request body: 1 MiB. */
+    public static final int MAX_JSON_BODY = 1024 * 1024;
     /** A body already read (by the idempotency layer, to hash it), so the handler reads the same bytes. */
     static final String CACHED_BODY = "slipway.body";
 

@@ -65,7 +65,6 @@ public record ServerConfig(
                 WebhookSettings.DEFAULTS, IsolationMode.AUTO);
     }
 
-    public static final int MAX_JSON_BODY = 1024 * 1024;
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
 
     /** Without database providers. */

@@ -4,7 +4,7 @@ import dev.slipway.api.Paging;
 import dev.slipway.api.ApiException;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;

@@ -1,7 +1,7 @@
 package dev.slipway.dashboard;
 
 import dev.slipway.api.ApiException;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;

@@ -11,8 +11,7 @@ import dev.slipway.store.PageRequest;
 import dev.slipway.api.Reply;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
-import dev.slipway.config.AppUrls;
-import dev.slipway.config.ServerConfig;
+import dev.slipway.api.AppUrls;
 import dev.slipway.logs.LogHandlers;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
@@ -76,7 +75,7 @@ public final class DeploymentHandlers {
 
     public Reply create(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         String projectId = body.string("project_id", true, 40, null, null);
         String sha = body.string("commit_sha", false, 40, GitNames.SHA, "must be 7 to 40 lowercase hex characters");

@@ -3,7 +3,7 @@ package dev.slipway.deployments;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.build.Builder;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import dev.slipway.databases.DatabaseService;
 import dev.slipway.jobs.Job;
 import dev.slipway.jobs.JobRunner;

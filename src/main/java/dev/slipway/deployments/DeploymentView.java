@@ -1,7 +1,7 @@
 package dev.slipway.deployments;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 
 import java.time.Instant;
 

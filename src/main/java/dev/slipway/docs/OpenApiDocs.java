@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import io.javalin.http.Context;
 
 import java.io.IOException;

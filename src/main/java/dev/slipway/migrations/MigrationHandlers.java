@@ -12,8 +12,7 @@ import dev.slipway.store.PageRequest;
 import dev.slipway.api.Reply;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
-import dev.slipway.config.AppUrls;
-import dev.slipway.config.ServerConfig;
+import dev.slipway.api.AppUrls;
 import dev.slipway.databases.DatabaseService;
 import dev.slipway.deployments.InstanceTypeField;
 import dev.slipway.logs.LogHandlers;
@@ -70,7 +69,7 @@ public final class MigrationHandlers {
 
     public Reply create(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         ProjectInput input = ProjectInput.read(body, regions);
         String uploadId = null;

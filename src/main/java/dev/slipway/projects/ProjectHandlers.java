@@ -8,8 +8,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
-import dev.slipway.config.AppUrls;
-import dev.slipway.config.ServerConfig;
+import dev.slipway.api.AppUrls;
 import io.javalin.http.Context;
 
 import java.security.SecureRandom;
@@ -46,7 +45,7 @@ public final class ProjectHandlers {
 
     public dev.slipway.api.Reply create(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         String name = body.string("name", false, 40, ProjectInput.PROJECT_NAME,
                 "must be lowercase letters, digits and '-', at most 40, not starting or ending with '-'");

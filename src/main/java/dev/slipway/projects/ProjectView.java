@@ -1,6 +1,6 @@
 package dev.slipway.projects;
 
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 
 import java.time.Instant;
 import java.util.List;

@@ -6,7 +6,7 @@ import dev.slipway.api.ApiException;
 import dev.slipway.api.Envelope;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import io.javalin.http.Context;
 
 import java.io.IOException;

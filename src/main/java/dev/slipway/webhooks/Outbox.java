@@ -1,6 +1,6 @@
 package dev.slipway.webhooks;
 
-import dev.slipway.config.AppUrls;
+import dev.slipway.api.AppUrls;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
 import dev.slipway.deployments.Deployment;

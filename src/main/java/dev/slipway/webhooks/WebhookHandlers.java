@@ -9,8 +9,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
-import dev.slipway.config.AppUrls;
-import dev.slipway.config.ServerConfig;
+import dev.slipway.api.AppUrls;
 import io.javalin.http.Context;
 
 import java.time.Clock;
@@ -39,7 +38,7 @@ public final class WebhookHandlers {
 
     public void create(Context ctx) {
         Principal principal = Requests.principal(ctx);
-        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         WebhookService.Issued issued = service.create(principal.accountId(), body);
         ctx.header("Location", urls.api("/v1/webhooks/" + issued.endpoint().id()));
@@ -59,7 +58,7 @@ public final class WebhookHandlers {
 
     public void update(Context ctx) {
         Endpoint e = owned(ctx);
-        Body body = Requests.json(ctx, ServerConfig.MAX_JSON_BODY);
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(PATCH_FIELDS);
         ctx.json(new Envelope<>(WebhookView.of(service.update(e, body), clock.instant())));
     }

@@ -1,4 +1,4 @@
-package dev.slipway.config;
+package dev.slipway.api;
 
 import java.util.function.IntSupplier;
 
@@ -10,12 +10,15 @@ public final class AppUrls {
     private final String host;
     private final IntSupplier apiPort;
 
-    /** @param apiPort the bound API port, read when a link is made (the listener may bind after this is built) */
-    public AppUrls(ServerConfig config, int appsPort, IntSupplier apiPort) {
-        this.appsDomain = config.appsDomain();
+    /**
+     * @param publicUrl how clients reach the API ({@code --public-url}), or null for {@code http://host:apiPort}
+     * @param apiPort   the bound API port, read when a link is made (the listener may bind after this is built)
+     */
+    public AppUrls(String appsDomain, int appsPort, String publicUrl, String host, IntSupplier apiPort) {
+        this.appsDomain = appsDomain;
         this.appsPort = appsPort;
-        this.publicUrl = config.publicUrl() != null ? stripSlash(config.publicUrl()) : null;
-        this.host = config.host();
+        this.publicUrl = publicUrl != null ? stripSlash(publicUrl) : null;
+        this.host = host;
         this.apiPort = apiPort;
     }
 
