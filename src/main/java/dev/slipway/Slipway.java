@@ -72,7 +72,7 @@ import dev.slipway.users.SignInThrottle;
 import dev.slipway.users.UserStore;
 import dev.slipway.wake.DormantApps;
 import dev.slipway.wake.ProductionInstances;
-import dev.slipway.webhooks.AddressGuard;
+import dev.slipway.net.AddressGuard;
 import dev.slipway.webhooks.DeliveryStore;
 import dev.slipway.webhooks.Dispatcher;
 import dev.slipway.webhooks.EndpointStore;

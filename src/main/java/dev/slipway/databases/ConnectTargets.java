@@ -1,6 +1,6 @@
 package dev.slipway.databases;
 
-import dev.slipway.webhooks.AddressGuard;
+import dev.slipway.net.AddressGuard;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;

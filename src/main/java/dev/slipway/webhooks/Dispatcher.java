@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.net.AddressGuard;
 import dev.slipway.secrets.SecretBox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

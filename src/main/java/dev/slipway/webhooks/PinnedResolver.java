@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.net.AddressGuard;
 import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.SocketAddressResolver;
 

@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.net.AddressGuard;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;

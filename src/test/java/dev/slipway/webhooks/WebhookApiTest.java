@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.net.AddressGuard;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;

@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.net.AddressGuard;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.AccountStore;
 import dev.slipway.accounts.Tier;

@@ -1,4 +1,4 @@
-package dev.slipway.webhooks;
+package dev.slipway.net;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
