@@ -28,7 +28,12 @@ public final class Main implements Runnable {
     }
 
     public static int run(String... args) {
-        return Client.run(args, System.getenv(), System.out, System.err);
+        return run(args, System.getenv(), System.out, System.err);
+    }
+
+    /** The launcher in-process with this environment and these streams (see {@link Client#run}). */
+    public static int run(String[] args, java.util.Map<String, String> env, java.io.PrintStream out, java.io.PrintStream err) {
+        return Client.run(args, env, out, err, Main::commandLine);
     }
 
     /**

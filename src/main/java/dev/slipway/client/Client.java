@@ -1,6 +1,5 @@
 package dev.slipway.client;
 
-import dev.slipway.Main;
 import picocli.CommandLine;
 
 import java.io.Console;
@@ -45,14 +44,16 @@ public final class Client {
     }
 
     /**
-     * Runs the launcher in-process with this environment and these streams; returns the exit code and
+     * Runs the launcher ({@code launcher} makes its command tree for the arguments, with commands made by the
+     * given factory) in-process with this environment and these streams; returns the exit code and
      * never exits the JVM. A live status line is drawn only when these are the process's own streams
      * and they are a terminal.
      */
-    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err,
+                          java.util.function.BiFunction<CommandLine.IFactory, String[], CommandLine> launcher) {
         boolean terminal = out == System.out && err == System.err && isTerminal();
         Context ctx = new Context(Map.copyOf(env), out, err, terminal);
-        CommandLine cl = Main.commandLine(factory(ctx), args);
+        CommandLine cl = launcher.apply(factory(ctx), args);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler(Client::usageError);

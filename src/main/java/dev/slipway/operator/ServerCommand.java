@@ -1,6 +1,6 @@
 package dev.slipway.operator;
 
-import dev.slipway.Slipway;
+import dev.slipway.server.Slipway;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.databases.AdminServers;

@@ -1,6 +1,6 @@
 package dev.slipway.api;
 
-import dev.slipway.Slipway;
+import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;

@@ -36,7 +36,7 @@ final class Cli {
         int exit;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
              PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            exit = Client.run(args, env, o, e);
+            exit = dev.slipway.Main.run(args, env, o, e);
         }
         Result r = new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
                 Duration.ofNanos(System.nanoTime() - started));

@@ -1,7 +1,7 @@
 package dev.slipway.dashboard;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.Slipway;
+import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.Json;
@@ -137,7 +137,7 @@ class SignInSetupTest {
                 System.setIn(new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
                 System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-                int exit = dev.slipway.client.Client.run(all, Map.of(), System.out, System.err);
+                int exit = dev.slipway.Main.run(all, Map.of(), System.out, System.err);
                 return new Run(exit, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
             } finally {
                 System.setIn(in);

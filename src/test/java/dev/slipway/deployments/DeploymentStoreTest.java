@@ -1,6 +1,6 @@
 package dev.slipway.deployments;
 
-import dev.slipway.Slipway;
+import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;

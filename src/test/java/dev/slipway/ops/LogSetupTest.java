@@ -23,6 +23,6 @@ class LogSetupTest {
                 "org.flywaydb.core.Flyway", "io.javalin.Javalin"}) {
             assertThat(context.getLogger(library).getEffectiveLevel()).as(library).isEqualTo(Level.WARN);
         }
-        assertThat(context.getLogger("dev.slipway.Slipway").getEffectiveLevel()).isEqualTo(Level.INFO);
+        assertThat(context.getLogger("dev.slipway.server.Slipway").getEffectiveLevel()).isEqualTo(Level.INFO);
     }
 }

@@ -1,6 +1,6 @@
 package dev.slipway.testing;
 
-import dev.slipway.Slipway;
+import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;

@@ -1,10 +1,8 @@
-package dev.slipway;
+package dev.slipway.server;
 
 import dev.slipway.accounts.AccountStore;
-import dev.slipway.server.ApiServer;
 import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
-import dev.slipway.server.Routes;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;
