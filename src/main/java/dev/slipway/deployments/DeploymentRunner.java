@@ -10,8 +10,6 @@ import dev.slipway.jobs.JobRunner;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
-import dev.slipway.migrations.MigrationStatus;
-import dev.slipway.migrations.MigrationStore;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
@@ -52,7 +50,7 @@ public final class DeploymentRunner implements JobRunner {
 
     /** Everything a deployment run touches. */
     public record Parts(Jdbi jdbi, DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                        MigrationStore migrations, LogStore logs, GitFetcher git, UploadStore uploads,
+                        MigrationProgress migrations, LogStore logs, GitFetcher git, UploadStore uploads,
                         ZipExtractor zips, Builder builder, ArtifactStore artifacts, int keepArtifacts,
                         AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls, Path workspaces,
                         Clock clock, DatabaseService databases) {}
@@ -196,7 +194,7 @@ public final class DeploymentRunner implements JobRunner {
         if (Thread.interrupted() || !lease.held()) {
             throw new InterruptedException("build interrupted");
         }
-        if (d.migrationId() != null) p.migrations().recordFramework(d.migrationId(), artifact.framework());
+        if (d.migrationId() != null) p.migrations().built(d.migrationId(), artifact.framework());
         int seconds = (int) Math.max(0, Duration.between(started, p.clock().instant()).toSeconds());
         String message = "Build finished in " + seconds + " s; starting the app";
         if (p.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);
@@ -239,9 +237,7 @@ public final class DeploymentRunner implements JobRunner {
     }
 
     private void startMigration(Deployment d) {
-        if (d.migrationId() == null) return;
-        p.migrations().transition(d.migrationId(), MigrationStatus.PENDING, MigrationStatus.PROCESSING,
-                Level.INFO, "A build slot is free: provisioning and building");
+        if (d.migrationId() != null) p.migrations().started(d.migrationId());
     }
 
     private void move(Deployment d, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
@@ -270,12 +266,7 @@ public final class DeploymentRunner implements JobRunner {
             if (!d.status().finished()) {
                 p.deployments().transition(h, id, d.status(), DeploymentStatus.FAILED, Level.ERROR, "Deployment failed: " + cause);
             }
-            if (d.migrationId() != null) {
-                for (MigrationStatus from : new MigrationStatus[]{MigrationStatus.PENDING, MigrationStatus.PROCESSING}) {
-                    p.migrations().transition(h, d.migrationId(), from, MigrationStatus.FAILED, Level.ERROR,
-                            "Migration failed: " + cause);
-                }
-            }
+            if (d.migrationId() != null) p.migrations().failed(h, d.migrationId(), cause);
             return d;
         });
         try {

@@ -1,8 +1,6 @@
 package dev.slipway.deployments;
 
 import dev.slipway.logs.Level;
-import dev.slipway.migrations.MigrationStatus;
-import dev.slipway.migrations.MigrationStore;
 import dev.slipway.projects.ProjectStore;
 import org.jdbi.v3.core.Jdbi;
 
@@ -16,9 +14,9 @@ final class Promotion {
     private final Jdbi jdbi;
     private final DeploymentStore deployments;
     private final ProjectStore projects;
-    private final MigrationStore migrations;
+    private final MigrationProgress migrations;
 
-    Promotion(Jdbi jdbi, DeploymentStore deployments, ProjectStore projects, MigrationStore migrations) {
+    Promotion(Jdbi jdbi, DeploymentStore deployments, ProjectStore projects, MigrationProgress migrations) {
         this.jdbi = jdbi;
         this.deployments = deployments;
         this.projects = projects;
@@ -40,10 +38,7 @@ final class Promotion {
                 deployments.transition(h, d.rolledBackFrom(), DeploymentStatus.LIVE, DeploymentStatus.ROLLED_BACK,
                         Level.INFO, "Rolled back: production is now " + d.id() + " (the code of " + d.rollbackOf() + ")");
             }
-            if (d.migrationId() != null) {
-                migrations.transition(h, d.migrationId(), MigrationStatus.PROCESSING, MigrationStatus.COMPLETE,
-                        Level.SUCCESS, "Migration complete: the app is live at " + url);
-            }
+            if (d.migrationId() != null) migrations.completed(h, d.migrationId(), url);
             return Optional.ofNullable(previous).filter(p -> !p.equals(d.id()));
         });
     }

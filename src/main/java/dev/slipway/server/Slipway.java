@@ -212,7 +212,7 @@ public final class Slipway implements AutoCloseable {
             Builder builder = new Builder(buildConfig, new CommandRunner(clock, confinement), stores.artifacts(), clock);
             ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
             DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
-                    deploymentService, stores.projects(), stores.migrations(), logs,
+                    deploymentService, stores.projects(), new dev.slipway.migrations.MigrationRecords(stores.migrations()), logs,
                     new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
                     builder, stores.artifacts(), buildConfig.keepArtifacts(), runtime, routes, retiring, urls,
                     config.dataDir().resolve("workspaces"), clock, databases));
