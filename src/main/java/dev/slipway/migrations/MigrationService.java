@@ -11,7 +11,6 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
-import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.runtime.InstanceType;
@@ -29,7 +28,6 @@ public final class MigrationService {
     private final Jdbi jdbi;
     private final MigrationStore migrations;
     private final ProjectStore projects;
-    private final ProjectHandlers projectNames;
     private final DeploymentService deployments;
     private final JobStore jobs;
     private final LogStore logs;
@@ -38,13 +36,12 @@ public final class MigrationService {
     private final Supplier<Workers> workers;
     private final DatabaseService databases;
 
-    public MigrationService(Jdbi jdbi, MigrationStore migrations, ProjectStore projects, ProjectHandlers projectNames,
+    public MigrationService(Jdbi jdbi, MigrationStore migrations, ProjectStore projects,
                             DeploymentService deployments, JobStore jobs, LogStore logs, Clock clock,
                             Supplier<Workers> workers, DatabaseService databases) {
         this.jdbi = jdbi;
         this.migrations = migrations;
         this.projects = projects;
-        this.projectNames = projectNames;
         this.deployments = deployments;
         this.jobs = jobs;
         this.logs = logs;
@@ -59,7 +56,7 @@ public final class MigrationService {
     }
 
     public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db, InstanceType type) {
-        String name = projectNames.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
+        String name = projects.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
         boolean slotFree = jobs.runningCount() < workers.get().slots()
                 && jobs.runningCount(account.id()) < account.tier().buildsAtOnce();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;

@@ -11,7 +11,6 @@ import dev.slipway.auth.Principal;
 import dev.slipway.api.AppUrls;
 import io.javalin.http.Context;
 
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Set;
 
@@ -19,7 +18,6 @@ import java.util.Set;
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
             Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars");
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -53,7 +51,7 @@ public final class ProjectHandlers {
         if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
         body.check();
-        if (name == null) name = freeName(ProjectInput.nameFrom(input.repo()));
+        if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
                 input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
         return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls));
@@ -62,17 +60,5 @@ public final class ProjectHandlers {
     /** The project if the caller's account owns it; 404 or 403 otherwise. */
     public Project owned(Context ctx, String id) {
         return Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
-    }
-
-    /** The base name if free, else the base with a short random suffix. */
-    public String freeName(String base) {
-        if (!projects.nameTaken(base)) return base;
-        String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
-        for (int attempt = 0; attempt < 20; attempt++) {
-            StringBuilder s = new StringBuilder(base).append('-');
-            for (int i = 0; i < 5; i++) s.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
-            if (!projects.nameTaken(s.toString())) return s.toString();
-        }
-        throw new IllegalStateException("no free project name for " + base);
     }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 
 public final class ProjectStore {
+    private static final java.security.SecureRandom NAME_SUFFIX = new java.security.SecureRandom();
     private static final RowMapper<Project> MAPPER = (rs, ctx) -> new Project(
             rs.getString("id"), rs.getString("account_id"), rs.getString("name"), rs.getString("source"),
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
@@ -146,6 +147,18 @@ public final class ProjectStore {
     private Optional<String> idWhere(String uniqueColumn, String value) {
         return jdbi.withHandle(h -> h.createQuery("SELECT id FROM projects WHERE " + uniqueColumn + " = :v")
                 .bind("v", value).mapTo(String.class).findOne());
+    }
+
+    /** The base name if free, else the base with a short random suffix. */
+    public String freeName(String base) {
+        if (!nameTaken(base)) return base;
+        String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+        for (int attempt = 0; attempt < 20; attempt++) {
+            StringBuilder s = new StringBuilder(base).append('-');
+            for (int i = 0; i < 5; i++) s.append(alphabet.charAt(NAME_SUFFIX.nextInt(alphabet.length())));
+            if (!nameTaken(s.toString())) return s.toString();
+        }
+        throw new IllegalStateException("no free project name for " + base);
     }
 
     public boolean nameTaken(String name) {

@@ -238,7 +238,7 @@ public final class Slipway implements AutoCloseable {
                     projectHandlers,
                     new UploadHandlers(stores.uploads(), zips, urls, config.uploadLimitBytes()),
                     new MigrationHandlers(stores.migrations(), new MigrationService(jdbi, stores.migrations(),
-                            stores.projects(), projectHandlers, deploymentService, stores.jobs(), logs, clock, workersRef::get, databases),
+                            stores.projects(), deploymentService, stores.jobs(), logs, clock, workersRef::get, databases),
                             stores.projects(), stores.uploads(), logHandlers, urls, config.regions()),
                     new DeploymentHandlers(stores.deployments(), deploymentService, stores.projects(), stores.uploads(),
                             logHandlers, urls),
