@@ -102,15 +102,20 @@ final class Networks {
 
     /** Removes what networks of an earlier run of this server left in the run dir: their pastas, then their handles. */
     void sweep() {
+        sweep(runDir);
+    }
+
+    /** The same for the run dir of another server of this machine that died. */
+    void sweep(Path dir) {
         for (String suffix : List.of(".pasta", ".net")) {
-            try (var entries = Files.list(runDir)) {
+            try (var entries = Files.list(dir)) {
                 for (Path p : entries.toList()) {
                     if (!p.getFileName().toString().endsWith(suffix)) continue;
                     if (suffix.equals(".pasta")) stopPasta(p);
                     else unmount(p);
                 }
             } catch (IOException e) {
-                LOG.warn("could not sweep {}: {}", runDir, e.toString());
+                LOG.warn("could not sweep {}: {}", dir, e.toString());
             }
         }
     }

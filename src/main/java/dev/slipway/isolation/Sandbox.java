@@ -40,6 +40,8 @@ public final class Sandbox implements Confinement {
     private final Path runDir;
     /** Build steps' networks being removed in the background; a clean stop waits for them. */
     private final java.util.Set<Thread> removals = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Held while this server lives: a server that finds another's run dir unlocked sweeps what it left. */
+    private final RunDirLock alive;
     /** This server's node id: its cgroups are {@code slipway/<scope>.<cell>}, so a sweep never touches another server's. */
     private final String scope;
 
@@ -56,6 +58,7 @@ public final class Sandbox implements Confinement {
         this.warm = new WarmNetworks(networks, warmPerKind);
         Files.createDirectories(runDir);
         Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx------"));
+        this.alive = RunDirLock.hold(runDir);
     }
 
     @Override
@@ -282,6 +285,7 @@ public final class Sandbox implements Confinement {
                 break;
             }
         }
+        alive.release();
         try {
             Files.deleteIfExists(runDir);
         } catch (IOException notEmpty) {
@@ -293,6 +297,7 @@ public final class Sandbox implements Confinement {
     @Override
     public void sweep() {
         networks.sweep();
+        sweepDeadServers();
         for (String name : tools.cgroups().existing()) {
             if (!name.startsWith(scope + ".")) continue;
             // a build's processes are stopped, and counted in its log, by the resumed deployment; their group
@@ -305,5 +310,37 @@ public final class Sandbox implements Confinement {
             }
         }
         warm.begin();
+    }
+
+    /**
+     * The run dirs of this machine's other servers that died without a clean stop (killed, or the machine's
+     * JVM crashed): their ready networks' pastas would run on forever, and their cgroups stay. Each live
+     * server holds the lock of its own run dir.
+     */
+    private void sweepDeadServers() {
+        Path parent = runDir.getParent();
+        if (parent == null) return;
+        List<Path> others;
+        try (var dirs = Files.list(parent)) {
+            others = dirs.filter(d -> Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !d.equals(runDir)).toList();
+        } catch (IOException e) {
+            return;
+        }
+        for (Path dir : others) {
+            String node = dir.getFileName().toString();
+            if (!node.matches("[A-Za-z0-9_-]{1,64}")) continue;
+            RunDirLock.ifDead(dir, () -> {
+                networks.sweep(dir);
+                for (String name : tools.cgroups().existing()) {
+                    if (!name.startsWith(node + ".")) continue;
+                    try {
+                        tools.cgroups().remove(name);
+                    } catch (RuntimeException e) {
+                        LOG.warn("could not remove the cgroup {} of a stopped server: {}", name, e.toString());
+                    }
+                }
+                LOG.info("swept what the stopped server {} left", node);
+            });
+        }
     }
 }

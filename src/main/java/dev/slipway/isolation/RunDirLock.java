@@ -1,0 +1,87 @@
+package dev.slipway.isolation;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A server's claim on its run dir: a lock on {@code .lock} in it, held while the server lives. The lock is
+ * a POSIX record lock, which a process loses when it closes any descriptor of the file: this JVM never opens
+ * the lock file of a run dir it holds ({@link #HELD}).
+ */
+final class RunDirLock {
+    private static final Logger LOG = LoggerFactory.getLogger(RunDirLock.class);
+    private static final String NAME = ".lock";
+    /** Run dirs this JVM's servers hold. */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
+    private final Path dir;
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private RunDirLock(Path dir, FileChannel channel, FileLock lock) {
+        this.dir = dir;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    static RunDirLock hold(Path runDir) throws IOException {
+        Path dir = runDir.toAbsolutePath().normalize();
+        if (!HELD.add(dir)) {
+            // an earlier server of this JVM on the same data dir that was not stopped (tests): it is held
+            return new RunDirLock(dir, null, null);
+        }
+        FileChannel channel = null;
+        try {
+            channel = FileChannel.open(dir.resolve(NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock();
+            if (lock == null) LOG.warn("{} is held by another running server with the same data dir", dir);
+            return new RunDirLock(dir, channel, lock);
+        } catch (IOException | RuntimeException e) {
+            HELD.remove(dir);
+            if (channel != null) channel.close();
+            throw e;
+        }
+    }
+
+    /** Removes the lock file and releases the lock (the run dir may go after). */
+    void release() {
+        if (channel == null) return;
+        try {
+            if (lock != null) Files.deleteIfExists(dir.resolve(NAME));
+            channel.close(); // releases the lock
+        } catch (IOException e) {
+            LOG.debug("releasing the run dir lock: {}", e.toString());
+        } finally {
+            HELD.remove(dir);
+        }
+    }
+
+    /**
+     * Runs {@code sweep} when no live server holds {@code dir}'s lock, then removes the dir; does nothing
+     * when one does (in this JVM or another process).
+     */
+    static void ifDead(Path dir, Runnable sweep) {
+        Path d = dir.toAbsolutePath().normalize();
+        if (HELD.contains(d)) return;
+        try (FileChannel channel = FileChannel.open(d.resolve(NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            FileLock lock = channel.tryLock();
+            if (lock == null) return;
+            sweep.run();
+            try (var left = Files.list(d)) {
+                for (Path p : left.toList()) Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(d);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not sweep the run dir {}: {}", d, e.toString());
+        }
+    }
+}
