@@ -102,7 +102,7 @@ public final class Sandbox implements Confinement {
         Cgroups.Group group;
         try {
             group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             networks.remove(network);
             throw e;
         }
