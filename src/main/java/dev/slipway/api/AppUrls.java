@@ -1,20 +1,18 @@
 package dev.slipway.api;
 
-import java.util.function.IntSupplier;
-
 /** Addresses of deployed apps on the apps listener (DESIGN §3 URLs) and of API resources. */
 public final class AppUrls {
     private final String appsDomain;
     private final int appsPort;
     private final String publicUrl;
     private final String host;
-    private final IntSupplier apiPort;
+    private final int apiPort;
 
     /**
      * @param publicUrl how clients reach the API ({@code --public-url}), or null for {@code http://host:apiPort}
-     * @param apiPort   the bound API port, read when a link is made (the listener may bind after this is built)
+     * @param apiPort   the bound API port
      */
-    public AppUrls(String appsDomain, int appsPort, String publicUrl, String host, IntSupplier apiPort) {
+    public AppUrls(String appsDomain, int appsPort, String publicUrl, String host, int apiPort) {
         this.appsDomain = appsDomain;
         this.appsPort = appsPort;
         this.publicUrl = publicUrl != null ? stripSlash(publicUrl) : null;
@@ -36,7 +34,7 @@ public final class AppUrls {
     }
 
     public String apiBase() {
-        return publicUrl != null ? publicUrl : "http://" + host + ":" + apiPort.getAsInt();
+        return publicUrl != null ? publicUrl : "http://" + host + ":" + apiPort;
     }
 
     private static String stripSlash(String s) {

@@ -1,15 +1,21 @@
 package dev.slipway.config;
 
+import dev.slipway.build.BuildConfig;
 import dev.slipway.isolation.IsolationMode;
+import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
 import dev.slipway.webhooks.WebhookSettings;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
- * Everything a server needs to start. Built by the {@code server} command from flags and
- * environment variables (flags win), or by tests directly.
+ * Everything a server needs to start, made by {@link #builder}. The {@code server} command sets its flags on
+ * a builder after {@link Builder#environment}, which is the one place the server's settings are read from
+ * the process environment (flags win); tests set what they need on a builder and nothing else.
  *
  * @param databaseUrl JDBC URL of the store; null means the embedded H2 file in the data dir
  * @param secretKey   base64 AES key for secrets at rest; null means a key file in the data dir
@@ -22,6 +28,9 @@ import java.util.List;
  * @param mysqlAdminUrl    the same for MySQL/MariaDB
  * @param webhooks    webhook delivery settings (private targets, retry schedule)
  * @param isolation   sandbox apps and builds, or not; AUTO: when the tools are there
+ * @param build       the build engine's settings
+ * @param runtime     the runtime's timings, with this server's regions
+ * @param warmNetworks sandbox networks kept ready per kind, so that a start does not wait for one
  */
 public record ServerConfig(
         String host,
@@ -42,94 +51,29 @@ public record ServerConfig(
         String mysqlAdminUrl,
         Integer sandboxPort,
         WebhookSettings webhooks,
-        IsolationMode isolation) {
-
-    public ServerConfig {
-        if (webhooks == null) webhooks = WebhookSettings.DEFAULTS;
-        if (isolation == null) isolation = IsolationMode.AUTO;
-    }
-
-    /** How apps and builds are confined: {@code --isolation}. */
-    public ServerConfig withIsolation(IsolationMode mode) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                mysqlAdminUrl, sandboxPort, webhooks, mode);
-    }
-
-    public ServerConfig(String host, int apiPort, int appsPort, Path dataDir, String databaseUrl, int databasePoolSize,
-                        String appsDomain, String publicUrl, List<String> regions, String secretKey,
-                        boolean createDefaultAccount, long uploadLimitBytes, GitHosts gitHosts, int buildSlots,
-                        String postgresAdminUrl, String mysqlAdminUrl, Integer sandboxPort) {
-        this(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl, regions, secretKey,
-                createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort,
-                WebhookSettings.DEFAULTS, IsolationMode.AUTO);
-    }
+        IsolationMode isolation,
+        BuildConfig build,
+        RuntimeOptions runtime,
+        int warmNetworks) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
+    public static final int DEFAULT_WARM_NETWORKS = 1;
 
-    /** Without database providers. */
-    public ServerConfig(String host, int apiPort, int appsPort, Path dataDir, String databaseUrl, int databasePoolSize,
-                        String appsDomain, String publicUrl, List<String> regions, String secretKey,
-                        boolean createDefaultAccount, long uploadLimitBytes, GitHosts gitHosts, int buildSlots) {
-        this(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl, regions, secretKey,
-                createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, null, null, null);
+    public ServerConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        regions = List.copyOf(regions);
+        if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("build slots must be from 1 to 64");
+        if (uploadLimitBytes <= 0) throw new IllegalArgumentException("the upload limit must be positive");
+        if (warmNetworks < 0 || warmNetworks > 16) throw new IllegalArgumentException("warm networks must be from 0 to 16");
     }
 
-    public ServerConfig(String host, int apiPort, int appsPort, Path dataDir, String databaseUrl, int databasePoolSize,
-                        String appsDomain, String publicUrl, List<String> regions, String secretKey,
-                        boolean createDefaultAccount, long uploadLimitBytes, GitHosts gitHosts, int buildSlots,
-                        String postgresAdminUrl, String mysqlAdminUrl) {
-        this(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl, regions, secretKey,
-                createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, null);
+    /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
+    public static Builder builder(Path dataDir) {
+        return new Builder(dataDir);
     }
 
-    /** The sandbox on its own port (0: any free one) instead of under the API listener's /sandbox. */
-    public ServerConfig withSandboxPort(Integer port) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                mysqlAdminUrl, port, webhooks, isolation);
-    }
-
-    public static ServerConfig defaults(Path dataDir) {
-        return new ServerConfig("127.0.0.1", 8080, 8081, dataDir, null, 10, "localhost", null,
-                List.of("us-east-1"), null, true, DEFAULT_UPLOAD_LIMIT, GitHosts.defaults(), 2);
-    }
-
-    /** The admin servers for {@code database.action: create} (either may be null: not configured). */
-    public ServerConfig withDatabaseAdmins(String postgres, String mysql) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgres, mysql, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withPorts(int api, int apps) {
-        return new ServerConfig(host, api, apps, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withDatabaseUrl(String url) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, url, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withUploadLimit(long bytes) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, bytes, gitHosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withGitHosts(GitHosts hosts) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, hosts, buildSlots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withBuildSlots(int slots) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, slots, postgresAdminUrl, mysqlAdminUrl, sandboxPort, webhooks, isolation);
-    }
-
-    public ServerConfig withWebhooks(WebhookSettings settings) {
-        return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                mysqlAdminUrl, sandboxPort, settings, isolation);
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /** Never shows the secret key or the admin URLs (they may carry passwords). */
@@ -140,5 +84,115 @@ public record ServerConfig(
                 + ", regions=" + regions + ", secretKey=" + (secretKey == null ? "key file" : "****")
                 + ", postgresAdmin=" + (postgresAdminUrl == null ? "unset" : "****")
                 + ", mysqlAdmin=" + (mysqlAdminUrl == null ? "unset" : "****") + "]";
+    }
+
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int apiPort = 8080;
+        private int appsPort = 8081;
+        private final Path dataDir;
+        private String databaseUrl;
+        private int databasePoolSize = 10;
+        private String appsDomain = "localhost";
+        private String publicUrl;
+        private List<String> regions = List.of("us-east-1");
+        private String secretKey;
+        private boolean createDefaultAccount = true;
+        private long uploadLimitBytes = DEFAULT_UPLOAD_LIMIT;
+        private GitHosts gitHosts = GitHosts.defaults();
+        private int buildSlots = 2;
+        private String postgresAdminUrl;
+        private String mysqlAdminUrl;
+        private Integer sandboxPort;
+        private WebhookSettings webhooks = WebhookSettings.DEFAULTS;
+        private IsolationMode isolation = IsolationMode.AUTO;
+        private BuildConfig build;
+        private RuntimeOptions runtime;
+        private int warmNetworks = DEFAULT_WARM_NETWORKS;
+
+        private Builder(Path dataDir) {
+            this.dataDir = dataDir;
+        }
+
+        private Builder(ServerConfig c) {
+            this(c.dataDir);
+            host = c.host; apiPort = c.apiPort; appsPort = c.appsPort; databaseUrl = c.databaseUrl;
+            databasePoolSize = c.databasePoolSize; appsDomain = c.appsDomain; publicUrl = c.publicUrl; regions = c.regions;
+            secretKey = c.secretKey; createDefaultAccount = c.createDefaultAccount; uploadLimitBytes = c.uploadLimitBytes;
+            gitHosts = c.gitHosts; buildSlots = c.buildSlots; postgresAdminUrl = c.postgresAdminUrl;
+            mysqlAdminUrl = c.mysqlAdminUrl; sandboxPort = c.sandboxPort; webhooks = c.webhooks; isolation = c.isolation;
+            build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks;
+        }
+
+        /**
+         * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
+         * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
+         * schedule and {@code SLIPWAY_SANDBOX_WARM_NETWORKS}. A bad value is an {@link IllegalArgumentException}
+         * that names the variable.
+         */
+        public Builder environment(Map<String, String> env) {
+            String key = env.get("SLIPWAY_SECRET_KEY");
+            if (key != null && !key.isBlank()) secretKey = key.strip();
+            build = BuildConfig.fromEnv(dataDir, env);
+            runtime = RuntimeOptions.fromEnv(env, regions);
+            webhooks = new WebhookSettings(webhooks.allowPrivate(), WebhookSettings.retriesFrom(env));
+            warmNetworks = warmNetworks(env.get("SLIPWAY_SANDBOX_WARM_NETWORKS"));
+            return this;
+        }
+
+        private static int warmNetworks(String v) {
+            if (v == null || v.isBlank()) return DEFAULT_WARM_NETWORKS;
+            try {
+                int n = Integer.parseInt(v.strip());
+                if (n < 0 || n > 16) throw new NumberFormatException();
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("SLIPWAY_SANDBOX_WARM_NETWORKS must be a whole number from 0 to 16, got '" + v + "'");
+            }
+        }
+
+        public Builder host(String v) { host = v; return this; }
+        public Builder ports(int api, int apps) { apiPort = api; appsPort = apps; return this; }
+        /** Null: the embedded H2 store in the data dir. */
+        public Builder databaseUrl(String v) { databaseUrl = v == null || v.isBlank() ? null : v; return this; }
+        public Builder databasePoolSize(int v) { databasePoolSize = v; return this; }
+        public Builder appsDomain(String v) { appsDomain = v; return this; }
+        public Builder publicUrl(String v) { publicUrl = v; return this; }
+        public Builder regions(List<String> v) { regions = v; return this; }
+        /** Null: a key file in the data dir. */
+        public Builder secretKey(String v) { secretKey = v; return this; }
+        public Builder createDefaultAccount(boolean v) { createDefaultAccount = v; return this; }
+        public Builder uploadLimit(long bytes) { uploadLimitBytes = bytes; return this; }
+        public Builder gitHosts(GitHosts v) { gitHosts = v; return this; }
+        public Builder buildSlots(int v) { buildSlots = v; return this; }
+        /** Either may be null: that provider is not configured. */
+        public Builder databaseAdmins(String postgres, String mysql) {
+            postgresAdminUrl = postgres;
+            mysqlAdminUrl = mysql;
+            return this;
+        }
+        /** The sandbox on its own port (0: any free one) instead of under the API listener's /sandbox. */
+        public Builder sandboxPort(Integer v) { sandboxPort = v; return this; }
+        public Builder webhooks(WebhookSettings v) { webhooks = v; return this; }
+        /** Webhooks and database connect URLs may target loopback, private and link-local addresses. */
+        public Builder allowPrivateTargets(boolean v) { webhooks = webhooks.withAllowPrivate(v); return this; }
+        public Builder isolation(IsolationMode v) { isolation = v; return this; }
+        public Builder build(BuildConfig v) { build = v; return this; }
+        public Builder runtime(RuntimeOptions v) { runtime = v; return this; }
+        public Builder warmNetworks(int v) { warmNetworks = v; return this; }
+        /** How long a starting app has to answer HTTP. */
+        public Builder healthTimeout(Duration v) { runtime = runtime().withHealthTimeout(v); return this; }
+
+        private RuntimeOptions runtime() {
+            return runtime != null ? runtime.withRegions(regions) : RuntimeOptions.defaults(regions);
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
+                    regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
+                    mysqlAdminUrl, sandboxPort, webhooks == null ? WebhookSettings.DEFAULTS : webhooks,
+                    isolation == null ? IsolationMode.AUTO : isolation,
+                    build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks);
+        }
     }
 }

@@ -19,7 +19,6 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /** Creating deployments (new builds and rollbacks) and cancelling them; the work itself is a job. */
 public final class DeploymentService {
@@ -30,11 +29,11 @@ public final class DeploymentService {
     private final Clock clock;
     private final Ids ids;
     private final boolean isolated;
-    private final Supplier<Workers> workers;
+    private final Workers workers;
 
     /** @param isolated whether the runtime sandboxes apps; when not, every deployment log starts with {@link Confinement#NOT_ISOLATED} */
     public DeploymentService(DeploymentStore deployments, JobStore jobs, LogStore logs, SecretBox secrets, Clock clock,
-                             boolean isolated, Supplier<Workers> workers) {
+                             boolean isolated, Workers workers) {
         this.deployments = deployments;
         this.jobs = jobs;
         this.logs = logs;
@@ -70,7 +69,7 @@ public final class DeploymentService {
                              InstanceType requested) {
         InstanceType type = requested != null ? requested : inherited(tier, project);
         Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null, type));
-        workers.get().wake();
+        workers.wake();
         return d;
     }
 
@@ -94,7 +93,7 @@ public final class DeploymentService {
                     + " in place of " + project.productionDeploymentId());
             jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
         });
-        workers.get().wake();
+        workers.wake();
         return d;
     }
 

@@ -40,19 +40,6 @@ public final class Isolations {
                 ? run.resolve("slipway").resolve(nodeId) : dataDir.resolve("run");
     }
 
-    /** Cell networks the sandbox keeps ready of each kind: {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, default 1, 0 for none. */
-    public static int warmNetworks(java.util.Map<String, String> env) {
-        String v = env.get("SLIPWAY_SANDBOX_WARM_NETWORKS");
-        if (v == null || v.isBlank()) return 1;
-        try {
-            int n = Integer.parseInt(v.strip());
-            if (n < 0 || n > 16) throw new NumberFormatException();
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("SLIPWAY_SANDBOX_WARM_NETWORKS must be a whole number from 0 to 16, got '" + v + "'");
-        }
-    }
-
     static String missing(List<String> missing) {
         return missing.isEmpty() ? "" : " (missing: " + String.join(", ", missing) + ")";
     }

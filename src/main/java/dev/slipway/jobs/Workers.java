@@ -24,7 +24,7 @@ public final class Workers implements AutoCloseable {
     private static final long POLL_MILLIS = 1000;
 
     private final JobStore jobs;
-    private final Map<String, JobRunner> runners;
+    private volatile Map<String, JobRunner> runners = Map.of();
     private final String node;
     private final String owner;
     private final Semaphore signal = new Semaphore(0);
@@ -34,14 +34,14 @@ public final class Workers implements AutoCloseable {
     private Thread heartbeat;
 
     /**
-     * Workers that take no job before {@link #start()}.
+     * Workers that take no job before {@link #start}; they exist before their runners, which need them to
+     * be woken by a new job.
      *
      * @param nodeId this server's node id: its leases are named {@code <node id>/<random>}, so that after a
      *               restart the server can take back at once the jobs its previous run held
      */
-    public Workers(JobStore jobs, Map<String, JobRunner> runners, int slots, String nodeId) {
+    public Workers(JobStore jobs, int slots, String nodeId) {
         this.jobs = jobs;
-        this.runners = runners;
         this.threads = new Thread[slots];
         this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
         this.owner = node + "/" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
@@ -49,10 +49,11 @@ public final class Workers implements AutoCloseable {
 
     /**
      * Releases the leases an earlier run of this node left (it was killed, or stopped during a job), so
-     * those jobs resume now rather than when their leases expire, then starts claiming jobs.
+     * those jobs resume now rather than when their leases expire, then starts claiming jobs of these kinds.
      */
-    public synchronized void start() {
+    public synchronized void start(Map<String, JobRunner> runners) {
         if (!running.get() || heartbeat != null) return;
+        this.runners = Map.copyOf(runners);
         try {
             int released = jobs.releaseLeasesOfNode(node, owner);
             if (released > 0) LOG.info("{} job(s) interrupted by the previous run of this server resume now", released);

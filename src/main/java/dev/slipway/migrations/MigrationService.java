@@ -18,7 +18,6 @@ import dev.slipway.source.Upload;
 import org.jdbi.v3.core.Jdbi;
 
 import java.time.Clock;
-import java.util.function.Supplier;
 
 /**
  * A migration creates the project and its first deployment in one transaction; the deployment's
@@ -33,12 +32,12 @@ public final class MigrationService {
     private final LogStore logs;
     private final Clock clock;
     private final Ids ids;
-    private final Supplier<Workers> workers;
+    private final Workers workers;
     private final DatabaseService databases;
 
     public MigrationService(Jdbi jdbi, MigrationStore migrations, ProjectStore projects,
                             DeploymentService deployments, JobStore jobs, LogStore logs, Clock clock,
-                            Supplier<Workers> workers, DatabaseService databases) {
+                            Workers workers, DatabaseService databases) {
         this.jdbi = jdbi;
         this.migrations = migrations;
         this.projects = projects;
@@ -57,7 +56,7 @@ public final class MigrationService {
 
     public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db, InstanceType type) {
         String name = projects.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
-        boolean slotFree = jobs.runningCount() < workers.get().slots()
+        boolean slotFree = jobs.runningCount() < workers.slots()
                 && jobs.runningCount(account.id()) < account.tier().buildsAtOnce();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;
         String migrationId = ids.next("mig");
@@ -81,7 +80,7 @@ public final class MigrationService {
                     + account.tier().label() + " tier's " + account.tier().buildsAtOnce() + " at once)"));
             return m;
         });
-        workers.get().wake();
+        workers.wake();
         return created;
     }
 }

@@ -5,6 +5,7 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DbKind;
+import dev.slipway.isolation.IsolationMode;
 import dev.slipway.source.GitHosts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -91,52 +92,15 @@ public final class ServerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
-        String secretKey = System.getenv("SLIPWAY_SECRET_KEY");
-        List<String> regionList = Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        if (buildSlots < 1 || buildSlots > 64) {
-            System.err.println("slipway server: --build-slots must be from 1 to 64");
-            return 2;
-        }
-        if (uploadLimitBytes <= 0) {
-            System.err.println("slipway server: --upload-limit-bytes must be positive");
-            return 2;
-        }
-        GitHosts hosts;
-        try {
-            hosts = GitHosts.parse(gitHosts);
-        } catch (IllegalArgumentException e) {
-            System.err.println("slipway server: " + e.getMessage());
-            return 2;
-        }
-        String pgAdmin = postgresAdminUrl == null || postgresAdminUrl.isBlank() ? null : postgresAdminUrl.strip();
-        String myAdmin = mysqlAdminUrl == null || mysqlAdminUrl.isBlank() ? null : mysqlAdminUrl.strip();
+        ServerConfig config;
         AdminServers admins;
         try {
-            admins = AdminServers.of(pgAdmin, myAdmin);
+            config = config();
+            admins = AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl());
         } catch (IllegalArgumentException e) {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
         }
-        dev.slipway.isolation.IsolationMode isolationMode;
-        try {
-            isolationMode = dev.slipway.isolation.IsolationMode.parse(isolation);
-        } catch (IllegalArgumentException e) {
-            System.err.println("slipway server: " + e.getMessage());
-            return 2;
-        }
-        dev.slipway.webhooks.WebhookSettings webhooks;
-        try {
-            webhooks = new dev.slipway.webhooks.WebhookSettings(webhooksAllowPrivate,
-                    dev.slipway.webhooks.WebhookSettings.retriesFrom(System.getenv()));
-        } catch (IllegalArgumentException e) {
-            System.err.println("slipway server: " + e.getMessage());
-            return 2;
-        }
-        ServerConfig config = new ServerConfig(host, apiPort, appsPort, store.dataDir,
-                store.databaseUrl == null || store.databaseUrl.isBlank() ? null : store.databaseUrl,
-                poolSize, appsDomain, publicUrl, regionList, secretKey, true, uploadLimitBytes, hosts, buildSlots,
-                pgAdmin, myAdmin).withSandboxPort(sandboxPort).withWebhooks(webhooks)
-                .withIsolation(isolationMode);
         Slipway slipway;
         try {
             slipway = Slipway.start(config, MicrosClock.system(), System.out);
@@ -175,5 +139,22 @@ public final class ServerCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /** The flags over the environment; an {@link IllegalArgumentException} names what is wrong. */
+    private ServerConfig config() {
+        if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("--build-slots must be from 1 to 64");
+        if (uploadLimitBytes <= 0) throw new IllegalArgumentException("--upload-limit-bytes must be positive");
+        List<String> regionList = Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        return ServerConfig.builder(store.dataDir).environment(System.getenv())
+                .host(host).ports(apiPort, appsPort).databaseUrl(store.databaseUrl).databasePoolSize(poolSize)
+                .appsDomain(appsDomain).publicUrl(publicUrl).regions(regionList).uploadLimit(uploadLimitBytes)
+                .gitHosts(GitHosts.parse(gitHosts)).buildSlots(buildSlots)
+                .databaseAdmins(blankToNull(postgresAdminUrl), blankToNull(mysqlAdminUrl)).sandboxPort(sandboxPort)
+                .allowPrivateTargets(webhooksAllowPrivate).isolation(IsolationMode.parse(isolation)).build();
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import dev.slipway.net.BoundPort;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -42,6 +43,15 @@ public final class AppsListener implements AutoCloseable {
 
     /** As above; addresses without a running app behind them are woken with {@code wakeups}. */
     public static AppsListener start(String host, int port, RouteTable routes, IntPredicate restarting, Wakeups wakeups) {
+        return start(BoundPort.bind("apps listener", host, port), routes, restarting, wakeups, new RecentRequests(wakeups.clock()));
+    }
+
+    /**
+     * Starts serving on a port bound earlier. {@code recent} records the requests each app was sent, which a
+     * server reads before this listener exists (what keeps a busy retired app running).
+     */
+    public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
+                                     RecentRequests recent) {
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
         threads.setName("apps");
         Server server = new Server(threads);
@@ -49,12 +59,9 @@ public final class AppsListener implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setSendDateHeader(false); // apps send their own; two Date headers would be wrong
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
-        connector.setHost(host);
-        connector.setPort(port);
+        ServerConnector connector = port.connector(server, new HttpConnectionFactory(http));
         connector.setIdleTimeout(CLIENT_IDLE_MS);
         server.addConnector(connector);
-        RecentRequests recent = new RecentRequests(wakeups.clock());
         UpstreamProxy proxy = new UpstreamProxy(restarting);
         proxy.setUseServerThreadPool(true);
         WebSocketClient sockets = new WebSocketClient();
@@ -78,7 +85,7 @@ public final class AppsListener implements AutoCloseable {
             } catch (Exception ignored) {
                 // already failing
             }
-            throw new IllegalStateException("apps listener cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+            throw new IllegalStateException("apps listener cannot listen on " + port.host() + ":" + port.port() + ": " + e.getMessage(), e);
         }
         return new AppsListener(server, connector, recent);
     }

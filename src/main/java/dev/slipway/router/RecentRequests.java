@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * what tells a busy retired app from an idle one. One slot per port (512 KiB), so recording is a
  * clock read and at most one release store: no lookup, no allocation, no lock.
  */
-final class RecentRequests {
+public final class RecentRequests {
     private static final int PORTS = 65_536;
 
     private final Clock clock;
     private final AtomicLongArray lastMillis = new AtomicLongArray(PORTS);
 
-    RecentRequests(Clock clock) {
+    public RecentRequests(Clock clock) {
         this.clock = clock;
     }
 
@@ -25,7 +25,7 @@ final class RecentRequests {
     }
 
     /** Epoch millis of the last request to the port, 0 when there was none. */
-    long lastMillis(int port) {
+    public long lastMillis(int port) {
         return port > 0 && port < PORTS ? lastMillis.getAcquire(port) : 0;
     }
 }

@@ -64,4 +64,8 @@ public record RuntimeOptions(Duration stopGrace, Duration healthTimeout, Duratio
     public RuntimeOptions withRetireAfter(Duration d) {
         return new RuntimeOptions(stopGrace, healthTimeout, healthPoll, backoffMin, backoffMax, stableAfter, d, regions, instanceType);
     }
+
+    public RuntimeOptions withRegions(List<String> r) {
+        return new RuntimeOptions(stopGrace, healthTimeout, healthPoll, backoffMin, backoffMax, stableAfter, retireAfter, r, instanceType);
+    }
 }

@@ -5,7 +5,9 @@ import dev.slipway.api.Requests;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
 import dev.slipway.ops.Metrics;
+import dev.slipway.net.BoundPort;
 import io.javalin.Javalin;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import io.javalin.json.JavalinJackson;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 
@@ -19,16 +21,16 @@ public final class ApiServer {
     private ApiServer() {}
 
     /** The sandbox alone on its own port (SLIPWAY_SANDBOX_PORT). */
-    public static Javalin createSandbox(String host, int port, Metrics metrics, Routes.Handlers handlers, Clock clock) {
-        return base(host, port, metrics, clock, config -> {
+    public static Javalin createSandbox(BoundPort port, Metrics metrics, Routes.Handlers handlers, Clock clock) {
+        return base(port, metrics, clock, config -> {
             ErrorMapper.register(config.routes);
             Routes.registerSandbox(config.routes, handlers);
         });
     }
 
-    public static Javalin create(String host, int port, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
+    public static Javalin create(BoundPort port, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
                                  boolean withSandbox) {
-        return base(host, port, metrics, clock, config -> {
+        return base(port, metrics, clock, config -> {
             config.routes.before(gate::check);
             ErrorMapper.register(config.routes);
             Routes.register(config.routes, handlers);
@@ -36,15 +38,14 @@ public final class ApiServer {
         });
     }
 
-    private static Javalin base(String host, int port, Metrics metrics, Clock clock,
+    private static Javalin base(BoundPort port, Metrics metrics, Clock clock,
                                 java.util.function.Consumer<io.javalin.config.JavalinConfig> routes) {
         Ids ids = new Ids(clock);
         return Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;
-            config.jetty.host = host;
-            config.jetty.port = port;
+            config.jetty.addConnector((server, http) -> port.connector(server, new HttpConnectionFactory(http)));
             // bodies are read and bounded by Requests, per route (JSON 1 MiB, uploads larger)
             config.http.maxRequestSize = Long.MAX_VALUE;
             config.http.prefer405over404 = true;

@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * Writes webhook events into the outbox inside the transaction of the state change that causes
@@ -35,20 +34,17 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
     private final LogStore logs;
     private final Clock clock;
     private final Ids ids;
-    private final Supplier<AppUrls> urls;
-    private volatile Runnable wake = () -> {};
+    private final AppUrls urls;
+    private final Runnable wake;
 
-    public Outbox(EndpointStore endpoints, DeliveryStore deliveries, LogStore logs, Clock clock, Supplier<AppUrls> urls) {
+    /** @param wake what to run once a transaction that queued deliveries commits (the dispatcher's wake-up) */
+    public Outbox(EndpointStore endpoints, DeliveryStore deliveries, LogStore logs, Clock clock, AppUrls urls, Runnable wake) {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
         this.logs = logs;
         this.clock = clock;
         this.ids = new Ids(clock);
         this.urls = urls;
-    }
-
-    /** What to run once a transaction that queued deliveries commits (the dispatcher's wake-up). */
-    public void onCommit(Runnable wake) {
         this.wake = wake;
     }
 
@@ -59,7 +55,7 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
         if (targets.isEmpty()) return;
         String[] project = project(h, d.projectId());
         boolean production = d.id().equals(project[1]);
-        Object data = DeploymentView.Detail.of(d, project[0], production, urls.get());
+        Object data = DeploymentView.Detail.of(d, project[0], production, urls);
         enqueue(h, targets, type, data, d.id());
     }
 
@@ -69,7 +65,7 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
         String type = "migration." + m.status().label();
         List<Endpoint> targets = targets(h, m.accountId(), type);
         if (targets.isEmpty()) return;
-        Object data = MigrationView.Detail.of(m, project(h, m.projectId())[0], urls.get());
+        Object data = MigrationView.Detail.of(m, project(h, m.projectId())[0], urls);
         enqueue(h, targets, type, data, m.id());
     }
 

@@ -48,7 +48,7 @@ class ClientRunTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
         git = GitServer.start();
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts()));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
         tenant = server.tenant(Tier.TEAM);
         env = Map.of("SLIPWAY_API_URL", server.baseUrl(), "SLIPWAY_API_KEY", tenant.key());
     }

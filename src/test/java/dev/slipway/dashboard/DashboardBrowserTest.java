@@ -54,8 +54,8 @@ class DashboardBrowserTest {
     static void start() {
         git = GitServer.start();
         receiver = WebhookReceiver.start();
-        server = TestServer.start(StoreKind.H2, c -> c.withGitHosts(git.hosts())
-                .withWebhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true))); // the receiver is on loopback
+        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts())
+                .webhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true))); // the receiver is on loopback
         alice = server.tenant(Tier.TEAM);
         bob = server.tenant(Tier.TEAM);
         aliceEmail = "alice-" + UUID.randomUUID().toString().substring(0, 6) + "@example.com";

@@ -1,7 +1,6 @@
 package dev.slipway.dashboard;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.config.ServerConfig;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.projects.NewProject;
@@ -258,9 +257,7 @@ class DashboardHttpTest {
 
     @Test
     void secureCookiesWhenThePublicAddressIsHttps() {
-        try (TestServer https = TestServer.start(kind, c -> new ServerConfig(c.host(), c.apiPort(), c.appsPort(), c.dataDir(),
-                c.databaseUrl(), c.databasePoolSize(), c.appsDomain(), "https://slipway.example", c.regions(), c.secretKey(),
-                false, c.uploadLimitBytes(), c.gitHosts(), c.buildSlots()))) {
+        try (TestServer https = TestServer.start(kind, c -> c.publicUrl("https://slipway.example"))) {
             WebClient web = new WebClient(https.baseUrl());
             HttpResponse<String> form = web.get("/dashboard/sign-in");
             assertThat(form.headers().allValues("Set-Cookie")).allSatisfy(c -> assertThat(c).contains("; Secure"));

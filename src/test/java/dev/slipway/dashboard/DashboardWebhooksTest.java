@@ -47,7 +47,7 @@ class DashboardWebhooksTest {
 
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.withWebhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true)));
+        server = TestServer.start(kind, c -> c.webhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true)));
         strict = TestServer.start(kind);
         receiver = WebhookReceiver.start();
     }

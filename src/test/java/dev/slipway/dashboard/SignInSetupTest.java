@@ -57,7 +57,7 @@ class SignInSetupTest {
     void theFirstStartPrintsADefaultUserThatSignsIn() throws Exception {
         TestStore store = TestStore.create(kind);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        ServerConfig config = ServerConfig.defaults(store.dataDir()).withPorts(0, 0).withDatabaseUrl(store.jdbcUrl());
+        ServerConfig config = ServerConfig.builder(store.dataDir()).ports(0, 0).databaseUrl(store.jdbcUrl()).build();
         try (Slipway slipway = Slipway.start(config, MicrosClock.system(), new PrintStream(printed, true, StandardCharsets.UTF_8))) {
             String out = printed.toString(StandardCharsets.UTF_8);
             Matcher m = Pattern.compile("email: +(\\S+)\\s+password: +(\\S+)").matcher(out);

@@ -67,8 +67,8 @@ class DatabaseMigrationTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
         git = GitServer.start();
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts())
-                .withDatabaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts())
+                .databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
         tenant = server.tenant(Tier.TEAM, 1_000_000); // the waits below poll
         secrets.clear();
         secrets.add(ENV_SECRET);

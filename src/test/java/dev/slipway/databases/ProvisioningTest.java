@@ -51,7 +51,7 @@ class ProvisioningTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(StoreKind.H2, c -> c.withDatabaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
+        server = TestServer.start(StoreKind.H2, c -> c.databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
         jdbi = server.slipway().database().jdbi();
         secrets = SecretBox.fromBase64(server.store().secretKey());
         accountId = server.tenant(Tier.TEAM).account().id();

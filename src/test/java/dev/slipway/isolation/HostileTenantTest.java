@@ -61,7 +61,7 @@ class HostileTenantTest {
 
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.withIsolation(IsolationMode.SANDBOX));
+        server = TestServer.start(kind, c -> c.isolation(IsolationMode.SANDBOX));
         attacker = server.tenant(Tier.FREE).http();
         victim = server.tenant(Tier.TEAM).http();
         victimSecret = "victim-secret-" + UUID.randomUUID();

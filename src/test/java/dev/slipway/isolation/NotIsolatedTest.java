@@ -33,8 +33,8 @@ class NotIsolatedTest {
 
     @BeforeAll
     static void start() {
-        plain = TestServer.start(StoreKind.H2, c -> c.withIsolation(IsolationMode.NONE));
-        sandboxed = TestServer.start(StoreKind.H2, c -> c.withIsolation(IsolationMode.SANDBOX));
+        plain = TestServer.start(StoreKind.H2, c -> c.isolation(IsolationMode.NONE));
+        sandboxed = TestServer.start(StoreKind.H2, c -> c.isolation(IsolationMode.SANDBOX));
     }
 
     @AfterAll

@@ -33,7 +33,7 @@ class CancelTest {
     static void start(StoreKind kind) {
         git = GitServer.start();
         // one build slot: a cancel that cost the server its worker would leave the last deployment queued
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts()).withBuildSlots(1));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()).buildSlots(1));
         runs = new Runs(server.tenant(Tier.TEAM).http());
     }
 

@@ -42,7 +42,7 @@ class FrameworksTest {
     @BeforeAll
     static void start() {
         git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.withGitHosts(git.hosts()));
+        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
         runs = new Runs(server.tenant(Tier.TEAM).http());
     }
 

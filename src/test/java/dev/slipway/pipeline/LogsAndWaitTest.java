@@ -42,7 +42,7 @@ class LogsAndWaitTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
         git = GitServer.start();
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts()));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
         // the followers here poll as fast as they can; a 429 page would look like the end of a log
         tenant = server.tenant(Tier.TEAM, 1_000_000);
         runs = new Runs(tenant.http());

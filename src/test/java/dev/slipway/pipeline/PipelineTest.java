@@ -41,7 +41,7 @@ class PipelineTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
         git = GitServer.start();
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts()));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
         tenant = server.tenant(Tier.TEAM);
     }
 

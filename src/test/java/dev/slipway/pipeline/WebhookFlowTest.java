@@ -50,8 +50,8 @@ class WebhookFlowTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
         git = GitServer.start();
-        server = TestServer.start(kind, c -> c.withGitHosts(git.hosts())
-                .withWebhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));
+        server = TestServer.start(kind, c -> c.gitHosts(git.hosts())
+                .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));
         tenant = server.tenant(Tier.TEAM);
         receiver = WebhookReceiver.start();
         runs = new Runs(tenant.http());

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SandboxPortTest {
     @Test
     void theSandboxMovesToItsOwnPort() {
-        try (TestServer server = TestServer.start(StoreKind.H2, c -> c.withSandboxPort(0))) {
+        try (TestServer server = TestServer.start(StoreKind.H2, c -> c.sandboxPort(0))) {
             int port = server.slipway().sandboxPort();
             assertThat(port).isNotEqualTo(server.slipway().apiPort());
             var tenant = server.tenant(Tier.FREE);

@@ -40,7 +40,7 @@ class UploadsTest {
 
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.withUploadLimit(LIMIT));
+        server = TestServer.start(kind, c -> c.uploadLimit(LIMIT));
     }
 
     @AfterParameterizedClassInvocation

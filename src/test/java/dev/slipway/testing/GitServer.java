@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * try (GitServer git = GitServer.start()) {
  *     git.createRepo("acme/web");
  *     String sha = git.commit("acme/web", "main", Map.of("package.json", "{}"), "first");
- *     TestServer.start(kind, c -> c.withGitHosts(git.hosts()));
+ *     TestServer.start(kind, c -> c.gitHosts(git.hosts()));
  * }
  * }</pre>
  */

@@ -10,6 +10,7 @@ import dev.slipway.store.StoreKind;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /** A real Slipway server on random loopback ports over a fresh store, for HTTP tests. */
 public final class TestServer implements AutoCloseable {
@@ -25,19 +26,15 @@ public final class TestServer implements AutoCloseable {
         return start(kind, c -> c);
     }
 
-    public static TestServer start(StoreKind kind, java.util.function.UnaryOperator<ServerConfig> customize) {
+    public static TestServer start(StoreKind kind, UnaryOperator<ServerConfig.Builder> customize) {
         return start(kind, customize, MicrosClock.system());
     }
 
     /** As above, on a clock of the test's (e.g. a {@link MutableClock} to step through backoffs). */
-    public static TestServer start(StoreKind kind, java.util.function.UnaryOperator<ServerConfig> customize,
-                                   java.time.Clock clock) {
+    public static TestServer start(StoreKind kind, UnaryOperator<ServerConfig.Builder> customize, java.time.Clock clock) {
         TestStore store = TestStore.create(kind);
         try {
-            ServerConfig config = ServerConfig.defaults(store.dataDir()).withPorts(0, 0).withDatabaseUrl(store.jdbcUrl());
-            config = customize.apply(new ServerConfig(config.host(), 0, 0, config.dataDir(), config.databaseUrl(),
-                    config.databasePoolSize(), config.appsDomain(), config.publicUrl(), config.regions(),
-                    store.secretKey(), false, config.uploadLimitBytes(), config.gitHosts(), config.buildSlots()));
+            ServerConfig config = customize.apply(config(store, store.dataDir())).build();
             Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
             return new TestServer(store, slipway);
         } catch (Exception e) {
@@ -51,13 +48,22 @@ public final class TestServer implements AutoCloseable {
         try {
             var dir = java.nio.file.Files.createTempDirectory(store.dataDir(), "peer-");
             ServerConfig c = slipway.config();
-            ServerConfig peer = new ServerConfig(c.host(), 0, 0, dir, store.jdbcUrl(), c.databasePoolSize(),
-                    c.appsDomain(), null, c.regions(), store.secretKey(), false, c.uploadLimitBytes(), c.gitHosts(), c.buildSlots(),
-                    c.postgresAdminUrl(), c.mysqlAdminUrl()).withWebhooks(c.webhooks());
+            ServerConfig peer = config(store, dir).uploadLimit(c.uploadLimitBytes()).gitHosts(c.gitHosts())
+                    .buildSlots(c.buildSlots()).databaseAdmins(c.postgresAdminUrl(), c.mysqlAdminUrl())
+                    .webhooks(c.webhooks()).isolation(c.isolation()).build();
             return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
         } catch (Exception e) {
             throw new IllegalStateException("peer server did not start: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Random loopback ports, the test store and its key, no default account, and the settings the process
+     * environment gives (the build's pom sets a short health timeout there).
+     */
+    private static ServerConfig.Builder config(TestStore store, java.nio.file.Path dataDir) {
+        return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
+                .secretKey(store.secretKey()).createDefaultAccount(false);
     }
 
     public Slipway slipway() { return slipway; }

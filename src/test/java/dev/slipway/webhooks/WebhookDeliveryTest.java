@@ -44,7 +44,7 @@ class WebhookDeliveryTest {
 
     @BeforeParameterizedClassInvocation
     static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.withWebhooks(new WebhookSettings(true, FAST)));
+        server = TestServer.start(kind, c -> c.webhooks(new WebhookSettings(true, FAST)));
         tenant = server.tenant(Tier.TEAM);
         receiver = WebhookReceiver.start();
         receiver.answer(r -> answers.getOrDefault(r.header("x-receiver-path"), x -> 200).status(r));

@@ -1,0 +1,122 @@
+package dev.slipway.server;
+
+import dev.slipway.api.AppUrls;
+import dev.slipway.api.Gate;
+import dev.slipway.api.Idempotency;
+import dev.slipway.auth.Authenticator;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.dashboard.Assets;
+import dev.slipway.dashboard.Auth;
+import dev.slipway.dashboard.Dashboard;
+import dev.slipway.dashboard.KeyPages;
+import dev.slipway.dashboard.ProjectPages;
+import dev.slipway.dashboard.RunPages;
+import dev.slipway.dashboard.SignInPages;
+import dev.slipway.dashboard.WebhookPages;
+import dev.slipway.deployments.DeploymentHandlers;
+import dev.slipway.docs.OpenApiDocs;
+import dev.slipway.isolation.Confinement;
+import dev.slipway.logs.LogHandlers;
+import dev.slipway.migrations.MigrationHandlers;
+import dev.slipway.net.AddressGuard;
+import dev.slipway.ops.HealthHandlers;
+import dev.slipway.ops.Metrics;
+import dev.slipway.projects.ProjectHandlers;
+import dev.slipway.ratelimit.RateLimiter;
+import dev.slipway.sandbox.PlantHandlers;
+import dev.slipway.source.UploadHandlers;
+import dev.slipway.store.StoreKind;
+import dev.slipway.users.SessionStore;
+import dev.slipway.users.SignInThrottle;
+import dev.slipway.webhooks.DeliveryStore;
+import dev.slipway.webhooks.WebhookHandlers;
+import dev.slipway.webhooks.WebhookService;
+import io.javalin.Javalin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.Locale;
+
+/**
+ * The fifth phase: the API, the dashboard and the sandbox, on the ports bound in the first, and the
+ * housekeeping of what they keep.
+ *
+ * @param sandbox the sandbox's own listener, or null when it is served under the API's /sandbox
+ */
+record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempotency idempotency, SessionStore sessions,
+                    SignInThrottle signIns) implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
+
+    static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
+                              Pipelines pipelines, AppUrls urls, Clock clock) {
+        var jdbi = stores.database().jdbi();
+        RateLimiter limiter = stores.database().kind() == StoreKind.POSTGRES
+                ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
+        Authenticator authenticator = new Authenticator(stores.keys(), stores.accounts(), clock);
+        Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);
+        Metrics metrics = new Metrics();
+        LogHandlers logHandlers = new LogHandlers(stores.logs());
+        Idempotency idempotency = new Idempotency(jdbi, clock, urls);
+        SessionStore sessions = new SessionStore(jdbi, clock, stores.users());
+        SignInThrottle signIns = new SignInThrottle(jdbi, clock);
+        WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
+                new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
+        Dashboard dashboard = dashboard(config, engine.confinement(), stores, sessions, signIns, authenticator,
+                pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
+        Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
+                idempotency, new ProjectHandlers(stores.projects(), urls, config.regions()),
+                new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.uploadLimitBytes()),
+                new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
+                        logHandlers, urls, config.regions()),
+                new DeploymentHandlers(stores.deployments(), pipelines.deployments(), stores.projects(), stores.uploads(),
+                        logHandlers, urls),
+                new OpenApiDocs(urls, () -> listeners.sandboxBase(urls)),
+                new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
+                new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock));
+        Javalin api = ApiServer.create(listeners.api(), gate, metrics, handlers, clock, listeners.sandbox() == null).start();
+        try {
+            Javalin sandbox = listeners.sandbox() == null ? null
+                    : ApiServer.createSandbox(listeners.sandbox(), metrics, handlers, clock).start();
+            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns);
+        } catch (RuntimeException e) {
+            api.stop();
+            throw e;
+        }
+    }
+
+    private static Dashboard dashboard(ServerConfig config, Confinement confinement, Stores stores, SessionStore sessions,
+                                       SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
+                                       LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
+        boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(Locale.ROOT).startsWith("https:");
+        Auth auth = new Auth(sessions, stores.accounts(), https, confinement.isolated() ? null : Confinement.NOT_ISOLATED);
+        ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls);
+        return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
+                new KeyPages(stores.keys(), authenticator), webhooks, projectPages,
+                new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
+                        stores.logs(), logHandlers, projectPages, urls),
+                new Assets());
+    }
+
+    /** Expired rate-limit windows, idempotency keys, sessions, sign-in failures, deliveries and uploads. */
+    void sweep(Stores stores, Pipelines pipelines) {
+        try {
+            limiter.sweep();
+            idempotency.sweep();
+            pipelines.databases().sweep();
+            sessions.sweep();
+            signIns.sweep();
+            stores.webhookDeliveries().sweep(DeliveryStore.RETENTION);
+            stores.uploads().sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("housekeeping failed: {}", e.toString());
+        }
+    }
+
+    /** Stops taking requests; those in flight finish. */
+    @Override
+    public void close() {
+        api.stop();
+        if (sandbox != null) sandbox.stop();
+    }
+}

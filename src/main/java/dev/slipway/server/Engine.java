@@ -1,0 +1,67 @@
+package dev.slipway.server;
+
+import dev.slipway.config.ServerConfig;
+import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.Isolations;
+import dev.slipway.isolation.NetworkPolicy;
+import dev.slipway.router.RecentRequests;
+import dev.slipway.router.RouteTable;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.LocalProcessRuntime;
+import dev.slipway.runtime.RetiringPool;
+import dev.slipway.wake.ProductionInstances;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The third phase, the data plane: how apps are confined, the runtime that runs them, their routes, and
+ * the pool of replaced production apps kept warm. The apps listener that serves the routes starts last,
+ * once the pipelines can wake a dormant app.
+ *
+ * @param recent when each app was last sent a request: a busy retired app is kept running
+ */
+public record Engine(Confinement confinement, InstanceStore instances, LocalProcessRuntime runtime, RouteTable routes,
+                     RecentRequests recent, ProductionInstances production, RetiringPool retiring) implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+    static Engine start(ServerConfig config, Listeners listeners, Stores stores, Clock clock) throws IOException {
+        InstanceStore instances = new InstanceStore(stores.database().jdbi(), stores.secrets(), clock, stores.nodeId());
+        List<String> platform = new ArrayList<>(listeners.addresses());
+        platform.add(Stores.storeUrl(config));
+        Confinement confinement = Isolations.choose(config.isolation(), stores.database().jdbi(),
+                Isolations.runDir(config.dataDir(), stores.nodeId()), stores.nodeId(),
+                NetworkPolicy.of(platform, adminAddresses(config)), config.warmNetworks());
+        if (confinement.isolated()) LOG.info(confinement.summary());
+        else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
+        LocalProcessRuntime runtime = new LocalProcessRuntime(instances, config.runtime(), clock, confinement);
+        try {
+            RouteTable routes = new RouteTable(config.appsDomain());
+            RecentRequests recent = new RecentRequests(clock);
+            ProductionInstances production = new ProductionInstances(stores.deployments(), runtime);
+            RetiringPool retiring = new RetiringPool(runtime, instances, clock, config.runtime().retireAfter(),
+                    production, routes::forgetUpstream, recent::lastMillis);
+            return new Engine(confinement, instances, runtime, routes, recent, production, retiring);
+        } catch (RuntimeException e) {
+            runtime.close();
+            throw e;
+        }
+    }
+
+    private static List<String> adminAddresses(ServerConfig config) {
+        List<String> out = new ArrayList<>();
+        if (config.postgresAdminUrl() != null) out.add(config.postgresAdminUrl());
+        if (config.mysqlAdminUrl() != null) out.add(config.mysqlAdminUrl());
+        return out;
+    }
+
+    @Override
+    public void close() {
+        retiring.close();
+        runtime.close();
+    }
+}

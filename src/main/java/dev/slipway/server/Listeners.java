@@ -1,0 +1,60 @@
+package dev.slipway.server;
+
+import dev.slipway.api.AppUrls;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.net.BoundPort;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The first phase: the server's ports, bound before anything is wired, so that links and app URLs are
+ * plain values and the sandbox's network policy names the real ports.
+ *
+ * @param sandbox the plant-store sandbox's own port, or null when it is served under the API's /sandbox
+ */
+record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox) implements AutoCloseable {
+
+    static Listeners bind(ServerConfig config) {
+        BoundPort api = BoundPort.bind("API listener", config.host(), config.apiPort());
+        BoundPort apps = null;
+        try {
+            apps = BoundPort.bind("apps listener", config.host(), config.appsPort());
+            BoundPort sandbox = config.sandboxPort() == null ? null
+                    : BoundPort.bind("sandbox listener", config.host(), config.sandboxPort());
+            return new Listeners(api, apps, sandbox);
+        } catch (RuntimeException e) {
+            api.close();
+            if (apps != null) apps.close();
+            throw e;
+        }
+    }
+
+    AppUrls urls(ServerConfig config) {
+        return new AppUrls(config.appsDomain(), apps.port(), config.publicUrl(), config.host(), api.port());
+    }
+
+    /** Where the OpenAPI document says the sandbox is. */
+    String sandboxBase(AppUrls urls) {
+        return sandbox == null ? urls.api("/sandbox") : "http://" + sandbox.host() + ":" + sandbox.port() + "/sandbox";
+    }
+
+    /** The platform's own endpoints, which a sandboxed app must not reach wherever they are. */
+    List<String> addresses() {
+        List<String> out = new ArrayList<>(List.of(url(api), url(apps)));
+        if (sandbox != null) out.add(url(sandbox));
+        return out;
+    }
+
+    private static String url(BoundPort port) {
+        return "http://" + port.host() + ":" + port.port();
+    }
+
+    /** Closes the ports whose servers never started (a started server owns and closes its own). */
+    @Override
+    public void close() {
+        api.close();
+        apps.close();
+        if (sandbox != null) sandbox.close();
+    }
+}

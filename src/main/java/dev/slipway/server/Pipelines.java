@@ -1,0 +1,60 @@
+package dev.slipway.server;
+
+import dev.slipway.api.AppUrls;
+import dev.slipway.build.Builder;
+import dev.slipway.build.CommandRunner;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.databases.AdminServers;
+import dev.slipway.databases.DatabaseService;
+import dev.slipway.deployments.DeploymentRunner;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.deployments.RouteRestorer;
+import dev.slipway.jobs.Job;
+import dev.slipway.jobs.JobRunner;
+import dev.slipway.jobs.Workers;
+import dev.slipway.migrations.MigrationRecords;
+import dev.slipway.migrations.MigrationService;
+import dev.slipway.source.GitFetcher;
+import dev.slipway.source.ZipExtractor;
+import dev.slipway.wake.DormantApps;
+
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * The fourth phase: what turns a request into a running app. The services queue jobs and wake the
+ * workers; the workers take no job until {@link #runners()} are handed to them after a restart's recovery.
+ */
+record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
+                 MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
+                 DormantApps dormant, RouteRestorer restorer) {
+
+    static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
+        var jdbi = stores.database().jdbi();
+        DatabaseService databases = new DatabaseService(jdbi,
+                AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), stores.secrets(), stores.logs(),
+                clock, stores.projectCache(), config.webhooks().allowPrivate());
+        Workers workers = new Workers(stores.jobs(), config.buildSlots(), stores.nodeId());
+        DeploymentService deployments = new DeploymentService(stores.deployments(), stores.jobs(), stores.logs(),
+                stores.secrets(), clock, engine.confinement().isolated(), workers);
+        MigrationService migrations = new MigrationService(jdbi, stores.migrations(), stores.projects(), deployments,
+                stores.jobs(), stores.logs(), clock, workers, databases);
+        Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock);
+        ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
+        DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
+                deployments, stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(),
+                new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
+                builder, stores.artifacts(), config.build().keepArtifacts(), engine.runtime(), engine.routes(),
+                engine.retiring(), urls, config.dataDir().resolve("workspaces"), clock, databases));
+        DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deployments,
+                stores.projects(), stores.artifacts(), databases, stores.logs(), engine.runtime(), engine.routes(),
+                engine.retiring(), engine.production(), clock));
+        RouteRestorer restorer = new RouteRestorer(stores.deployments(), stores.projects(), stores.artifacts(),
+                engine.runtime(), engine.routes());
+        return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer);
+    }
+
+    Map<String, JobRunner> runners() {
+        return Map.of(Job.DEPLOYMENT, runner);
+    }
+}

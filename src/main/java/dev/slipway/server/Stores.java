@@ -1,0 +1,91 @@
+package dev.slipway.server;
+
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.api.AppUrls;
+import dev.slipway.auth.KeyStore;
+import dev.slipway.build.ArtifactStore;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.jobs.JobStore;
+import dev.slipway.logs.LogStore;
+import dev.slipway.migrations.MigrationStore;
+import dev.slipway.net.AddressGuard;
+import dev.slipway.projects.ProjectCache;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.secrets.SecretBox;
+import dev.slipway.source.UploadStore;
+import dev.slipway.store.ChangeNotices;
+import dev.slipway.store.DataDir;
+import dev.slipway.store.Database;
+import dev.slipway.store.StatusNotices;
+import dev.slipway.users.UserStore;
+import dev.slipway.webhooks.DeliveryStore;
+import dev.slipway.webhooks.Dispatcher;
+import dev.slipway.webhooks.EndpointStore;
+import dev.slipway.webhooks.Outbox;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The second phase: the store and everything that writes to it. Every state change writes its webhook
+ * events to the outbox in its own transaction, so the webhook dispatcher that the outbox wakes is made
+ * here too (it starts sending only when the server is up).
+ */
+public record Stores(Database database, SecretBox secrets, String nodeId, ProjectCache projectCache,
+                     AccountStore accounts, KeyStore keys, ProjectStore projects, UploadStore uploads,
+                     DeploymentStore deployments, MigrationStore migrations, LogStore logs, JobStore jobs,
+                     ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
+                     DeliveryStore webhookDeliveries, Dispatcher dispatcher) implements AutoCloseable {
+
+    static Stores open(ServerConfig config, AppUrls urls, Clock clock) throws IOException {
+        DataDir.prepare(config.dataDir());
+        Database database = Database.open(storeUrl(config), config.databasePoolSize());
+        LogStore logs = null;
+        Dispatcher dispatcher = null;
+        try {
+            SecretBox secrets = config.secretKey() != null ? SecretBox.fromBase64(config.secretKey())
+                    : SecretBox.fromKeyFile(config.dataDir());
+            String nodeId = NodeId.load(config.dataDir());
+            var jdbi = database.jdbi();
+            logs = new LogStore(jdbi, clock);
+            EndpointStore endpoints = new EndpointStore(jdbi, clock);
+            DeliveryStore deliveries = new DeliveryStore(jdbi, clock);
+            dispatcher = new Dispatcher(endpoints, deliveries, secrets, new AddressGuard(config.webhooks().allowPrivate()),
+                    config.webhooks().retries(), clock, nodeId);
+            Outbox outbox = new Outbox(endpoints, deliveries, logs, clock, urls, dispatcher::wake);
+            ProjectCache projectCache = new ProjectCache(clock);
+            Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
+                    new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache),
+                    new UploadStore(jdbi, clock, config.dataDir()), new DeploymentStore(jdbi, clock, logs, outbox),
+                    new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
+                    new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
+                    deliveries, dispatcher);
+            // other servers sharing the store: their project changes drop our cached copies, and their
+            // status changes end our long-polls
+            database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
+                    StatusNotices.to(List.of(stores.deployments().changes(), stores.migrations().changes()))));
+            return stores;
+        } catch (RuntimeException | IOException e) {
+            if (dispatcher != null) dispatcher.close();
+            if (logs != null) logs.close();
+            database.close();
+            throw e;
+        }
+    }
+
+    static String storeUrl(ServerConfig config) {
+        return config.databaseUrl() != null ? config.databaseUrl() : Database.h2Url(config.dataDir());
+    }
+
+    /** The lines still queued are written (the apps' last ones included) before the store closes. */
+    @Override
+    public void close() {
+        dispatcher.close();
+        logs.close();
+        database.close();
+    }
+}
