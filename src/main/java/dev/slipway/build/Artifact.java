@@ -8,16 +8,34 @@ import java.util.List;
  * An immutable build result under {@code <data dir>/artifacts/<id>}, reusable by any later deployment
  * of the same project (a rollback starts it without building).
  *
- * @param root         the artifact directory: the built app, ready to start
- * @param startCommand argv to start the app, run with {@code root} as working directory; the token
- *                     {@code ${PORT}} in an argument is replaced by the port the runtime assigns
- *                     (PORT is also in the environment). Empty for a static site.
- * @param staticRoot   for static sites (react-vite): the directory the router serves with SPA
- *                     fallback; null for apps that run a process
+ * @param root         the artifact directory: the built source tree, ready to start
+ * @param startCommand argv to start the app, run in {@link #workDir()}; the token {@code ${PORT}} in an
+ *                     argument is replaced by the port the runtime assigns (PORT is also in the environment).
+ *                     Empty for a static site.
+ * @param staticRoot   for static sites: the directory the router serves; null for apps that run a process
+ * @param spaFallback  a static site whose unknown paths get its index.html (a Vite app without a 404.html)
+ * @param appDir       the app's folder inside {@code root} (the project's root directory), or null for root itself
  */
 public record Artifact(String id, String projectId, String framework, String commitSha, Path root,
-                       List<String> startCommand, Path staticRoot, Instant createdAt) {
+                       List<String> startCommand, Path staticRoot, boolean spaFallback, String appDir,
+                       Instant createdAt) {
+
+    public Artifact {
+        if (appDir != null && (appDir.isBlank() || appDir.equals("."))) appDir = null;
+    }
+
+    /** A process app, or a single-page app, at the root of its artifact. */
+    public Artifact(String id, String projectId, String framework, String commitSha, Path root,
+                    List<String> startCommand, Path staticRoot, Instant createdAt) {
+        this(id, projectId, framework, commitSha, root, startCommand, staticRoot, staticRoot != null, null, createdAt);
+    }
+
     public boolean isStatic() {
         return staticRoot != null;
+    }
+
+    /** Where the start command runs: the app's folder. */
+    public Path workDir() {
+        return appDir == null ? root : root.resolve(appDir);
     }
 }

@@ -26,7 +26,7 @@ public final class ArtifactStore {
             rs.getString("id"), rs.getString("project_id"), rs.getString("framework"), rs.getString("commit_sha"),
             Path.of(rs.getString("root")), argv(rs.getString("start_command")),
             rs.getString("static_root") == null ? null : Path.of(rs.getString("static_root")),
-            rs.getTimestamp("created_at").toInstant());
+            rs.getBoolean("spa_fallback"), rs.getString("app_dir"), rs.getTimestamp("created_at").toInstant());
 
     private final Jdbi jdbi;
     private final Path artifactsDir;
@@ -40,11 +40,12 @@ public final class ArtifactStore {
     public void save(Artifact a, long sizeBytes, Duration buildDuration) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO artifacts (id, project_id, framework, commit_sha, root, start_command, static_root,
-                                               size_bytes, build_duration_ms, created_at)
-                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :size, :ms, :at)""")
+                                               spa_fallback, app_dir, size_bytes, build_duration_ms, created_at)
+                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :spa, :app, :size, :ms, :at)""")
                 .bind("id", a.id()).bind("project", a.projectId()).bind("framework", a.framework())
                 .bind("sha", a.commitSha()).bind("root", a.root().toString()).bind("start", Json.write(a.startCommand()))
                 .bind("static", a.staticRoot() == null ? null : a.staticRoot().toString())
+                .bind("spa", a.spaFallback()).bind("app", a.appDir())
                 .bind("size", sizeBytes).bind("ms", buildDuration.toMillis()).bind("at", a.createdAt())
                 .execute());
     }

@@ -72,58 +72,50 @@ public final class Builder {
             Optional<List<String>> procfile = Procfile.web(workspace);
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
 
-            Optional<PackageJson> pkg = framework.isNode() ? PackageJson.read(workspace) : Optional.empty();
-            if (framework.isNode()) {
+            Optional<PackageJson> pkg = PackageJson.read(workspace);
+            if (framework.isNodeServer() || (framework.isStatic() && pkg.isPresent())) {
                 PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
                 NodeBuild node = new NodeBuild(steps);
                 node.install(workspace, log);
-                node.build(workspace, p, switch (framework) {
-                    case NEXTJS -> "next";
-                    case REACT_VITE -> "vite";
-                    default -> null;
-                }, log);
+                node.build(workspace, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
             }
 
             Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
 
-            List<String> start;
-            Path staticRoot = null;
+            List<String> start = List.of();
+            StaticOutput site = null;
             Set<String> writable = Set.of();
-            switch (framework) {
-                case REACT_VITE -> {
-                    staticRoot = root.resolve("dist");
-                    if (!Files.isRegularFile(staticRoot.resolve("index.html"))) {
-                        throw new BuildException("the build produced no dist/index.html (react-vite sites are served from dist/)");
-                    }
-                    start = List.of();
-                    if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a react-vite site is served as static files");
-                }
-                case NEXTJS -> {
-                    start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> StartCommands.nextjs(root, pkg.get()));
+            if (framework.isStatic()) {
+                site = StaticOutput.find(root, pkg);
+                if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
+            } else if (framework.isNodeServer()) {
+                start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> framework == Framework.NEXTJS
+                        ? StartCommands.nextjs(root, pkg.get()) : StartCommands.express(root, pkg.get()));
+                if (framework == Framework.NEXTJS) {
                     writable = Set.of(".next/cache"); // next start writes its image and fetch caches here
                     Files.createDirectories(root.resolve(".next/cache"));
                 }
-                case NODE_EXPRESS -> start = procfile.map(p -> StartCommands.procfile(root, p))
-                        .orElseGet(() -> StartCommands.express(root, pkg.get()));
-                case PYTHON_FASTAPI -> {
-                    PythonBuild python = new PythonBuild(steps, config.python());
-                    python.install(root, log);
-                    if (procfile.isPresent()) {
-                        start = StartCommands.procfile(root, procfile.get());
-                    } else {
-                        String module = PythonBuild.appModule(root);
-                        python.checkUvicorn(root, log);
-                        start = StartCommands.fastapi(root, module);
-                    }
+            } else {
+                PythonBuild python = new PythonBuild(steps, config.python());
+                python.install(root, log);
+                if (procfile.isPresent()) {
+                    start = StartCommands.procfile(root, procfile.get());
+                } else {
+                    PythonApps.Entry app = framework == Framework.PYTHON_FASTAPI ? PythonApps.fastapi(root) : PythonApps.any(root);
+                    log.log(Level.INFO, "Serving " + app.target() + " from " + app.file() + " with "
+                            + (app.asgi() ? "uvicorn (ASGI)" : "gunicorn (WSGI)"));
+                    python.checkServer(root, app);
+                    start = StartCommands.python(root, app);
                 }
-                default -> throw new IllegalStateException(framework.id());
             }
 
             long size = Trees.freeze(root, writable);
             Duration took = Duration.between(started, clock.instant());
-            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start, staticRoot, clock.instant());
+            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start,
+                    site == null ? null : site.dir(), site != null && site.spaFallback(), null, clock.instant());
             store.save(artifact, size, took);
-            log.log(Level.INFO, artifact.isStatic() ? "Static site: serving dist/" : "Start command: " + CommandRunner.display(start, root));
+            log.log(Level.INFO, site != null ? "Static site: serving " + describe(root, site)
+                    : "Start command: " + CommandRunner.display(start, root));
             log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
                     + megabytes(size) + ")");
             return artifact;
@@ -181,6 +173,12 @@ public final class Builder {
         } catch (RuntimeException ignored) {
             // best effort; the build error is what matters
         }
+    }
+
+    private static String describe(Path root, StaticOutput site) {
+        String dir = site.dir().equals(root) ? "the app's folder" : root.relativize(site.dir()) + "/";
+        return dir + (site.spaFallback() ? " (a single-page app: unknown paths get index.html)"
+                : Files.isRegularFile(site.dir().resolve(StaticOutput.NOT_FOUND_PAGE)) ? " (unknown paths get its 404.html)" : "");
     }
 
     private static String shortSha(String sha) {

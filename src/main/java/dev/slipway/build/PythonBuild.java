@@ -3,20 +3,16 @@ package dev.slipway.build;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Makes a FastAPI app's venv inside the artifact (a venv holds absolute paths, so it is made where it
  * will run) and installs its requirements offline first (DESIGN §4).
  */
 final class PythonBuild {
-    static final List<String> APP_FILES = List.of("main.py", "app.py", "server.py");
-    private static final Pattern APP = Pattern.compile("(?m)^app\\s*(?::\\s*[\\w.]+\\s*)?=\\s*(?:fastapi\\.)?FastAPI\\(");
     /** Bounded so that an unreachable index fails in seconds rather than minutes of retries. */
     private static final List<String> ONLINE_FLAGS = List.of("--retries", "1", "--timeout", "5");
     static final String GENERATED_REQUIREMENTS = ".slipway-requirements.txt";
@@ -88,26 +84,14 @@ final class PythonBuild {
     }
 
     /** Fails early, with a clear message, rather than at start-up in the runtime. */
-    void checkUvicorn(Path root, LogSink log) {
+    void checkServer(Path root, PythonApps.Entry app) {
+        String module = app.asgi() ? "uvicorn" : "gunicorn";
         try {
-            steps.run(List.of(root.resolve(StartCommands.VENV).resolve("bin/python").toString(), "-c", "import uvicorn"), root, LogSink.DISCARD);
+            steps.run(List.of(root.resolve(StartCommands.VENV).resolve("bin/python").toString(), "-c", "import " + module),
+                    root, LogSink.DISCARD);
         } catch (BuildException e) {
-            throw new BuildException("uvicorn is not installed: add uvicorn to requirements.txt (or start the app with a Procfile web: line)");
+            throw new BuildException(module + " is not installed: add " + module + " to requirements.txt to serve "
+                    + app.file() + " (or start the app with a Procfile web: line)");
         }
-    }
-
-    /** The module that defines {@code app = FastAPI(...)}, looked for in main.py, app.py, server.py. */
-    static String appModule(Path root) {
-        for (String file : APP_FILES) {
-            Path p = root.resolve(file);
-            if (!Files.isRegularFile(p)) continue;
-            try {
-                if (APP.matcher(Files.readString(p)).find()) return file.substring(0, file.length() - 3);
-            } catch (IOException e) {
-                throw new BuildException("cannot read " + file + " (is it UTF-8 text?): " + e.getMessage(), e);
-            }
-        }
-        throw new BuildException("no FastAPI app found: looked for a line \"app = FastAPI(\" in " + String.join(", ", APP_FILES)
-                + "; define it there or start the app with a Procfile web: line");
     }
 }

@@ -20,10 +20,31 @@ final class StartCommands {
 
     private StartCommands() {}
 
-    /** A Procfile web: command with its program resolved against the app's own bin directories. */
+    /** Python programs a Procfile may name bare; they run as modules of the venv's interpreter. */
+    static final java.util.Set<String> PYTHON_MODULES = java.util.Set.of("uvicorn", "gunicorn", "fastapi", "flask",
+            "hypercorn", "daphne", "waitress-serve");
+
+    /**
+     * A Procfile web: command with its program resolved against the app's own bin directories. In a Python
+     * app, {@code python} is the venv's and a server program runs as {@code python -m}, so it works whether
+     * or not the program is on PATH.
+     */
     static List<String> procfile(Path root, List<String> argv) {
         List<String> out = new ArrayList<>(argv);
-        ownProgram(root, argv.get(0)).ifPresent(p -> out.set(0, p.toString()));
+        String program = argv.get(0);
+        Path venvPython = root.resolve(VENV).resolve("bin").resolve("python");
+        if (Files.isExecutable(venvPython)) {
+            if (program.equals("python") || program.equals("python3")) {
+                out.set(0, venvPython.toString());
+                return List.copyOf(out);
+            }
+            if (PYTHON_MODULES.contains(program)) {
+                out.set(0, program.equals("waitress-serve") ? "waitress" : program);
+                out.addAll(0, List.of(venvPython.toString(), "-m"));
+                return List.copyOf(out);
+            }
+        }
+        ownProgram(root, program).ifPresent(p -> out.set(0, p.toString()));
         return List.copyOf(out);
     }
 
@@ -56,9 +77,19 @@ final class StartCommands {
         return Optional.of(direct(root, start.get()).orElse(NPM_START));
     }
 
-    static List<String> fastapi(Path root, String module) {
-        return List.of(root.resolve(VENV).resolve("bin").resolve("python").toString(), "-m", "uvicorn", module + ":app",
-                "--host", LOOPBACK, "--port", PORT);
+    /** ASGI through uvicorn, WSGI through gunicorn, with the venv's interpreter. */
+    static List<String> python(Path root, PythonApps.Entry app) {
+        String python = root.resolve(VENV).resolve("bin").resolve("python").toString();
+        List<String> out = new ArrayList<>(List.of(python, "-m"));
+        if (app.asgi()) {
+            out.addAll(List.of("uvicorn", app.target(), "--host", LOOPBACK, "--port", PORT));
+            if (!app.appDir().equals(".")) out.addAll(List.of("--app-dir", app.appDir()));
+        } else {
+            out.addAll(List.of("gunicorn", app.target(), "--bind", LOOPBACK + ":" + PORT, "--workers", "2",
+                    "--access-logfile", "-"));
+            if (!app.appDir().equals(".")) out.addAll(List.of("--chdir", app.appDir()));
+        }
+        return List.copyOf(out);
     }
 
     /**

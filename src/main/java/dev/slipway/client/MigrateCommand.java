@@ -31,7 +31,7 @@ final class MigrateCommand extends ClientCommand {
     @Option(names = "--branch", description = "Branch to deploy (default: main)")
     String branch;
 
-    @Option(names = "--framework", description = "react-vite, nextjs, node-express or python-fastapi (default: detected)")
+    @Option(names = "--framework", description = "react-vite, nextjs, node-express, python-fastapi, node, python or static (default: detected)")
     String framework;
 
     @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An env var of the project (repeatable)")

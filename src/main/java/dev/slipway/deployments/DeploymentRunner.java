@@ -206,7 +206,7 @@ public final class DeploymentRunner implements JobRunner {
                          Set<String> secretValues, LogSink log) {
         if (artifact.isStatic()) {
             log.log(Level.INFO, "Static site: served from the build by the router");
-            return new Target.StaticSite(artifact.staticRoot());
+            return new Target.StaticSite(artifact.staticRoot(), artifact.spaFallback());
         }
         if (d.rollbackOf() != null) {
             // the target may itself be a rollback served by an earlier deployment's process

@@ -49,7 +49,7 @@ public final class RouteRestorer {
     private Optional<Target> target(Deployment d) {
         if (d.artifactId() == null) return Optional.empty();
         var artifact = artifacts.find(d.artifactId());
-        if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot()));
+        if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
         return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
                 .map(i -> new Target.Upstream(i.port()));
     }

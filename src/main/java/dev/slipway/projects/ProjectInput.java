@@ -14,7 +14,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
                            String domain, Map<String, String> envVars) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip");
-    public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi");
+    public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static");
     public static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,254}$");
     public static final Pattern HOSTNAME = Pattern.compile(
             "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$");

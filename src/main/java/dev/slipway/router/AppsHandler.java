@@ -103,7 +103,7 @@ final class AppsHandler extends Handler.Wrapper {
                 if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
                         request.getHeaders().get(HttpHeader.HOST)));
             }
-            case Target.StaticSite s -> staticSites.handle(request, response, callback, s.root());
+            case Target.StaticSite s -> staticSites.handle(request, response, callback, s.root(), s.spaFallback());
         }
         return true;
     }

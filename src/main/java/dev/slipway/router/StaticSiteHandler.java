@@ -20,9 +20,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Serves a built single-page app: files under its root, {@code index.html} for client-side routes
- * (paths that name no file), long-lived caching for the hashed files under {@code /assets/} and
- * revalidation for the HTML. Nothing outside the root is ever served, symbolic links included.
+ * Serves a built static site: files under its root, with clean URLs ({@code /about} is {@code about.html}
+ * or {@code about/index.html}); a path that names no file gets the site's {@code 404.html} with status 404,
+ * or {@code index.html} for a single-page app's client-side routes, or a plain 404. Hashed asset folders
+ * ({@code /assets/} of Vite, {@code /_next/static/} of Next) are cached for a year, everything else
+ * revalidates. Nothing outside the root is ever served, symbolic links included.
  */
 final class StaticSiteHandler {
     static final String IMMUTABLE = "public, max-age=31536000, immutable";
@@ -32,7 +34,10 @@ final class StaticSiteHandler {
             "woff2", "font/woff2", "woff", "font/woff", "wasm", "application/wasm", "map", "application/json",
             "avif", "image/avif", "webp", "image/webp");
 
-    void handle(Request request, Response response, Callback callback, Path root) {
+    private static final java.util.List<String> HASHED = java.util.List.of("/assets/", "/_next/static/");
+    static final String NOT_FOUND_PAGE = "/404.html";
+
+    void handle(Request request, Response response, Callback callback, Path root, boolean spaFallback) {
         String method = request.getMethod();
         if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
             response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
@@ -40,23 +45,40 @@ final class StaticSiteHandler {
             return;
         }
         String path = Request.getPathInContext(request);
-        Path file = resolve(root, path);
+        Path file = page(root, path);
+        int status = 200;
         if (file == null) {
-            if (!wantsPage(request, path)) {
-                ErrorPages.write(response, callback, 404, "Not found", "No file at " + path + ".", "");
-                return;
+            Path notFound = resolve(root, NOT_FOUND_PAGE);
+            if (notFound != null && !isHashedAsset(path)) {
+                file = notFound;
+                status = 404;
+            } else if (spaFallback && wantsPage(request, path)) {
+                file = resolve(root, "/index.html");
             }
-            file = resolve(root, "/index.html");
             if (file == null) {
-                ErrorPages.write(response, callback, 404, "Not found", "This site has no index.html.", "");
+                ErrorPages.write(response, callback, 404, "Not found", "No file at " + path + ".", "");
                 return;
             }
         }
         try {
-            send(request, response, callback, root, file, path);
+            send(request, response, callback, root, file, path, status);
         } catch (IOException e) {
             callback.failed(e);
         }
+    }
+
+    /** The file a path names: itself, else (without an extension) {@code <path>.html} or {@code <path>/index.html}. */
+    static Path page(Path root, String path) {
+        Path file = resolve(root, path);
+        if (file != null || path == null || path.endsWith("/")) return file;
+        String last = path.substring(path.lastIndexOf('/') + 1);
+        if (last.isEmpty() || last.endsWith(".html")) return null;
+        file = resolve(root, path + ".html");
+        return file != null ? file : resolve(root, path + "/index.html");
+    }
+
+    private static boolean isHashedAsset(String path) {
+        return HASHED.stream().anyMatch(path::startsWith);
     }
 
     /** A regular file inside the root for a request path, or null. Follows links only when they stay inside. */
@@ -82,31 +104,31 @@ final class StaticSiteHandler {
 
     /** Client-side routes get index.html; a missing asset stays a 404 rather than HTML posing as a script. */
     private static boolean wantsPage(Request request, String path) {
-        if (path.startsWith("/assets/")) return false;
+        if (isHashedAsset(path)) return false;
         String last = path.substring(path.lastIndexOf('/') + 1);
         if (last.indexOf('.') < 0) return true;
         String accept = request.getHeaders().get(HttpHeader.ACCEPT);
         return accept != null && accept.contains("text/html");
     }
 
-    private void send(Request request, Response response, Callback callback, Path root, Path file, String path)
-            throws IOException {
+    private void send(Request request, Response response, Callback callback, Path root, Path file, String path,
+                      int status) throws IOException {
         BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
         Instant modified = attrs.lastModifiedTime().toInstant();
         String etag = "W/\"" + Long.toHexString(attrs.size()) + "-" + Long.toHexString(modified.toEpochMilli()) + "\"";
         var headers = response.getHeaders();
         headers.put(HttpHeader.CONTENT_TYPE, contentType(file));
-        headers.put(HttpHeader.CACHE_CONTROL, cacheControl(root, file, path));
+        headers.put(HttpHeader.CACHE_CONTROL, status == 200 ? cacheControl(file, path) : REVALIDATE);
         headers.put(HttpHeader.ETAG, etag);
         headers.put(HttpHeader.LAST_MODIFIED, DateTimeFormatter.RFC_1123_DATE_TIME.format(modified.atOffset(ZoneOffset.UTC)));
         headers.put("X-Content-Type-Options", "nosniff");
         String ifNoneMatch = request.getHeaders().get(HttpHeader.IF_NONE_MATCH);
-        if (ifNoneMatch != null && (ifNoneMatch.equals(etag) || ifNoneMatch.contains(etag) || ifNoneMatch.equals("*"))) {
+        if (status == 200 && ifNoneMatch != null && (ifNoneMatch.equals(etag) || ifNoneMatch.contains(etag) || ifNoneMatch.equals("*"))) {
             response.setStatus(304);
             response.write(true, null, callback);
             return;
         }
-        response.setStatus(200);
+        response.setStatus(status);
         headers.put(HttpHeader.CONTENT_LENGTH, attrs.size());
         if (HttpMethod.HEAD.is(request.getMethod())) {
             response.write(true, null, callback);
@@ -115,8 +137,8 @@ final class StaticSiteHandler {
         Content.copy(Content.Source.from(file), response, callback);
     }
 
-    private static String cacheControl(Path root, Path file, String path) {
-        if (path.startsWith("/assets/") && !file.getFileName().toString().equals("index.html")) return IMMUTABLE;
+    private static String cacheControl(Path file, String path) {
+        if (isHashedAsset(path) && !file.getFileName().toString().endsWith(".html")) return IMMUTABLE;
         return REVALIDATE;
     }
 

@@ -12,10 +12,20 @@ public sealed interface Target permits Target.Upstream, Target.StaticSite {
         }
     }
 
-    /** A built static site (react-vite) served by the router itself, with SPA fallback. */
-    record StaticSite(Path root) implements Target {
+    /**
+     * A built static site served by the router itself.
+     *
+     * @param spaFallback a path that names no file gets {@code index.html} (a single-page app built by Vite
+     *                    without a {@code 404.html}); otherwise it gets the site's {@code 404.html}, or a 404 page
+     */
+    record StaticSite(Path root, boolean spaFallback) implements Target {
         public StaticSite {
             root = root.toAbsolutePath().normalize();
+        }
+
+        /** A single-page app. */
+        public StaticSite(Path root) {
+            this(root, true);
         }
     }
 }

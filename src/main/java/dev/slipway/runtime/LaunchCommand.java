@@ -46,10 +46,10 @@ final class LaunchCommand {
         env.put(NODE_MARKER, nodeId);
 
         Path root = spec.artifact().root();
-        List<Path> scratch = SCRATCH.stream().map(root::resolve).filter(Files::isDirectory).toList();
+        List<Path> scratch = SCRATCH.stream().map(spec.artifact().workDir()::resolve).filter(Files::isDirectory).toList();
         InstanceType type = spec.instanceType();
         Limits limits = new Limits(type.memoryBytes(), type.cpuMillis(), type.processes(), type.scratchMb() * Limits.MB);
-        return new Cell(spec.deploymentId(), spec.projectId(), argv, root, env, List.of(root), List.of(), scratch,
+        return new Cell(spec.deploymentId(), spec.projectId(), argv, spec.artifact().workDir(), env, List.of(root), List.of(), scratch,
                 limits, port, true);
     }
 }

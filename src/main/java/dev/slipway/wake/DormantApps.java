@@ -155,7 +155,7 @@ public final class DormantApps implements Waker {
             LOG.info("deployment {} was asked for but its build {} was pruned", d.id(), d.artifactId());
             return new Wake.Down();
         }
-        if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot()));
+        if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
 
         // the same environment a rollback to this deployment gets
         RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());

@@ -67,7 +67,7 @@ class FrameworkDetectorTest {
     @Test
     void aPackageOnlyNamedLikeFastapiIsNotFastapi() throws IOException {
         write("requirements.txt", "fastapi-users==12\n# fastapi\n");
-        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("could not detect");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
     }
 
     @Test
@@ -110,8 +110,9 @@ class FrameworkDetectorTest {
         assertThatThrownBy(this::detect)
                 .isInstanceOf(BuildException.class)
                 .hasMessageContaining("package.json (found)")
-                .hasMessageContaining("next").hasMessageContaining("vite and react").hasMessageContaining("express")
-                .hasMessageContaining("fastapi in requirements.txt or pyproject.toml");
+                .hasMessageContaining("next, vite or express, a start script, a main or index.js")
+                .hasMessageContaining("requirements.txt, pyproject.toml or manage.py")
+                .hasMessageContaining("index.html");
     }
 
     @Test
@@ -127,5 +128,35 @@ class FrameworkDetectorTest {
         assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("must hold a JSON object");
         write("package.json", "{\"dependencies\": [\"express\"]}");
         assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("\"dependencies\" must be an object");
+    }
+
+    @Test
+    void theGenericKindsTakeWhatNamesNoKnownFramework() throws IOException {
+        write("package.json", """
+                {"devDependencies": {"vite": "7.0.0", "vue": "3.5.0"}, "scripts": {"build": "vite build"}}""");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        write("package.json", """
+                {"dependencies": {"fastify": "5.0.0"}, "scripts": {"start": "node server.js"}}""");
+        assertThat(detect()).isEqualTo(Framework.NODE);
+        assertThat(detector.detect(dir, null).reason()).isEqualTo("package.json has a start script");
+        write("package.json", """
+                {"dependencies": {"next": "16.0.0"}, "scripts": {"build": "next build"}}""");
+        assertThat(detect()).isEqualTo(Framework.NEXTJS);
+        write("next.config.mjs", "const nextConfig = {\n  output: \"export\",\n};\nexport default nextConfig;\n");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        assertThat(detector.detect(dir, null).reason()).contains("output: 'export'");
+    }
+
+    @Test
+    void pythonAppsAndPlainSites() throws IOException {
+        write("requirements.txt", "flask\ngunicorn\n");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
+        Files.delete(dir.resolve("requirements.txt"));
+        write("manage.py", "import os\n");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
+        Files.delete(dir.resolve("manage.py"));
+        write("index.html", "<!doctype html>");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        assertThat(detector.detect(dir, null).reason()).contains("index.html at the root");
     }
 }

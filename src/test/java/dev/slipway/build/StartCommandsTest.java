@@ -92,9 +92,9 @@ class StartCommandsTest {
     void fastapiModuleIsFoundInMainAppOrServer() throws IOException {
         Files.writeString(root.resolve("main.py"), "import os\n# app = FastAPI() in a comment does not count\n");
         Files.writeString(root.resolve("app.py"), "from fastapi import FastAPI\n\napp: FastAPI = FastAPI(title='x')\n");
-        assertThat(PythonBuild.appModule(root)).isEqualTo("app");
+        assertThat(PythonApps.fastapi(root).module()).isEqualTo("app");
         Files.delete(root.resolve("app.py"));
-        assertThatThrownBy(() -> PythonBuild.appModule(root)).isInstanceOf(BuildException.class)
+        assertThatThrownBy(() -> PythonApps.fastapi(root)).isInstanceOf(BuildException.class)
                 .hasMessageContaining("\"app = FastAPI(\" in main.py, app.py, server.py");
     }
 }

@@ -37,8 +37,23 @@ class StaticSiteTest {
         Files.createSymbolicLink(site.resolve("leak.txt"), outside.resolve("secret.txt"));
         Files.createSymbolicLink(site.resolve("leakdir"), outside);
 
+        Path pages = Files.createDirectories(dir.resolve("pages"));
+        Files.writeString(pages.resolve("index.html"), "home page");
+        Files.writeString(pages.resolve("about.html"), "about page");
+        Files.writeString(pages.resolve("404.html"), "the site's own 404");
+        Files.createDirectories(pages.resolve("docs"));
+        Files.writeString(pages.resolve("docs/index.html"), "docs index");
+        Files.createDirectories(pages.resolve("_next/static/chunks"));
+        Files.writeString(pages.resolve("_next/static/chunks/main-ab12.js"), "next chunk");
+        Files.createSymbolicLink(pages.resolve("leak.html"), outside.resolve("secret.txt"));
+        Path spaWith404 = Files.createDirectories(dir.resolve("spa404"));
+        Files.writeString(spaWith404.resolve("index.html"), "spa index");
+        Files.writeString(spaWith404.resolve("404.html"), "spa 404");
+
         RouteTable routes = new RouteTable("localhost");
         routes.setProduction("spa", new Target.StaticSite(site));
+        routes.setProduction("pages", new Target.StaticSite(pages, false));
+        routes.setProduction("spa404", new Target.StaticSite(spaWith404, true));
         listener = AppsListener.start("127.0.0.1", 0, routes, port -> false);
         client = new AppsClient(listener.port());
     }
@@ -131,5 +146,38 @@ class StaticSiteTest {
             in.transferTo(out);
             return out.toString(StandardCharsets.ISO_8859_1);
         }
+    }
+
+    @Test
+    void aSiteOfPagesHasCleanUrlsAndServesItsOwn404WithStatus404() {
+        assertThat(client.get("pages.localhost", "/about").body()).isEqualTo("about page");
+        assertThat(client.get("pages.localhost", "/about.html").body()).isEqualTo("about page");
+        assertThat(client.get("pages.localhost", "/docs").body()).isEqualTo("docs index");
+        assertThat(client.get("pages.localhost", "/docs/").body()).isEqualTo("docs index");
+        for (String missing : new String[]{"/nope", "/nope/", "/docs/missing", "/missing.css"}) {
+            Http.Response r = client.get("pages.localhost", missing);
+            assertThat(r.status()).as(missing).isEqualTo(404);
+            assertThat(r.body()).as(missing).isEqualTo("the site's own 404");
+            assertThat(r.header("Cache-Control")).isEqualTo("no-cache");
+        }
+        // a clean URL never reaches outside the site through a link
+        assertThat(client.get("pages.localhost", "/leak").body()).doesNotContain("TOP-SECRET");
+    }
+
+    @Test
+    void nextsHashedAssetsAreImmutableAndAMissingOneIsAPlain404() {
+        Http.Response chunk = client.get("pages.localhost", "/_next/static/chunks/main-ab12.js");
+        assertThat(chunk.body()).isEqualTo("next chunk");
+        assertThat(chunk.header("Cache-Control")).isEqualTo("public, max-age=31536000, immutable");
+        Http.Response missing = client.get("pages.localhost", "/_next/static/chunks/gone.js");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.body()).doesNotContain("the site's own 404");
+    }
+
+    @Test
+    void aSinglePageAppWithA404PageGetsThePageNotTheFallback() {
+        Http.Response r = client.get("spa404.localhost", "/client/route");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.body()).isEqualTo("spa 404");
     }
 }
