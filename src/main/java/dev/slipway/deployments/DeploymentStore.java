@@ -128,6 +128,22 @@ public final class DeploymentStore {
         });
     }
 
+    /**
+     * Ends the deployment failed, unless it has finished already, and tells its migration, in one
+     * transaction. Returns the deployment as it was before.
+     */
+    public Deployment fail(String id, String cause, MigrationProgress migrations) {
+        logs.flush(); // the run's lines are stored before anyone sees it failed (a failure event carries the last ones)
+        return jdbi.inTransaction(h -> {
+            Deployment d = find(h, id).orElseThrow();
+            if (!d.status().finished()) {
+                transition(h, id, d.status(), DeploymentStatus.FAILED, Level.ERROR, "Deployment failed: " + cause);
+            }
+            if (d.migrationId() != null) migrations.failed(h, d.migrationId(), cause);
+            return d;
+        });
+    }
+
     public void recordSource(String id, String sha, String message) {
         jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET commit_sha = :sha, commit_message = :msg WHERE id = :id")
                 .bind("sha", sha).bind("msg", message).bind("id", id).execute());
@@ -151,6 +167,14 @@ public final class DeploymentStore {
         return jdbi.withHandle(h -> h.createUpdate(
                         "UPDATE deployments SET cancel_requested = TRUE WHERE id = :id AND status IN (<cancellable>)")
                 .bind("id", id).bindList("cancellable", labels(DeploymentStatus.cancellable())).execute()) == 1;
+    }
+
+    /** The upload the project's newest deployment with one was built from. */
+    public Optional<String> latestUploadId(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT upload_id FROM deployments WHERE project_id = :p AND upload_id IS NOT NULL
+                        ORDER BY created_at DESC LIMIT 1""")
+                .bind("p", projectId).mapTo(String.class).findOne());
     }
 
     /** Ids of deployments whose artifacts must be kept (live or rollback targets). */

@@ -211,11 +211,12 @@ public final class Slipway implements AutoCloseable {
                     secrets, clock, runtime.isolated(), workersRef::get);
             Builder builder = new Builder(buildConfig, new CommandRunner(clock, confinement), stores.artifacts(), clock);
             ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
-            DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
+            DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(stores.deployments(),
                     deploymentService, stores.projects(), new dev.slipway.migrations.MigrationRecords(stores.migrations()), logs,
-                    new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
-                    builder, stores.artifacts(), buildConfig.keepArtifacts(), runtime, routes, retiring, urls,
-                    config.dataDir().resolve("workspaces"), clock, databases));
+                    databases, new DeploymentRunner.Sources(new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
+                    stores.uploads(), zips, config.dataDir().resolve("workspaces")),
+                    new DeploymentRunner.Builds(builder, stores.artifacts(), buildConfig.keepArtifacts()),
+                    new DeploymentRunner.Serving(runtime, routes, retiring, urls), clock));
 
             DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deploymentService,
                     stores.projects(), stores.artifacts(), databases, logs, runtime, routes, retiring, productionInstances, clock));
