@@ -175,7 +175,7 @@ public final class DatabaseService {
     /** The {@code DATABASE_URL} of the project's database, unless it has none or it was dropped. */
     public Optional<Link> link(String projectId) {
         return store.forProject(projectId).filter(d -> d.secretEnc() != null
-                        && (d.state() == DatabaseState.PROVISIONING || d.state() == DatabaseState.READY))
+                        && d.state().usable())
                 .map(d -> {
                     String secret = secrets.decrypt(d.secretEnc());
                     String url = d.address(secret).appUrl();

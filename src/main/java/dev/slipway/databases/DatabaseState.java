@@ -1,5 +1,11 @@
 package dev.slipway.databases;
 
+import dev.slipway.store.StateMachine;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
 /** Where a project's database stands. */
 public enum DatabaseState {
     /** Recorded; the pipeline has not finished making (create) or checking (connect) it. */
@@ -11,11 +17,26 @@ public enum DatabaseState {
     /** Its migration failed: removed (create) or forgotten (connect); the secret is wiped. */
     DROPPED;
 
+    /** The one table of allowed database moves. */
+    public static final StateMachine<DatabaseState> MACHINE = StateMachine
+            .builder(DatabaseState.class, "database", DatabaseState::label)
+            .from(PROVISIONING, READY, FAILED, DROPPED)
+            .from(READY, FAILED, DROPPED)
+            .from(FAILED, DROPPED)
+            .from(DROPPED)
+            .build();
+
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
+    /** Still holds something a failed migration must remove or forget. */
+    public static Set<DatabaseState> held() { return EnumSet.of(PROVISIONING, READY, FAILED); }
+
+    /** Usable: deployments get its {@code DATABASE_URL}. */
+    public boolean usable() { return this == PROVISIONING || this == READY; }
+
     static DatabaseState parse(String label) {
-        return valueOf(label.toUpperCase(java.util.Locale.ROOT));
+        return valueOf(label.toUpperCase(Locale.ROOT));
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.databases;
 
 import dev.slipway.projects.ProjectChanges;
+import dev.slipway.store.StateMachine;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -17,6 +18,8 @@ final class DatabaseStore {
             rs.getInt("port"), rs.getString("db_name"), rs.getString("username"), rs.getString("options"),
             rs.getString("secret_enc"), DatabaseState.parse(rs.getString("state")),
             rs.getTimestamp("created_at").toInstant());
+
+    private static final StateMachine<DatabaseState>.Stored STATE = DatabaseState.MACHINE.stored("databases", "state");
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -59,9 +62,9 @@ final class DatabaseStore {
     List<ProjectDatabase> leftByFailedMigrations() {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT d.* FROM databases d JOIN migrations m ON m.id = d.migration_id
-                        WHERE m.status = 'failed' AND d.state IN ('provisioning', 'ready', 'failed')
+                        WHERE m.status = 'failed' AND d.state IN (<held>)
                         ORDER BY d.created_at""")
-                .map(MAPPER).list());
+                .bindList("held", DatabaseState.MACHINE.labels(DatabaseState.held())).map(MAPPER).list());
     }
 
     /** True when the migration has failed (only then is what it made removed). */
@@ -72,27 +75,21 @@ final class DatabaseStore {
 
     /** Moves the database if it is in {@code from}; true when it moved. */
     boolean transition(ProjectDatabase d, DatabaseState from, DatabaseState to) {
-        boolean moved = jdbi.withHandle(h -> h.createUpdate(
-                        "UPDATE databases SET state = :to, updated_at = :now WHERE id = :id AND state = :from")
-                .bind("to", to.label()).bind("from", from.label()).bind("id", d.id()).bind("now", clock.instant())
-                .execute()) == 1;
-        if (moved) changes.changed(d.projectId());
-        return moved;
+        return move(d, from, to, "updated_at = :now");
     }
 
     /** Marks it dropped and forgets its secret. */
     void dropped(ProjectDatabase d) {
-        jdbi.useHandle(h -> h.createUpdate(
-                        "UPDATE databases SET state = 'dropped', secret_enc = NULL, updated_at = :now WHERE id = :id")
-                .bind("id", d.id()).bind("now", clock.instant()).execute());
-        changes.changed(d.projectId());
+        move(d, d.state(), DatabaseState.DROPPED, "secret_enc = NULL, updated_at = :now");
     }
 
     /** Marks it failed (removing it failed) and forgets its secret: the admin needs none to try again. */
     void dropFailed(ProjectDatabase d) {
-        jdbi.useHandle(h -> h.createUpdate(
-                        "UPDATE databases SET state = 'failed', secret_enc = NULL, updated_at = :now WHERE id = :id")
-                .bind("id", d.id()).bind("now", clock.instant()).execute());
-        changes.changed(d.projectId());
+        move(d, d.state(), DatabaseState.FAILED, "secret_enc = NULL, updated_at = :now");
+    }
+
+    private boolean move(ProjectDatabase d, DatabaseState from, DatabaseState to, String alsoSet) {
+        return jdbi.withHandle(h -> STATE.move(h, d.id(), from, to, alsoSet, clock.instant(),
+                moved -> changes.changedAfterCommit(moved, d.projectId())));
     }
 }

@@ -19,12 +19,10 @@ import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.AppRuntime;
-import dev.slipway.source.FetchedSource;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.UploadStore;
 import dev.slipway.source.Workspaces;
 import dev.slipway.source.ZipExtractor;
-import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +34,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one deployment: source → build → start → health → route → live. A rollback skips the first
@@ -49,24 +45,31 @@ public final class DeploymentRunner implements JobRunner {
     private static final int MAX_ATTEMPTS = 3;
 
     /** Everything a deployment run touches. */
-    public record Parts(Jdbi jdbi, DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                        MigrationProgress migrations, LogStore logs, GitFetcher git, UploadStore uploads,
-                        ZipExtractor zips, Builder builder, ArtifactStore artifacts, int keepArtifacts,
-                        AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls, Path workspaces,
-                        Clock clock, DatabaseService databases) {}
+    public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+                        MigrationProgress migrations, LogStore logs, DatabaseService databases, Sources sources,
+                        Builds builds, Serving serving, Clock clock) {}
 
-    private static final class Cancelled extends RuntimeException {
-        Cancelled() {
-            super("Deployment cancelled", null, false, false);
-        }
-    }
+    /** Where a build's source comes from, and the directory of the workspaces it is put in. */
+    public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
+
+    /** The builder, and the builds kept per project. */
+    public record Builds(Builder builder, ArtifactStore artifacts, int keep) {}
+
+    /** What serves a deployment once built. */
+    public record Serving(AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls) {}
 
     private final Parts p;
+    private final Serving serving;
     private final Promotion promotion;
+    private final CancelWatch cancels;
+    private final Checkout checkout;
 
     public DeploymentRunner(Parts parts) {
         this.p = parts;
-        this.promotion = new Promotion(parts.jdbi(), parts.deployments(), parts.projects(), parts.migrations());
+        this.serving = parts.serving();
+        this.promotion = new Promotion(parts.deployments(), parts.projects(), parts.migrations());
+        this.cancels = new CancelWatch(parts.deployments());
+        this.checkout = new Checkout(parts.sources(), parts.deployments());
     }
 
     @Override
@@ -90,21 +93,21 @@ public final class DeploymentRunner implements JobRunner {
             }
             startMigration(d);
             p.databases().prepare(project.id(), log);
-            Artifact artifact = d.rollbackOf() != null ? reuse(d, log) : builtBeforeCrash(d, log);
+            Artifact artifact = reusable(d, log);
             if (artifact == null) artifact = build(d, project, env, secretValues, log, lease);
             else if (d.rollbackOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
                     "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
             if (!lease.held()) return;
             Target target = start(d, project, artifact, env, secretValues, log);
-            String url = p.urls().production(project.name());
-            p.routes().setDeployment(project.name(), d.shortId(), target);
+            String url = serving.urls().production(project.name());
+            serving.routes().setDeployment(project.name(), d.shortId(), target);
             p.logs().flush(); // the run's lines are stored before anyone sees it live
             var previous = promoteAndRoute(d, project, target, url);
-            if (project.domain() != null) p.routes().setDomain(project.domain(), project.name());
-            p.retiring().reinstate(d.id());
-            previous.ifPresent(prev -> p.retiring().retire(instanceOwner(prev)));
+            if (project.domain() != null) serving.routes().setDomain(project.domain(), project.name());
+            serving.retiring().reinstate(d.id());
+            previous.ifPresent(prev -> serving.retiring().retire(instanceOwner(prev)));
             pruneArtifacts(project.id());
-        } catch (Cancelled c) {
+        } catch (CancelWatch.Cancelled c) {
             fail(d.id(), "Deployment cancelled");
         } catch (Exception e) {
             // read and clear the interrupt first: on an interrupted virtual thread every store call fails
@@ -114,7 +117,7 @@ public final class DeploymentRunner implements JobRunner {
                 LOG.info("deployment {} lost its lease: {}", d.id(), e.toString());
                 return;
             }
-            if (cancelRequested(d.id())) {
+            if (cancels.requested(d.id())) {
                 fail(d.id(), "Deployment cancelled");
                 return;
             }
@@ -125,7 +128,7 @@ public final class DeploymentRunner implements JobRunner {
             }
             fail(d.id(), message(e));
         } finally {
-            if (d.rollbackOf() == null) Workspaces.delete(p.workspaces().resolve(d.id()));
+            if (d.rollbackOf() == null) Workspaces.delete(checkout.workspace(d.id()));
         }
     }
 
@@ -135,24 +138,32 @@ public final class DeploymentRunner implements JobRunner {
      * the old one. A failed commit puts the previous route back.
      */
     private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url) {
-        var before = p.routes().production(project.name());
-        p.routes().setProduction(project.name(), target);
+        var before = serving.routes().production(project.name());
+        serving.routes().setProduction(project.name(), target);
         try {
             return promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
         } catch (RuntimeException e) {
-            before.ifPresentOrElse(t -> p.routes().setProduction(project.name(), t),
-                    () -> p.routes().removeProduction(project.name()));
+            before.ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
+                    () -> serving.routes().removeProduction(project.name()));
             throw e;
         }
     }
 
-    private Artifact reuse(Deployment d, LogSink log) {
-        var found = p.artifacts().find(d.artifactId());
-        if (found.isEmpty() || !found.get().root().toFile().isDirectory()) {
-            log.log(Level.WARNING, "The build " + d.artifactId() + " was pruned; rebuilding commit "
+    /**
+     * The build this deployment starts without building anew, or null: a rollback's target build (unless
+     * pruned), or, resumed after a crash past its build ({@code deploying}, artifact recorded), its own build,
+     * which the runtime may already run again since its recovery.
+     */
+    private Artifact reusable(Deployment d, LogSink log) {
+        boolean rollback = d.rollbackOf() != null;
+        if (!rollback && (d.status() != DeploymentStatus.DEPLOYING || d.artifactId() == null)) return null;
+        var found = p.builds().artifacts().find(d.artifactId()).filter(a -> a.root().toFile().isDirectory());
+        if (found.isEmpty()) {
+            if (rollback) log.log(Level.WARNING, "The build " + d.artifactId() + " was pruned; rebuilding commit "
                     + (d.commitSha() == null ? "(unknown)" : d.commitSha()));
             return null;
         }
+        if (!rollback) log.log(Level.INFO, "The build " + d.artifactId() + " finished before the interruption; starting it");
         return found.get();
     }
 
@@ -161,36 +172,22 @@ public final class DeploymentRunner implements JobRunner {
         if (d.status() == DeploymentStatus.QUEUED) {
             move(d, DeploymentStatus.QUEUED, DeploymentStatus.BUILDING, Level.INFO, "Build started");
         }
-        checkCancel(d.id());
-        Path workspace = p.workspaces().resolve(d.id());
-        Workspaces.delete(workspace);
-        Path source;
-        String sha = d.commitSha();
-        if ("zip".equals(project.source())) {
-            String uploadId = d.uploadId() != null ? d.uploadId() : latestUpload(project.id());
-            var upload = p.uploads().find(uploadId).orElseThrow(() -> new IllegalStateException("upload " + uploadId + " is gone"));
-            log.log(Level.INFO, "Extracting upload " + upload.id() + " (" + upload.sizeBytes() + " bytes, sha256 " + upload.sha256().substring(0, 12) + "…)");
-            source = p.zips().extract(upload.path(), workspace);
-        } else {
-            FetchedSource fetched = p.git().fetch(project.source(), project.repo(), project.branch(), sha, workspace, log);
-            p.deployments().recordSource(d.id(), fetched.commitSha(), fetched.commitMessage());
-            sha = fetched.commitSha();
-            source = fetched.dir();
-        }
-        checkCancel(d.id());
+        cancels.check(d.id());
+        Checkout.Source source = checkout.fetch(d, project, log);
+        cancels.check(d.id());
         Instant started = p.clock().instant();
         // the build's commands carry the deployment's id, so a cancel (or the next attempt after a crash) finds them
         Map<String, String> buildEnv = new java.util.LinkedHashMap<>(env);
         buildEnv.put(BuildProcesses.MARKER, d.id());
-        CountDownLatch built = new CountDownLatch(1);
-        Thread watcher = cancelWatcher(d.id(), built, log);
+        CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
-            artifact = p.builder().build(project.id(), sha, source, project.framework(), buildEnv, secretValues, log);
+            artifact = p.builds().builder().build(project.id(), source.commitSha(), source.dir(), project.framework(),
+                    buildEnv, secretValues, log);
         } finally {
-            built.countDown();
+            watch.ended();
         }
-        watcher.join(Duration.ofSeconds(5));
+        watch.join();
         if (Thread.interrupted() || !lease.held()) {
             throw new InterruptedException("build interrupted");
         }
@@ -211,16 +208,16 @@ public final class DeploymentRunner implements JobRunner {
         if (d.rollbackOf() != null) {
             // the target may itself be a rollback served by an earlier deployment's process
             String owner = instanceOwner(d.rollbackOf());
-            var warm = p.runtime().get(owner);
+            var warm = serving.runtime().get(owner);
             if (warm.isPresent()) {
-                p.retiring().reinstate(owner);
+                serving.retiring().reinstate(owner);
                 log.log(Level.INFO, "Switching to the still-running app of " + owner + " (pid " + warm.get().pid() + ")");
                 return new Target.Upstream(warm.get().port());
             }
         }
         Instance instance;
         try {
-            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact, env, secretValues,
+            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact, env, secretValues,
                     InstanceType.of(d.instanceType())), log);
         } catch (dev.slipway.runtime.StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
@@ -231,9 +228,9 @@ public final class DeploymentRunner implements JobRunner {
 
     /** The deployment whose process serves {@code deploymentId}: itself, or the target it rolled back to. */
     private String instanceOwner(String deploymentId) {
-        if (p.runtime().get(deploymentId).isPresent()) return deploymentId;
+        if (serving.runtime().get(deploymentId).isPresent()) return deploymentId;
         return p.deployments().find(deploymentId).map(Deployment::rollbackOf)
-                .filter(t -> p.runtime().get(t).isPresent()).orElse(deploymentId);
+                .filter(t -> serving.runtime().get(t).isPresent()).orElse(deploymentId);
     }
 
     private void startMigration(Deployment d) {
@@ -252,25 +249,17 @@ public final class DeploymentRunner implements JobRunner {
 
     /** The transition did not happen: cancelled, or resumed after a crash past this step. */
     private void notMoved(Deployment d, DeploymentStatus from, DeploymentStatus to) {
-        if (cancelRequested(d.id())) throw new Cancelled();
+        cancels.check(d.id());
         Deployment now = p.deployments().find(d.id()).orElseThrow();
         if (now.status() == to) return;
-        if (now.status() == DeploymentStatus.FAILED) throw new Cancelled();
+        if (now.status() == DeploymentStatus.FAILED) throw new CancelWatch.Cancelled();
         throw new IllegalStateException("deployment " + d.id() + " is " + now.status().label() + ", expected " + from.label());
     }
 
     private void fail(String id, String cause) {
-        p.logs().flush(); // the run's lines are stored before anyone sees it failed (a failure event carries the last ones)
-        Deployment failed = p.jdbi().inTransaction(h -> {
-            Deployment d = p.deployments().find(h, id).orElseThrow();
-            if (!d.status().finished()) {
-                p.deployments().transition(h, id, d.status(), DeploymentStatus.FAILED, Level.ERROR, "Deployment failed: " + cause);
-            }
-            if (d.migrationId() != null) p.migrations().failed(h, d.migrationId(), cause);
-            return d;
-        });
+        Deployment failed = p.deployments().fail(id, cause, p.migrations());
         try {
-            p.runtime().stop(id);
+            serving.runtime().stop(id);
         } catch (RuntimeException e) {
             LOG.warn("stopping failed deployment {}: {}", id, e.toString());
         }
@@ -278,62 +267,9 @@ public final class DeploymentRunner implements JobRunner {
         if (failed.migrationId() != null) p.databases().release(failed.projectId(), failed.migrationId());
     }
 
-    private void checkCancel(String id) {
-        if (cancelRequested(id)) throw new Cancelled();
-    }
-
-    private boolean cancelRequested(String id) {
-        return p.deployments().find(id).map(Deployment::cancelRequested).orElse(false);
-    }
-
-    /**
-     * Kills the build's commands when a cancel is requested, until the build ends (a failed step may be
-     * followed by a fallback step). Neither thread is interrupted: an interrupt breaks the store
-     * connection a virtual thread is using, and leaves the worker unable to take the next job.
-     */
-    private Thread cancelWatcher(String id, CountDownLatch built, LogSink log) {
-        return Thread.ofVirtual().name("cancel-watch-" + id).start(() -> {
-            boolean cancelling = false;
-            try {
-                // polling the store for a cancel request, every 500 ms until the build ends
-                while (!built.await(cancelling ? 100 : 500, TimeUnit.MILLISECONDS)) {
-                    if (!cancelling && cancelRequested(id)) {
-                        cancelling = true;
-                        log.log(Level.WARNING, "Cancel requested: stopping the build");
-                    }
-                    if (cancelling) BuildProcesses.kill(id);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                LOG.warn("watching deployment {} for a cancel failed: {}", id, e.toString());
-            }
-        });
-    }
-
-    /**
-     * A deployment resumed after a crash past its build ({@code deploying}, artifact recorded) starts that
-     * artifact again instead of building anew: the runtime may already run it again since its recovery.
-     */
-    private Artifact builtBeforeCrash(Deployment d, LogSink log) {
-        if (d.status() != DeploymentStatus.DEPLOYING || d.artifactId() == null) return null;
-        var found = p.artifacts().find(d.artifactId());
-        if (found.isEmpty() || !found.get().root().toFile().isDirectory()) return null;
-        log.log(Level.INFO, "The build " + d.artifactId() + " finished before the interruption; starting it");
-        return found.get();
-    }
-
-    private String latestUpload(String projectId) {
-        return p.jdbi().withHandle(h -> h.createQuery("""
-                        SELECT upload_id FROM deployments WHERE project_id = :p AND upload_id IS NOT NULL
-                        ORDER BY created_at DESC LIMIT 1""")
-                .bind("p", projectId).mapTo(String.class).findOne()
-                .orElseThrow(() -> new IllegalStateException("this zip project has no upload to deploy; pass upload_id")));
-    }
-
     private void pruneArtifacts(String projectId) {
         try {
-            p.artifacts().prune(projectId, p.keepArtifacts(), new HashSet<>(p.deployments().liveArtifactIds(projectId)));
+            p.builds().artifacts().prune(projectId, p.builds().keep(), new HashSet<>(p.deployments().liveArtifactIds(projectId)));
         } catch (RuntimeException e) {
             LOG.warn("pruning artifacts of {} failed: {}", projectId, e.toString());
         }

@@ -3,6 +3,7 @@ package dev.slipway.deployments;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
+import dev.slipway.store.StateMachine;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 public final class DeploymentStore {
     static final RowMapper<Deployment> MAPPER = (rs, ctx) -> new Deployment(
@@ -28,6 +30,8 @@ public final class DeploymentStore {
             rs.getString("region"), rs.getString("instance_type"), (Integer) rs.getObject("build_duration_seconds"),
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("live_at")),
             instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"));
+
+    private static final StateMachine<DeploymentStatus>.Stored STATUS = DeploymentStatus.MACHINE.stored("deployments", "status");
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -112,21 +116,32 @@ public final class DeploymentStore {
     }
 
     public boolean transition(Handle h, String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
-        DeploymentTransitions.check(from, to);
-        Instant now = clock.instant();
-        String extra = switch (to) {
-            case LIVE -> ", live_at = :now, finished_at = :now";
-            case FAILED -> ", finished_at = :now";
+        String alsoSet = switch (to) {
+            case LIVE -> "live_at = :now, finished_at = :now";
+            case FAILED -> "finished_at = :now";
             default -> "";
         };
-        int n = h.createUpdate("UPDATE deployments SET status = :to" + extra + " WHERE id = :id AND status = :from")
-                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", now).execute();
-        if (n == 1) {
-            logs.append(h, id, level, message);
-            listener.changed(h, find(h, id).orElseThrow());
-            changes.changedAfterCommit(h, id);
-        }
-        return n == 1;
+        return STATUS.move(h, id, from, to, alsoSet, clock.instant(), moved -> {
+            logs.append(moved, id, level, message);
+            listener.changed(moved, find(moved, id).orElseThrow());
+            changes.changedAfterCommit(moved, id);
+        });
+    }
+
+    /**
+     * Ends the deployment failed, unless it has finished already, and tells its migration, in one
+     * transaction. Returns the deployment as it was before.
+     */
+    public Deployment fail(String id, String cause, MigrationProgress migrations) {
+        logs.flush(); // the run's lines are stored before anyone sees it failed (a failure event carries the last ones)
+        return jdbi.inTransaction(h -> {
+            Deployment d = find(h, id).orElseThrow();
+            if (!d.status().finished()) {
+                transition(h, id, d.status(), DeploymentStatus.FAILED, Level.ERROR, "Deployment failed: " + cause);
+            }
+            if (d.migrationId() != null) migrations.failed(h, d.migrationId(), cause);
+            return d;
+        });
     }
 
     public void recordSource(String id, String sha, String message) {
@@ -150,15 +165,23 @@ public final class DeploymentStore {
 
     public boolean requestCancel(String id) {
         return jdbi.withHandle(h -> h.createUpdate(
-                        "UPDATE deployments SET cancel_requested = TRUE WHERE id = :id AND status IN ('queued', 'building')")
-                .bind("id", id).execute()) == 1;
+                        "UPDATE deployments SET cancel_requested = TRUE WHERE id = :id AND status IN (<cancellable>)")
+                .bind("id", id).bindList("cancellable", labels(DeploymentStatus.cancellable())).execute()) == 1;
+    }
+
+    /** The upload the project's newest deployment with one was built from. */
+    public Optional<String> latestUploadId(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT upload_id FROM deployments WHERE project_id = :p AND upload_id IS NOT NULL
+                        ORDER BY created_at DESC LIMIT 1""")
+                .bind("p", projectId).mapTo(String.class).findOne());
     }
 
     /** Ids of deployments whose artifacts must be kept (live or rollback targets). */
     public List<String> liveArtifactIds(String projectId) {
         return jdbi.withHandle(h -> h.createQuery(
-                        "SELECT artifact_id FROM deployments WHERE project_id = :p AND status IN ('live', 'rolled_back') AND artifact_id IS NOT NULL")
-                .bind("p", projectId).mapTo(String.class).list());
+                        "SELECT artifact_id FROM deployments WHERE project_id = :p AND status IN (<kept>) AND artifact_id IS NOT NULL")
+                .bind("p", projectId).bindList("kept", labels(DeploymentStatus.keepsArtifact())).mapTo(String.class).list());
     }
 
     /** The deployment of a project whose id ends in {@code shortId} (the label of its own address). */
@@ -171,8 +194,8 @@ public final class DeploymentStore {
     /** Ids of the live or rolled-back deployments that are rollbacks to {@code id} (they run its build). */
     public List<String> rollbacksTo(String id) {
         return jdbi.withHandle(h -> h.createQuery(
-                        "SELECT id FROM deployments WHERE rollback_of = :id AND status IN ('live', 'rolled_back')")
-                .bind("id", id).mapTo(String.class).list());
+                        "SELECT id FROM deployments WHERE rollback_of = :id AND status IN (<kept>)")
+                .bind("id", id).bindList("kept", labels(DeploymentStatus.keepsArtifact())).mapTo(String.class).list());
     }
 
     /** The production deployments that are {@code id} itself or a rollback to it, one per project. */
@@ -182,6 +205,10 @@ public final class DeploymentStore {
                         JOIN deployments d ON d.id = p.production_deployment_id
                         WHERE p.production_deployment_id = :id OR d.rollback_of = :id""")
                 .bind("id", id).mapTo(String.class).list());
+    }
+
+    static List<String> labels(Set<DeploymentStatus> group) {
+        return DeploymentStatus.MACHINE.labels(group);
     }
 
     private static Instant instant(Timestamp ts) {

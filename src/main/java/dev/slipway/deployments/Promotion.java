@@ -2,7 +2,6 @@ package dev.slipway.deployments;
 
 import dev.slipway.logs.Level;
 import dev.slipway.projects.ProjectStore;
-import org.jdbi.v3.core.Jdbi;
 
 import java.util.Optional;
 
@@ -11,13 +10,11 @@ import java.util.Optional;
  * the deployment a rollback moved away from becomes rolled_back, and a migration completes.
  */
 final class Promotion {
-    private final Jdbi jdbi;
     private final DeploymentStore deployments;
     private final ProjectStore projects;
     private final MigrationProgress migrations;
 
-    Promotion(Jdbi jdbi, DeploymentStore deployments, ProjectStore projects, MigrationProgress migrations) {
-        this.jdbi = jdbi;
+    Promotion(DeploymentStore deployments, ProjectStore projects, MigrationProgress migrations) {
         this.deployments = deployments;
         this.projects = projects;
         this.migrations = migrations;
@@ -25,9 +22,8 @@ final class Promotion {
 
     /** Returns the deployment that was production before, if another. */
     Optional<String> promote(Deployment d, String url) {
-        return jdbi.inTransaction(h -> {
-            String previous = h.createQuery("SELECT production_deployment_id FROM projects WHERE id = :p FOR UPDATE")
-                    .bind("p", d.projectId()).mapTo(String.class).findOne().orElse(null);
+        return deployments.jdbi().inTransaction(h -> {
+            String previous = projects.lockProduction(h, d.projectId()).orElse(null);
             // production first: the live event written with the transition shows the deployment as production
             projects.setProduction(h, d.projectId(), d.id());
             if (!deployments.transition(h, d.id(), DeploymentStatus.DEPLOYING, DeploymentStatus.LIVE, Level.SUCCESS,

@@ -38,7 +38,8 @@ public final class RouteRestorer {
             }));
         }
         deployments.jdbi().useHandle(h -> h.createQuery(
-                        "SELECT d.*, p.name AS project_name FROM deployments d JOIN projects p ON p.id = d.project_id WHERE d.status = 'live'")
+                        "SELECT d.*, p.name AS project_name FROM deployments d JOIN projects p ON p.id = d.project_id WHERE d.status = :live")
+                .bind("live", DeploymentStatus.LIVE.label())
                 .map((rs, ctx) -> new Object[]{DeploymentStore.MAPPER.map(rs, ctx), rs.getString("project_name")})
                 .forEach(row -> {
                     Deployment d = (Deployment) row[0];

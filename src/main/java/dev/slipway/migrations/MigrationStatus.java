@@ -1,33 +1,29 @@
 package dev.slipway.migrations;
 
-import java.util.EnumMap;
+import dev.slipway.store.StateMachine;
+
 import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 public enum MigrationStatus {
     PENDING, PROCESSING, COMPLETE, FAILED;
 
     /** The one table of allowed migration moves. */
-    private static final Map<MigrationStatus, Set<MigrationStatus>> ALLOWED = new EnumMap<>(MigrationStatus.class);
-
-    static {
-        ALLOWED.put(PENDING, EnumSet.of(PROCESSING, FAILED));
-        ALLOWED.put(PROCESSING, EnumSet.of(COMPLETE, FAILED));
-        ALLOWED.put(COMPLETE, EnumSet.noneOf(MigrationStatus.class));
-        ALLOWED.put(FAILED, EnumSet.noneOf(MigrationStatus.class));
-    }
+    public static final StateMachine<MigrationStatus> MACHINE = StateMachine
+            .builder(MigrationStatus.class, "migration", MigrationStatus::label)
+            .from(PENDING, PROCESSING, FAILED)
+            .from(PROCESSING, COMPLETE, FAILED)
+            .from(COMPLETE)
+            .from(FAILED)
+            .build();
 
     public String label() { return name().toLowerCase(Locale.ROOT); }
 
     public boolean finished() { return this == COMPLETE || this == FAILED; }
 
-    public static void check(MigrationStatus from, MigrationStatus to) {
-        if (!ALLOWED.get(from).contains(to)) {
-            throw new IllegalStateException("illegal migration transition " + from.label() + " → " + to.label());
-        }
-    }
+    /** Not finished yet: its upload is still needed. */
+    public static Set<MigrationStatus> active() { return EnumSet.of(PENDING, PROCESSING); }
 
     public static MigrationStatus parse(String s) {
         for (MigrationStatus v : values()) if (v.label().equals(s)) return v;

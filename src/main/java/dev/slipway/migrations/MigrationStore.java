@@ -3,6 +3,7 @@ package dev.slipway.migrations;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
+import dev.slipway.store.StateMachine;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
@@ -27,6 +28,8 @@ public final class MigrationStore {
             rs.getString("database_id"), MigrationStatus.parse(rs.getString("status")),
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
             instant(rs.getTimestamp("completed_at")));
+
+    private static final StateMachine<MigrationStatus>.Stored STATUS = MigrationStatus.MACHINE.stored("migrations", "status");
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -98,21 +101,16 @@ public final class MigrationStore {
 
     /** Moves the migration if it is still in {@code from}, with its log entry. */
     public boolean transition(Handle h, String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
-        MigrationStatus.check(from, to);
-        Instant now = clock.instant();
-        String extra = switch (to) {
-            case PROCESSING -> ", started_at = COALESCE(started_at, :now)";
-            case COMPLETE, FAILED -> ", completed_at = :now";
+        String alsoSet = switch (to) {
+            case PROCESSING -> "started_at = COALESCE(started_at, :now)";
+            case COMPLETE, FAILED -> "completed_at = :now";
             default -> "";
         };
-        int n = h.createUpdate("UPDATE migrations SET status = :to" + extra + " WHERE id = :id AND status = :from")
-                .bind("to", to.label()).bind("from", from.label()).bind("id", id).bind("now", now).execute();
-        if (n == 1) {
-            logs.append(h, id, level, message);
-            listener.changed(h, find(h, id).orElseThrow());
-            changes.changedAfterCommit(h, id);
-        }
-        return n == 1;
+        return STATUS.move(h, id, from, to, alsoSet, clock.instant(), moved -> {
+            logs.append(moved, id, level, message);
+            listener.changed(moved, find(moved, id).orElseThrow());
+            changes.changedAfterCommit(moved, id);
+        });
     }
 
     public boolean transition(String id, MigrationStatus from, MigrationStatus to, Level level, String message) {

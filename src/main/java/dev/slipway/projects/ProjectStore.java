@@ -121,6 +121,12 @@ public final class ProjectStore {
         });
     }
 
+    /** The project's production deployment, its row locked until the caller's transaction ends. */
+    public Optional<String> lockProduction(Handle h, String projectId) {
+        return h.createQuery("SELECT production_deployment_id FROM projects WHERE id = :p FOR UPDATE")
+                .bind("p", projectId).mapTo(String.class).findOne();
+    }
+
     /** Points the project's production at a deployment, inside the caller's transaction. */
     public void setProduction(Handle h, String projectId, String deploymentId) {
         h.createUpdate("UPDATE projects SET production_deployment_id = :d WHERE id = :p")

@@ -41,11 +41,12 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.jobs(), stores.logs(), clock, workers, databases);
         Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock);
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
-        DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(jdbi, stores.deployments(),
-                deployments, stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(),
-                new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock), stores.uploads(), zips,
-                builder, stores.artifacts(), config.build().keepArtifacts(), engine.runtime(), engine.routes(),
-                engine.retiring(), urls, config.dataDir().resolve("workspaces"), clock, databases));
+        DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(stores.deployments(), deployments,
+                stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases,
+                new DeploymentRunner.Sources(new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
+                        stores.uploads(), zips, config.dataDir().resolve("workspaces")),
+                new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts()),
+                new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls), clock));
         DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deployments,
                 stores.projects(), stores.artifacts(), databases, stores.logs(), engine.runtime(), engine.routes(),
                 engine.retiring(), engine.production(), clock));

@@ -5,9 +5,11 @@ import dev.slipway.api.AppUrls;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.jobs.JobStore;
 import dev.slipway.logs.LogStore;
+import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.migrations.MigrationStore;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.projects.ProjectCache;
@@ -41,6 +43,10 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
                      DeliveryStore webhookDeliveries, Dispatcher dispatcher) implements AutoCloseable {
 
+    private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
+            DeploymentStatus.MACHINE.labels(DeploymentStatus.cancellable()),
+            MigrationStatus.MACHINE.labels(MigrationStatus.active()));
+
     static Stores open(ServerConfig config, AppUrls urls, Clock clock) throws IOException {
         DataDir.prepare(config.dataDir());
         Database database = Database.open(storeUrl(config), config.databasePoolSize());
@@ -60,7 +66,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             ProjectCache projectCache = new ProjectCache(clock);
             Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
                     new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache),
-                    new UploadStore(jdbi, clock, config.dataDir()), new DeploymentStore(jdbi, clock, logs, outbox),
+                    new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, outbox),
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
                     deliveries, dispatcher);

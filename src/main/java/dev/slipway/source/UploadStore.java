@@ -24,7 +24,16 @@ public final class UploadStore {
     private final Ids ids;
     private final Path dataDir;
 
-    public UploadStore(Jdbi jdbi, Clock clock, Path dataDir) {
+    /**
+     * @param pendingRuns the stored states of a deployment that has yet to read its upload, and of a migration
+     *                    that has yet to finish: such runs keep their upload from the sweep
+     */
+    public record PendingRuns(List<String> deployments, List<String> migrations) {}
+
+    private final PendingRuns pending;
+
+    public UploadStore(Jdbi jdbi, Clock clock, Path dataDir, PendingRuns pending) {
+        this.pending = pending;
         this.jdbi = jdbi;
         this.clock = clock;
         this.ids = new Ids(clock);
@@ -85,8 +94,9 @@ public final class UploadStore {
         List<Old> old = jdbi.withHandle(h -> h.createQuery("""
                         SELECT u.id, u.path, u.created_at, a.tier FROM uploads u JOIN accounts a ON a.id = u.account_id
                         WHERE u.created_at < :oldest
-                          AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.upload_id = u.id AND d.status IN ('queued', 'building'))
-                          AND NOT EXISTS (SELECT 1 FROM migrations m WHERE m.upload_id = u.id AND m.status IN ('pending', 'processing'))""")
+                          AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.upload_id = u.id AND d.status IN (<deployments>))
+                          AND NOT EXISTS (SELECT 1 FROM migrations m WHERE m.upload_id = u.id AND m.status IN (<migrations>))""")
+                .bindList("deployments", pending.deployments()).bindList("migrations", pending.migrations())
                 .bind("oldest", now.minus(Duration.ofDays(java.util.Arrays.stream(Tier.values()).mapToInt(Tier::uploadDays).min().orElseThrow())))
                 .map((rs, ctx) -> new Old(rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant(), rs.getString(4)))
                 .list());

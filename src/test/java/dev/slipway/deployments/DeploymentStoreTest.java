@@ -85,6 +85,17 @@ class DeploymentStoreTest {
     }
 
     @Test
+    void aMoveTheTableRefusesFailsAndChangesNothing() {
+        assertThat(DeploymentStatus.MACHINE.allowed(DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING)).as("a rollback").isTrue();
+        assertThat(DeploymentStatus.MACHINE.allowed(DeploymentStatus.FAILED, DeploymentStatus.LIVE)).isFalse();
+        String id = deployment(DeploymentStatus.FAILED);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.transition(id, DeploymentStatus.FAILED,
+                        DeploymentStatus.LIVE, Level.SUCCESS, "live"))
+                .isInstanceOf(IllegalStateException.class).hasMessage("illegal deployment transition failed → live");
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo(DeploymentStatus.FAILED);
+    }
+
+    @Test
     void theEndOfABuildIsRecordedWithTheMoveToDeployingUnlessACancelCameFirst() {
         String built = deployment(DeploymentStatus.BUILDING);
         assertThat(store.recordBuild(built, "art_1", 7, "Build finished")).isTrue();

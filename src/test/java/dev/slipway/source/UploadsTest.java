@@ -92,8 +92,7 @@ class UploadsTest {
         assertThat(r.header("Location")).startsWith("http://127.0.0.1:").endsWith("/v1/uploads/" + id);
         assertThat(data.has("path")).isFalse();
 
-        Upload stored = new UploadStore(server.slipway().database().jdbi(), java.time.Clock.systemUTC(),
-                server.slipway().config().dataDir()).find(id).orElseThrow();
+        Upload stored = server.slipway().stores().uploads().find(id).orElseThrow();
         assertThat(stored.accountId()).isEqualTo(t.account().id());
         assertThat(stored.path()).isEqualTo(uploadsDir().resolve(id + ".zip").toAbsolutePath());
         assertThat(Files.readAllBytes(stored.path())).isEqualTo(zip);
