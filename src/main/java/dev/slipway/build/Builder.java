@@ -50,6 +50,16 @@ public final class Builder {
      */
     public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
                           Map<String, String> env, Set<String> secretValues, LogSink log) {
+        return build(projectId, commitSha, sourceDir, frameworkOrNull, null, env, secretValues, log);
+    }
+
+    /**
+     * As above, for an app in a folder of its source ({@code appDir}, e.g. {@code apps/web}; null: the top).
+     * Detection, build, start and static output all happen in that folder; with npm, pnpm or yarn workspaces
+     * the install runs at the workspace's root.
+     */
+    public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull, String appDir,
+                          Map<String, String> env, Set<String> secretValues, LogSink log) {
         Instant started = clock.instant();
         String id = ids.next("art");
         Path workspace = config.workspacesDir().resolve(id);
@@ -65,57 +75,70 @@ public final class Builder {
             log.log(Level.INFO, "Copying the source" + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
             Trees.copySource(sourceDir, workspace);
             runner.confinement().handOver(workspace, projectId);
+            Path app = appDir == null ? workspace : workspace.resolve(appDir).normalize();
+            if (!app.startsWith(workspace) || !Files.isDirectory(app, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new BuildException("the root directory " + appDir + " does not exist in the source"
+                        + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
+            }
+            if (appDir != null) log.log(Level.INFO, "Root directory: " + appDir);
 
-            FrameworkDetector.Detection detection = detector.detect(workspace, frameworkOrNull);
+            FrameworkDetector.Detection detection = detector.detect(app, frameworkOrNull);
             Framework framework = detection.framework();
             log.log(Level.INFO, "Detected framework " + framework.id() + " (" + detection.reason() + ")");
-            Optional<List<String>> procfile = Procfile.web(workspace);
+            Optional<List<String>> procfile = Procfile.web(app);
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
 
-            Optional<PackageJson> pkg = PackageJson.read(workspace);
+            Optional<PackageJson> pkg = PackageJson.read(app);
             if (framework.isNodeServer() || (framework.isStatic() && pkg.isPresent())) {
                 PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
                 NodeBuild node = new NodeBuild(steps);
-                node.install(workspace, log);
-                node.build(workspace, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                Path installDir = PackageWorkspaces.rootOf(workspace, app);
+                if (!installDir.equals(app)) {
+                    log.log(Level.INFO, "Installing at the workspace root " + (installDir.equals(workspace) ? "/"
+                            : workspace.relativize(installDir).toString()) + "; building in " + appDir);
+                }
+                node.install(installDir, log);
+                node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
             }
 
             Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
+            Path built = appDir == null ? root : root.resolve(appDir);
 
             List<String> start = List.of();
             StaticOutput site = null;
             Set<String> writable = Set.of();
             if (framework.isStatic()) {
-                site = StaticOutput.find(root, pkg);
+                site = StaticOutput.find(built, pkg);
                 if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
             } else if (framework.isNodeServer()) {
-                start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> framework == Framework.NEXTJS
-                        ? StartCommands.nextjs(root, pkg.get()) : StartCommands.express(root, pkg.get()));
+                start = procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS
+                        ? StartCommands.nextjs(built, pkg.get()) : StartCommands.express(built, pkg.get()));
                 if (framework == Framework.NEXTJS) {
-                    writable = Set.of(".next/cache"); // next start writes its image and fetch caches here
-                    Files.createDirectories(root.resolve(".next/cache"));
+                    // next start writes its image and fetch caches here
+                    writable = Set.of(root.relativize(built.resolve(".next/cache")).toString());
+                    Files.createDirectories(built.resolve(".next/cache"));
                 }
             } else {
                 PythonBuild python = new PythonBuild(steps, config.python());
-                python.install(root, log);
+                python.install(built, log);
                 if (procfile.isPresent()) {
-                    start = StartCommands.procfile(root, procfile.get());
+                    start = StartCommands.procfile(built, procfile.get());
                 } else {
-                    PythonApps.Entry app = framework == Framework.PYTHON_FASTAPI ? PythonApps.fastapi(root) : PythonApps.any(root);
-                    log.log(Level.INFO, "Serving " + app.target() + " from " + app.file() + " with "
-                            + (app.asgi() ? "uvicorn (ASGI)" : "gunicorn (WSGI)"));
-                    python.checkServer(root, app);
-                    start = StartCommands.python(root, app);
+                    PythonApps.Entry entry = framework == Framework.PYTHON_FASTAPI ? PythonApps.fastapi(built) : PythonApps.any(built);
+                    log.log(Level.INFO, "Serving " + entry.target() + " from " + entry.file() + " with "
+                            + (entry.asgi() ? "uvicorn (ASGI)" : "gunicorn (WSGI)"));
+                    python.checkServer(built, entry);
+                    start = StartCommands.python(built, entry);
                 }
             }
 
             long size = Trees.freeze(root, writable);
             Duration took = Duration.between(started, clock.instant());
             Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start,
-                    site == null ? null : site.dir(), site != null && site.spaFallback(), null, clock.instant());
+                    site == null ? null : site.dir(), site != null && site.spaFallback(), appDir, clock.instant());
             store.save(artifact, size, took);
-            log.log(Level.INFO, site != null ? "Static site: serving " + describe(root, site)
-                    : "Start command: " + CommandRunner.display(start, root));
+            log.log(Level.INFO, site != null ? "Static site: serving " + describe(built, site)
+                    : "Start command: " + CommandRunner.display(start, built));
             log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
                     + megabytes(size) + ")");
             return artifact;

@@ -119,7 +119,7 @@ final class StartCommands {
     /** {@code next start} with the runtime's port and, unless the app chose, loopback only. */
     private static List<String> nextStart(Path root, List<String> args) {
         List<String> out = new ArrayList<>();
-        out.add(root.resolve("node_modules/.bin/next").toString());
+        out.add(ownProgram(root, "next").orElse(root.resolve("node_modules/.bin/next")).toString());
         out.add("start");
         out.addAll(args);
         if (!args.contains("-p") && !args.contains("--port") && args.stream().noneMatch(a -> a.startsWith("--port="))) {
@@ -131,12 +131,19 @@ final class StartCommands {
         return List.copyOf(out);
     }
 
+    /** The app's own program: in its venv or node_modules/.bin, or in a workspace root's hoisted .bin above it. */
     private static Optional<Path> ownProgram(Path root, String program) {
         if (program.contains("/")) return Optional.empty();
-        for (Path bin : List.of(root.resolve("node_modules/.bin"), root.resolve(VENV).resolve("bin"))) {
+        List<Path> bins = new ArrayList<>(List.of(root.resolve("node_modules/.bin"), root.resolve(VENV).resolve("bin")));
+        Path up = root.getParent();
+        for (int i = 0; i < WORKSPACE_DEPTH && up != null; i++, up = up.getParent()) bins.add(up.resolve("node_modules/.bin"));
+        for (Path bin : bins) {
             Path candidate = bin.resolve(program);
             if (Files.isExecutable(candidate)) return Optional.of(candidate);
         }
         return Optional.empty();
     }
+
+    /** How far above an app's folder a workspace root's packages are looked for (apps/web → the top is 2). */
+    private static final int WORKSPACE_DEPTH = 3;
 }

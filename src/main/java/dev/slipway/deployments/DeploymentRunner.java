@@ -183,7 +183,7 @@ public final class DeploymentRunner implements JobRunner {
         Artifact artifact;
         try {
             artifact = p.builds().builder().build(project.id(), source.commitSha(), source.dir(), project.framework(),
-                    buildEnv, secretValues, log);
+                    project.rootDirectory(), buildEnv, secretValues, log);
         } finally {
             watch.ended();
         }

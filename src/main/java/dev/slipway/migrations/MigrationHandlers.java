@@ -30,7 +30,7 @@ import java.util.Set;
 /** {@code /v1/migrations}: start one, list, read (with {@code ?wait}), logs. */
 public final class MigrationHandlers {
     private static final Set<String> CREATE_FIELDS = Set.of("source", "repo", "branch", "framework", "env_vars",
-            "database", "domain", "region", "upload_id", InstanceTypeField.NAME);
+            "database", "domain", "region", "upload_id", InstanceTypeField.NAME, "name", "root_directory");
 
     private final MigrationStore migrations;
     private final MigrationService service;
@@ -71,6 +71,8 @@ public final class MigrationHandlers {
         Principal principal = Requests.principal(ctx);
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
+        String name = ProjectInput.name(body);
+        if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
         ProjectInput input = ProjectInput.read(body, regions);
         String uploadId = null;
         if ("zip".equals(input.source())) {
@@ -92,7 +94,7 @@ public final class MigrationHandlers {
             upload = Access.owned(principal, uploads.find(id), Upload::accountId, "Upload", id);
         }
         DatabaseService.Plan plan = db == null ? null : service.databases().plan(db.type(), db.action(), db.url(), db.serviceKey());
-        Migration m = service.start(principal.account(), input, upload, plan,
+        Migration m = service.start(principal.account(), name, input, upload, plan,
                 type != null ? type : InstanceType.defaultFor(principal.account().tier()));
         return Reply.created("/v1/migrations/" + m.id(),
                 new MigrationView.Created(m.id(), m.status().label(), m.projectId(), m.createdAt()));

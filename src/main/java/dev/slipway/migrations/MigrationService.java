@@ -15,6 +15,7 @@ import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.source.Upload;
+import dev.slipway.source.UploadNames;
 import org.jdbi.v3.core.Jdbi;
 
 import java.time.Clock;
@@ -54,15 +55,22 @@ public final class MigrationService {
         return databases;
     }
 
-    public Migration start(Account account, ProjectInput input, Upload upload, DatabaseService.Plan db, InstanceType type) {
-        String name = projects.freeName(ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
+    /**
+     * @param requestedName the project name asked for (checked free by the caller), or null: the name in the
+     *                      zip's package.json or pyproject.toml, else its top folder, else the repository's, else app
+     */
+    public Migration start(Account account, String requestedName, ProjectInput input, Upload upload,
+                           DatabaseService.Plan db, InstanceType type) {
+        String name = requestedName != null ? requestedName : projects.freeName(upload != null
+                ? UploadNames.of(upload.path(), input.rootDirectory()).map(ProjectInput::slug).orElse("app")
+                : ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
         boolean slotFree = jobs.runningCount() < workers.slots()
                 && jobs.runningCount(account.id()) < account.tier().buildsAtOnce();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;
         String migrationId = ids.next("mig");
         Migration created = jdbi.inTransaction(h -> {
             Project project = projects.create(h, new NewProject(account.id(), name, input.source(), input.repo(),
-                    input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
+                    input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory()));
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
             Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId, type);

@@ -2,7 +2,17 @@ package dev.slipway.projects;
 
 import java.util.Map;
 
-/** What is needed to create a project; validated before it gets here. */
+/**
+ * What is needed to create a project; validated before it gets here.
+ *
+ * @param rootDirectory the app's folder in its source ({@link ProjectInput#ROOT_DIRECTORY}), or null for the top
+ */
 public record NewProject(String accountId, String name, String source, String repo, String branch,
-                         String framework, String region, String domain, Map<String, String> envVars) {
+                         String framework, String region, String domain, Map<String, String> envVars,
+                         String rootDirectory) {
+    /** An app at the top of its source. */
+    public NewProject(String accountId, String name, String source, String repo, String branch,
+                      String framework, String region, String domain, Map<String, String> envVars) {
+        this(accountId, name, source, repo, branch, framework, region, domain, envVars, null);
+    }
 }

@@ -17,7 +17,7 @@ import java.util.Set;
 /** {@code /v1/projects}: list, read, and create without deploying. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars");
+            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars", "root_directory");
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -45,15 +45,14 @@ public final class ProjectHandlers {
         Principal principal = Requests.principal(ctx);
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
-        String name = body.string("name", false, 40, ProjectInput.PROJECT_NAME,
-                "must be lowercase letters, digits and '-', at most 40, not starting or ending with '-'");
+        String name = ProjectInput.name(body);
         ProjectInput input = ProjectInput.read(body, regions);
         if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
         body.check();
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
-                input.branch(), input.framework(), input.region(), input.domain(), input.envVars()));
+                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory()));
         return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls));
     }
 

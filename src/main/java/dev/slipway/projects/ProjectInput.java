@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /** The fields that describe a project's source and serving, validated the same way wherever they are accepted. */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
-                           String domain, Map<String, String> envVars) {
+                           String domain, Map<String, String> envVars, String rootDirectory) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip");
     public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static");
@@ -19,6 +19,10 @@ public record ProjectInput(String source, String repo, String branch, String fra
     public static final Pattern HOSTNAME = Pattern.compile(
             "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$");
     public static final Pattern PROJECT_NAME = Pattern.compile("^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$");
+    /** Folders of letters, digits, '.', '_' and '-', separated by '/'; never '.' or '..', never absolute. */
+    public static final Pattern ROOT_DIRECTORY = Pattern.compile(
+            "^(?!.*(^|/)\\.{1,2}(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$");
+    public static final String NAME_RULE = "must be lowercase letters, digits and '-', at most 40, not starting or ending with '-'";
     public static final int MAX_ENV_VARS = 200;
     public static final int MAX_ENV_VALUE = 32 * 1024;
 
@@ -53,13 +57,37 @@ public record ProjectInput(String source, String repo, String branch, String fra
         Map<String, String> env = body.stringMap("env_vars", MAX_ENV_VARS, ENV_NAME,
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
-                framework, region, domain, env);
+                framework, region, domain, env, rootDirectory(body));
+    }
+
+    /** {@code root_directory}: a relative folder such as {@code apps/web}; "", "." and "/" mean the top. */
+    private static String rootDirectory(Body body) {
+        String dir = body.string("root_directory", false, 255, null, null);
+        if (dir == null) return null;
+        String trimmed = dir.strip().replaceAll("/+$", "");
+        if (trimmed.startsWith("./")) trimmed = trimmed.substring(2);
+        if (trimmed.isEmpty() || trimmed.equals(".")) return null;
+        if (!ROOT_DIRECTORY.matcher(trimmed).matches()) {
+            body.problem("root_directory", "must be a relative folder such as apps/web: names of letters, digits, "
+                    + "'.', '_' and '-' separated by '/', without '..'");
+            return null;
+        }
+        return trimmed;
+    }
+
+    /** An optional project {@code name}, validated; null when absent. */
+    public static String name(Body body) {
+        return body.string("name", false, 40, PROJECT_NAME, NAME_RULE);
     }
 
     /** A DNS-label project name derived from the repository, e.g. {@code acme/Web_App} → {@code web-app}. */
     public static String nameFrom(String repo) {
-        String base = repo == null ? "app" : repo.substring(repo.indexOf('/') + 1);
-        base = base.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("-{2,}", "-")
+        return slug(repo == null ? "app" : repo.substring(repo.indexOf('/') + 1));
+    }
+
+    /** Any name as a DNS label of at most 30 characters ({@code @acme/Web_App} → {@code acme-web-app}); "app" when nothing is left. */
+    public static String slug(String name) {
+        String base = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("-{2,}", "-")
                 .replaceAll("^-+|-+$", "");
         if (base.length() > 30) base = base.substring(0, 30).replaceAll("-+$", "");
         return base.isEmpty() ? "app" : base;

@@ -24,7 +24,7 @@ public final class ProjectStore {
             rs.getString("id"), rs.getString("account_id"), rs.getString("name"), rs.getString("source"),
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
-            rs.getTimestamp("created_at").toInstant(), List.of());
+            rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -58,11 +58,12 @@ public final class ProjectStore {
         String id = ids.next("prj");
         var now = clock.instant();
         h.createUpdate("""
-                        INSERT INTO projects (id, account_id, name, source, repo, branch, framework, region, domain, created_at)
-                        VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :at)""")
+                        INSERT INTO projects (id, account_id, name, source, repo, branch, framework, region, domain,
+                                              root_directory, created_at)
+                        VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :root, :at)""")
                 .bind("id", id).bind("account", p.accountId()).bind("name", p.name()).bind("source", p.source())
                 .bind("repo", p.repo()).bind("branch", p.branch()).bind("framework", p.framework())
-                .bind("region", p.region()).bind("domain", p.domain()).bind("at", now)
+                .bind("region", p.region()).bind("domain", p.domain()).bind("root", p.rootDirectory()).bind("at", now)
                 .execute();
         Map<String, String> env = p.envVars() == null ? Map.of() : p.envVars();
         for (var e : env.entrySet()) {
@@ -70,7 +71,7 @@ public final class ProjectStore {
                     .bind("p", id).bind("n", e.getKey()).bind("v", secrets.encrypt(e.getValue())).execute();
         }
         return new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
-                p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList());
+                p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory());
     }
 
     /**
@@ -93,10 +94,7 @@ public final class ProjectStore {
                 return Boolean.TRUE;
             }).list();
             if (found[0] == null) return Optional.<Project>empty();
-            Project p = found[0];
-            return Optional.of(new Project(p.id(), p.accountId(), p.name(), p.source(), p.repo(), p.branch(),
-                    p.framework(), p.region(), p.domain(), p.productionDeploymentId(), p.createdAt(),
-                    List.copyOf(names), database[0]));
+            return Optional.of(found[0].with(names, database[0]));
         });
     }
 
@@ -210,8 +208,6 @@ public final class ProjectStore {
                 .bindList("ids", projects.stream().map(Project::id).toList())
                 .map((rs, ctx) -> Map.entry(rs.getString(1), new Project.DatabaseRef(rs.getString(2), rs.getString(3), rs.getString(4))))
                 .forEach(e -> databases.put(e.getKey(), e.getValue())); // the newest wins
-        return projects.stream().map(p -> new Project(p.id(), p.accountId(), p.name(), p.source(), p.repo(),
-                p.branch(), p.framework(), p.region(), p.domain(), p.productionDeploymentId(), p.createdAt(),
-                List.copyOf(names.getOrDefault(p.id(), List.of())), databases.get(p.id()))).toList();
+        return projects.stream().map(p -> p.with(names.getOrDefault(p.id(), List.of()), databases.get(p.id()))).toList();
     }
 }

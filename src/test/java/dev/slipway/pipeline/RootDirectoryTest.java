@@ -1,0 +1,93 @@
+package dev.slipway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.GitServer;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A monorepo from git: an npm workspace member (installed at the workspace root, started in its folder) and a
+ * plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
+ * root directories that are refused or missing. H2 only: it builds.
+ */
+class RootDirectoryTest {
+    private static final Duration BUILD = Duration.ofMinutes(5);
+    private static final String REPO = "acme/monorepo";
+
+    static GitServer git;
+    static TestServer server;
+    static Runs runs;
+
+    @BeforeAll
+    static void start() {
+        git = GitServer.start();
+        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
+        runs = new Runs(server.tenant(Tier.TEAM).http());
+        git.createRepo(REPO);
+        git.commitBytes(REPO, "main", FrameworksTest.fixture("monorepo"), "a monorepo");
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        git.close();
+    }
+
+    private static dev.slipway.testing.Http.Response migrate(String extra) {
+        return runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + REPO + "\"" + extra + "}");
+    }
+
+    @Test
+    void eachFolderOfAMonorepoIsItsOwnProjectWithTheNameAskedFor() {
+        var api = migrate(",\"root_directory\":\"apps/api/\",\"name\":\"mono-api\"");
+        assertThat(api.status()).as(api.body()).isEqualTo(201);
+        var site = migrate(",\"root_directory\":\"frontend\"");
+        assertThat(site.status()).as(site.body()).isEqualTo(201);
+        String apiMigration = api.json().at("/data/id").asText();
+        String siteMigration = site.json().at("/data/id").asText();
+
+        assertThat(runs.await("migrations", apiMigration, "complete", BUILD).get("framework").asText()).isEqualTo("node");
+        assertThat(runs.await("migrations", siteMigration, "complete", BUILD).get("framework").asText()).isEqualTo("static");
+        assertThat(runs.messages("migrations", apiMigration))
+                .anyMatch(m -> m.contains("Root directory: apps/api"))
+                .anyMatch(m -> m.contains("Installing at the workspace root /; building in apps/api"));
+
+        JsonNode apiProject = runs.http().get("/v1/projects/" + runs.projectOf(apiMigration)).json().get("data");
+        assertThat(apiProject.get("name").asText()).isEqualTo("mono-api");
+        assertThat(apiProject.get("root_directory").asText()).isEqualTo("apps/api");
+        // the workspace's hoisted ms resolves from the member's folder, where the app runs
+        assertThat(Apps.get(apiProject.get("url").asText()).body()).isEqualTo("fixture:monorepo-api 1m cwd=apps/api\n");
+
+        JsonNode siteProject = runs.http().get("/v1/projects/" + runs.projectOf(siteMigration)).json().get("data");
+        assertThat(siteProject.get("name").asText()).startsWith("monorepo");
+        assertThat(Apps.get(siteProject.get("url").asText() + "/").body()).contains("fixture:monorepo-frontend");
+
+        var taken = migrate(",\"root_directory\":\"apps/api\",\"name\":\"mono-api\"");
+        assertThat(taken.status()).isEqualTo(400);
+        assertThat(taken.body()).contains("name").contains("already taken");
+    }
+
+    @Test
+    void aRootDirectoryOutsideTheSourceIsRefusedAndAMissingOneFailsWithItsName() {
+        for (String bad : new String[] {"../etc", "/etc", "apps/../../x", "a b", "apps/./api"}) {
+            var r = migrate(",\"root_directory\":\"" + bad + "\"");
+            assertThat(r.status()).as(bad).isEqualTo(400);
+            assertThat(r.body()).as(bad).contains("root_directory");
+        }
+        var missing = migrate(",\"root_directory\":\"apps/nope\"");
+        assertThat(missing.status()).as(missing.body()).isEqualTo(201);
+        String id = missing.json().at("/data/id").asText();
+        runs.await("migrations", id, "failed", BUILD);
+        assertThat(runs.messages("migrations", id)).anyMatch(m -> m.contains("the root directory apps/nope does not exist in the source"));
+    }
+
+}
