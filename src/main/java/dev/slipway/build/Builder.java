@@ -27,6 +27,7 @@ public final class Builder {
     private final CommandRunner runner;
     private final ArtifactStore store;
     private final FrameworkDetector detector = new FrameworkDetector();
+    private final Toolchains toolchains;
     private final Clock clock;
     private final Ids ids;
 
@@ -36,6 +37,7 @@ public final class Builder {
         this.store = store;
         this.clock = clock;
         this.ids = new Ids(clock);
+        this.toolchains = new Toolchains(new ToolStore(config.toolchainsDir(), new NpmRegistry(config.toolchainRegistry())), clock);
     }
 
     /**
@@ -73,9 +75,11 @@ public final class Builder {
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
 
             Optional<PackageJson> pkg = framework.isNode() ? PackageJson.read(workspace) : Optional.empty();
+            Toolchain toolchain = Toolchain.SYSTEM;
             if (framework.isNode()) {
                 PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
-                NodeBuild node = new NodeBuild(steps);
+                toolchain = toolchains.prepare(workspace, log);
+                NodeBuild node = new NodeBuild(toolchain.on(steps), toolchain.packageManager());
                 node.install(workspace, log);
                 node.build(workspace, p, switch (framework) {
                     case NEXTJS -> "next";
@@ -87,6 +91,7 @@ public final class Builder {
             Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
 
             List<String> start;
+            List<String> scriptStart = toolchain.packageManager().start();
             Path staticRoot = null;
             Set<String> writable = Set.of();
             switch (framework) {
@@ -99,12 +104,12 @@ public final class Builder {
                     if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a react-vite site is served as static files");
                 }
                 case NEXTJS -> {
-                    start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> StartCommands.nextjs(root, pkg.get()));
+                    start = procfile.map(p -> StartCommands.procfile(root, p)).orElseGet(() -> StartCommands.nextjs(root, pkg.get(), scriptStart));
                     writable = Set.of(".next/cache"); // next start writes its image and fetch caches here
                     Files.createDirectories(root.resolve(".next/cache"));
                 }
                 case NODE_EXPRESS -> start = procfile.map(p -> StartCommands.procfile(root, p))
-                        .orElseGet(() -> StartCommands.express(root, pkg.get()));
+                        .orElseGet(() -> StartCommands.express(root, pkg.get(), scriptStart));
                 case PYTHON_FASTAPI -> {
                     PythonBuild python = new PythonBuild(steps, config.python());
                     python.install(root, log);
@@ -121,7 +126,8 @@ public final class Builder {
 
             long size = Trees.freeze(root, writable);
             Duration took = Duration.between(started, clock.instant());
-            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start, staticRoot, clock.instant());
+            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start, staticRoot, clock.instant(),
+                    toolchain.homes());
             store.save(artifact, size, took);
             log.log(Level.INFO, artifact.isStatic() ? "Static site: serving dist/" : "Start command: " + CommandRunner.display(start, root));
             log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
