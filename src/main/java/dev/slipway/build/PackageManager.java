@@ -65,17 +65,16 @@ record PackageManager(Kind kind, boolean locked, Path program) {
                 return new Request(Kind.PNPM, true, field.get()[1], field.get()[2], "pnpm-lock.yaml, " + fieldText);
             }
             String major = pnpmMajor(dir.resolve("pnpm-lock.yaml"));
-            return new Request(Kind.PNPM, true, major, null, "pnpm-lock.yaml, its lockfileVersion → pnpm " + major);
+            return new Request(Kind.PNPM, true, major, null, "pnpm-lock.yaml (lockfileVersion " + lockVersion(dir.resolve("pnpm-lock.yaml")) + ")");
         }
         if (exists(dir, "yarn.lock")) {
             if (field.isPresent() && field.get()[0].equals("yarn")) {
                 return new Request(yarnKind(field.get()[1]), true, field.get()[1], field.get()[2], "yarn.lock, " + fieldText);
             }
             Optional<Integer> metadata = berryLockVersion(dir.resolve("yarn.lock"));
-            if (metadata.isEmpty()) return new Request(Kind.YARN_CLASSIC, true, "1", null, "yarn.lock without __metadata → yarn 1");
+            if (metadata.isEmpty()) return new Request(Kind.YARN_CLASSIC, true, "1", null, "yarn.lock (no __metadata)");
             String major = metadata.get() >= 7 ? "4" : metadata.get() >= 5 ? "3" : "2";
-            return new Request(Kind.YARN_BERRY, true, major, null,
-                    "yarn.lock with __metadata version " + metadata.get() + " → yarn " + major);
+            return new Request(Kind.YARN_BERRY, true, major, null, "yarn.lock (__metadata version " + metadata.get() + ")");
         }
         for (String bun : List.of("bun.lockb", "bun.lock")) {
             if (exists(dir, bun)) return new Request(Kind.BUN, true, null, null, bun);
@@ -156,6 +155,11 @@ record PackageManager(Kind kind, boolean locked, Path program) {
                     + "pnpm@9.1.0, yarn@1.22.22, npm@10.8.2 or bun@1.1.0");
         }
         return Optional.of(new String[]{m.group(1), m.group(2), m.group(3)});
+    }
+
+    private static String lockVersion(Path lock) {
+        Matcher m = PNPM_LOCK.matcher(head(lock));
+        return m.find() ? m.group(1) + (m.group(2) == null ? "" : "." + m.group(2)) : "?";
     }
 
     /** pnpm-lock's lockfileVersion → the pnpm major that writes it (5.3: 6, 5.4: 7, 6.x: 8, 9.x: 9). */

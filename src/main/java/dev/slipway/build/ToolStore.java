@@ -79,6 +79,7 @@ final class ToolStore {
                 Path tarball = tmp.resolve("package.tgz");
                 registry.download(release, tarball, extraHash);
                 long size = Files.size(tarball);
+                long t1 = System.nanoTime();
                 unpack(tarball, tmp.resolve("package"));
                 Files.delete(tarball);
                 links(tmp, release.bin());
@@ -90,8 +91,9 @@ final class ToolStore {
                 } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException raced) {
                     // another server on this data dir unpacked it meanwhile: theirs is as good
                 }
-                log.log(Level.INFO, String.format(java.util.Locale.ROOT, "%s: %.1f MB, sha512 verified, unpacked in %s",
-                        label, size / 1_000_000.0, CommandRunner.human(Duration.ofNanos(System.nanoTime() - t0))));
+                log.log(Level.INFO, String.format(java.util.Locale.ROOT, "%s: %.1f MB downloaded in %s, sha512 verified, unpacked in %s",
+                        label, size / 1_000_000.0, CommandRunner.human(Duration.ofNanos(t1 - t0)),
+                        CommandRunner.human(Duration.ofNanos(System.nanoTime() - t1))));
                 return home;
             } finally {
                 if (Files.exists(tmp)) Trees.delete(tmp);

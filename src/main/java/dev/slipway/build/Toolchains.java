@@ -67,18 +67,18 @@ final class Toolchains {
                 } catch (IllegalArgumentException e) {
                     throw new BuildException("package.json's packageManager has a version that is not valid: " + e.getMessage());
                 }
-                String pkg = r.kind().registryPackage;
-                NpmRegistry.Release release = newest(pkg, range, r.reason() + ": no " + r.kind().label()
+                String label = r.kind().label();
+                NpmRegistry.Release release = newest(r.kind().registryPackage, range, r.reason() + ": no " + label
                         + " release on the registry matches " + r.range());
-                String label = r.kind().label() + " " + release.version();
-                Path home = install(release, r.hash(), label, log);
+                log.log(Level.INFO, r.reason() + " → " + label + " " + release.version());
+                Path home = install(release, r.hash(), label + " " + release.version(), log);
                 homes.add(home);
                 yield new PackageManager(r.kind(), r.locked(), home.resolve("bin").resolve(r.kind().command));
             }
         };
-        String version = r.kind().registryPackage == null ? "" : " " + pm.program().getParent().getParent().getFileName();
-        log.log(Level.INFO, r.reason() + " → " + r.kind().label() + version + " (" + r.kind().command + " "
-                + String.join(" ", pm.install().subList(1, pm.install().size())) + ")");
+        if (pm.kind() == PackageManager.Kind.NPM || pm.kind() == PackageManager.Kind.BUN) {
+            log.log(Level.INFO, r.reason() + " → " + r.kind().label() + " " + pm.install().get(1));
+        }
         for (String other : LOCKFILES) {
             if (Files.isRegularFile(dir.resolve(other)) && !r.reason().startsWith(other)) {
                 log.log(Level.WARNING, other + " is ignored: the app installs with " + r.kind().label());
