@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Package managers from the lockfile and Node versions from the app (issue 17), through the API with real
  * installs from the npm registry, in the sandbox where the machine has one: a pnpm and a yarn classic app
- * get the old versions their lockfiles pin (the ranges in package.json allow newer ones), built and started
- * with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build;
+ * (and a yarn berry one, Plug'n'Play) get the old versions their lockfiles pin (the ranges in package.json
+ * allow newer ones), built and started with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build;
  * a range no Node build satisfies fails the build with a reason naming it.
  */
 class ToolchainsTest {
@@ -86,6 +86,20 @@ class ToolchainsTest {
         assertThat(y.get("marker").asText()).isEqualTo("fixture:yarn-classic");
         assertThat(y.get("ms").asText()).as("ms as yarn.lock pins it (package.json allows ^2.0.0)").isEqualTo("2.0.0");
         assertThat(y.get("builtBy").asText()).startsWith("yarn/1.");
+    }
+
+    @Test
+    void yarnBerryInstallsImmutablyAndStartsThroughPlugAndPlay() {
+        String id = migrate("toolchains/yarn-berry", FrameworksTest.fixture("yarn-berry"));
+        runs.await("migrations", id, "complete", BUILD);
+        assertThat(runs.messages("migrations", id))
+                .anyMatch(m -> m.equals("info yarn.lock, packageManager yarn@4.9.4 in package.json → yarn berry 4.9.4"))
+                .anyMatch(m -> m.matches("info Running .*/toolchains/@yarnpkg\\+cli-dist/4\\.9\\.4/bin/yarn install --immutable"))
+                .anyMatch(m -> m.matches("info Start command: .*/bin/yarn start"));
+        JsonNode b = answer(id);
+        assertThat(b.get("marker").asText()).isEqualTo("fixture:yarn-berry");
+        assertThat(b.get("ms").asText()).as("ms as yarn.lock pins it (package.json allows ^2.1.1)").isEqualTo("2.1.1");
+        assertThat(b.get("builtBy").asText()).startsWith("yarn/4.9.4 ");
     }
 
     @Test
