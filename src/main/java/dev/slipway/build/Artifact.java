@@ -15,19 +15,29 @@ import java.util.List;
  * @param staticRoot   for static sites: the directory the router serves; null for apps that run a process
  * @param spaFallback  a static site whose unknown paths get its index.html (a Vite app without a 404.html)
  * @param appDir       the app's folder inside {@code root} (the project's root directory), or null for root itself
+ * @param tools        tool homes the app runs with (a Node build, a package manager, under the data dir's
+ *                     toolchains): the runtime puts each one's {@code bin} first on PATH and lets the app's cell
+ *                     see it read-only. Empty: the machine's Node and npm. Recorded with the artifact, so a
+ *                     rollback or a restart runs the Node it was built with.
  */
 public record Artifact(String id, String projectId, String framework, String commitSha, Path root,
                        List<String> startCommand, Path staticRoot, boolean spaFallback, String appDir,
-                       Instant createdAt) {
+                       Instant createdAt, List<Path> tools) {
 
     public Artifact {
         if (appDir != null && (appDir.isBlank() || appDir.equals("."))) appDir = null;
+        tools = tools == null ? List.of() : List.copyOf(tools);
     }
 
-    /** A process app, or a single-page app, at the root of its artifact. */
+    /** A process app, or a single-page app, at the root of its artifact, on the machine's Node. */
     public Artifact(String id, String projectId, String framework, String commitSha, Path root,
                     List<String> startCommand, Path staticRoot, Instant createdAt) {
-        this(id, projectId, framework, commitSha, root, startCommand, staticRoot, staticRoot != null, null, createdAt);
+        this(id, projectId, framework, commitSha, root, startCommand, staticRoot, staticRoot != null, null, createdAt, List.of());
+    }
+
+    public Artifact(String id, String projectId, String framework, String commitSha, Path root,
+                    List<String> startCommand, Path staticRoot, Instant createdAt, List<Path> tools) {
+        this(id, projectId, framework, commitSha, root, startCommand, staticRoot, staticRoot != null, null, createdAt, tools);
     }
 
     public boolean isStatic() {

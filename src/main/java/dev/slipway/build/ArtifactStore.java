@@ -26,7 +26,8 @@ public final class ArtifactStore {
             rs.getString("id"), rs.getString("project_id"), rs.getString("framework"), rs.getString("commit_sha"),
             Path.of(rs.getString("root")), argv(rs.getString("start_command")),
             rs.getString("static_root") == null ? null : Path.of(rs.getString("static_root")),
-            rs.getBoolean("spa_fallback"), rs.getString("app_dir"), rs.getTimestamp("created_at").toInstant());
+            rs.getBoolean("spa_fallback"), rs.getString("app_dir"), rs.getTimestamp("created_at").toInstant(),
+            paths(rs.getString("tools")));
 
     private final Jdbi jdbi;
     private final Path artifactsDir;
@@ -40,13 +41,14 @@ public final class ArtifactStore {
     public void save(Artifact a, long sizeBytes, Duration buildDuration) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO artifacts (id, project_id, framework, commit_sha, root, start_command, static_root,
-                                               spa_fallback, app_dir, size_bytes, build_duration_ms, created_at)
-                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :spa, :app, :size, :ms, :at)""")
+                                               spa_fallback, app_dir, size_bytes, build_duration_ms, created_at, tools)
+                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :spa, :app, :size, :ms, :at, :tools)""")
                 .bind("id", a.id()).bind("project", a.projectId()).bind("framework", a.framework())
                 .bind("sha", a.commitSha()).bind("root", a.root().toString()).bind("start", Json.write(a.startCommand()))
                 .bind("static", a.staticRoot() == null ? null : a.staticRoot().toString())
                 .bind("spa", a.spaFallback()).bind("app", a.appDir())
                 .bind("size", sizeBytes).bind("ms", buildDuration.toMillis()).bind("at", a.createdAt())
+                .bind("tools", a.tools().isEmpty() ? null : Json.write(a.tools().stream().map(Path::toString).toList()))
                 .execute());
     }
 
@@ -96,6 +98,10 @@ public final class ArtifactStore {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM artifacts WHERE id = :id").bind("id", a.id()).execute());
         Path dir = a.root().toAbsolutePath().normalize();
         if (dir.startsWith(artifactsDir) && !dir.equals(artifactsDir)) Trees.delete(dir);
+    }
+
+    private static List<Path> paths(String json) {
+        return json == null ? List.of() : argv(json).stream().map(Path::of).toList();
     }
 
     private static List<String> argv(String json) {

@@ -27,6 +27,7 @@ public final class Builder {
     private final CommandRunner runner;
     private final ArtifactStore store;
     private final FrameworkDetector detector = new FrameworkDetector();
+    private final Toolchains toolchains;
     private final Clock clock;
     private final Ids ids;
 
@@ -36,6 +37,7 @@ public final class Builder {
         this.store = store;
         this.clock = clock;
         this.ids = new Ids(clock);
+        this.toolchains = new Toolchains(new ToolStore(config.toolchainsDir(), new NpmRegistry(config.toolchainRegistry())), clock);
     }
 
     /**
@@ -89,14 +91,16 @@ public final class Builder {
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
 
             Optional<PackageJson> pkg = PackageJson.read(app);
+            Toolchain toolchain = Toolchain.SYSTEM;
             if (framework.isNodeServer() || (framework.isStatic() && pkg.isPresent())) {
                 PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
-                NodeBuild node = new NodeBuild(steps);
                 Path installDir = PackageWorkspaces.rootOf(workspace, app);
                 if (!installDir.equals(app)) {
                     log.log(Level.INFO, "Installing at the workspace root " + (installDir.equals(workspace) ? "/"
                             : workspace.relativize(installDir).toString()) + "; building in " + appDir);
                 }
+                toolchain = toolchains.prepare(installDir, log);
+                NodeBuild node = new NodeBuild(toolchain.on(steps), toolchain.packageManager());
                 node.install(installDir, log);
                 node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
             }
@@ -105,6 +109,7 @@ public final class Builder {
             Path built = appDir == null ? root : root.resolve(appDir);
 
             List<String> start = List.of();
+            List<String> scriptStart = toolchain.packageManager().start();
             StaticOutput site = null;
             Set<String> writable = Set.of();
             if (framework.isStatic()) {
@@ -112,7 +117,7 @@ public final class Builder {
                 if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
             } else if (framework.isNodeServer()) {
                 start = procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS
-                        ? StartCommands.nextjs(built, pkg.get()) : StartCommands.express(built, pkg.get()));
+                        ? StartCommands.nextjs(built, pkg.get(), scriptStart) : StartCommands.express(built, pkg.get(), scriptStart));
                 if (framework == Framework.NEXTJS) {
                     // next start writes its image and fetch caches here
                     writable = Set.of(root.relativize(built.resolve(".next/cache")).toString());
@@ -135,7 +140,8 @@ public final class Builder {
             long size = Trees.freeze(root, writable);
             Duration took = Duration.between(started, clock.instant());
             Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start,
-                    site == null ? null : site.dir(), site != null && site.spaFallback(), appDir, clock.instant());
+                    site == null ? null : site.dir(), site != null && site.spaFallback(), appDir, clock.instant(),
+                    toolchain.homes());
             store.save(artifact, size, took);
             log.log(Level.INFO, site != null ? "Static site: serving " + describe(built, site)
                     : "Start command: " + CommandRunner.display(start, built));

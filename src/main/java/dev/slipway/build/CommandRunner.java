@@ -83,8 +83,21 @@ public final class CommandRunner {
      * artifact while its venv is made) and the project's caches writable, and nothing else of the data dir.
      *
      * @param name a name unique among running steps (the build's artifact id and a step number)
+     * @param readOnly more host paths the step sees read-only (a Node build, a package manager)
      */
-    public record Confine(String name, String projectId, Path cacheDir, Limits limits) {}
+    public record Confine(String name, String projectId, Path cacheDir, Limits limits, List<Path> readOnly) {
+        public Confine {
+            readOnly = List.copyOf(readOnly);
+        }
+
+        public Confine(String name, String projectId, Path cacheDir, Limits limits) {
+            this(name, projectId, cacheDir, limits, List.of());
+        }
+
+        Confine withReadOnly(List<Path> paths) {
+            return new Confine(name, projectId, cacheDir, limits, paths);
+        }
+    }
 
     public record Result(int exitCode, Duration elapsed) {}
 
@@ -145,7 +158,7 @@ public final class CommandRunner {
         List<Path> writable = new ArrayList<>(List.of(command.workDir()));
         if (!command.workDir().startsWith(c.cacheDir())) writable.add(c.cacheDir());
         return confinement.start(new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
-                command.workDir(), command.env(), List.of(), writable, List.of(), c.limits(), 0, false));
+                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false));
     }
 
     private Result run(Command command, Confined cell, LogSink log, Masker masker, String display, String running,

@@ -17,6 +17,8 @@ final class StartCommands {
     static final String LOOPBACK = "127.0.0.1";
     static final String VENV = ".venv";
     static final List<String> NPM_START = List.of("npm", "start");
+    /** yarn berry's Plug'n'Play resolver, in place of node_modules. */
+    private static final String PNP = ".pnp.cjs";
 
     private StartCommands() {}
 
@@ -48,33 +50,54 @@ final class StartCommands {
         return List.copyOf(out);
     }
 
-    /** The start script, else {@code next start} on the runtime's port. */
     static List<String> nextjs(Path root, PackageJson pkg) {
-        return startScript(root, pkg).orElseGet(() -> nextStart(root, List.of()));
+        return nextjs(root, pkg, NPM_START);
+    }
+
+    /** The start script, else {@code next start} on the runtime's port; {@code scriptStart} runs a script that needs it. */
+    static List<String> nextjs(Path root, PackageJson pkg, List<String> scriptStart) {
+        return startScript(root, pkg, scriptStart).orElseGet(() -> nextStart(root, List.of()));
+    }
+
+    static List<String> express(Path root, PackageJson pkg) {
+        return express(root, pkg, NPM_START);
     }
 
     /** DESIGN §4: the start script, else package.json main, else index.js. */
-    static List<String> express(Path root, PackageJson pkg) {
-        Optional<List<String>> script = startScript(root, pkg);
+    static List<String> express(Path root, PackageJson pkg, List<String> scriptStart) {
+        Optional<List<String>> script = startScript(root, pkg, scriptStart);
         if (script.isPresent()) return script.get();
         if (pkg.main() != null && !pkg.main().isBlank()) {
             Path main = root.resolve(pkg.main()).normalize();
             if (!main.startsWith(root)) throw new BuildException("package.json main \"" + pkg.main() + "\" points outside the app");
             if (!Files.isRegularFile(main) && !Files.isRegularFile(Path.of(main + ".js")))
                 throw new BuildException("package.json main \"" + pkg.main() + "\" does not exist after the build");
-            return List.of("node", pkg.main());
+            return node(root, pkg.main());
         }
-        if (Files.isRegularFile(root.resolve("index.js"))) return List.of("node", "index.js");
+        if (Files.isRegularFile(root.resolve("index.js"))) return node(root, "index.js");
         throw new BuildException("no way to start the app: package.json has no start script and no main, and there "
                 + "is no index.js; add one of them or a Procfile with a web: line");
     }
 
-    /** The start script run directly when it is plain, through {@code npm start} otherwise (or when it has pre/post hooks). */
-    private static Optional<List<String>> startScript(Path root, PackageJson pkg) {
+    /**
+     * The start script run directly when it is plain, through the package manager's start otherwise (or when it
+     * has pre/post hooks, or when yarn's Plug'n'Play resolves the app's modules: only yarn sets that up).
+     */
+    private static Optional<List<String>> startScript(Path root, PackageJson pkg, List<String> scriptStart) {
         Optional<String> start = pkg.script("start");
         if (start.isEmpty()) return Optional.empty();
-        if (pkg.scripts().containsKey("prestart") || pkg.scripts().containsKey("poststart")) return Optional.of(NPM_START);
-        return Optional.of(direct(root, start.get()).orElse(NPM_START));
+        if (pkg.scripts().containsKey("prestart") || pkg.scripts().containsKey("poststart") || pnp(root)) {
+            return Optional.of(scriptStart);
+        }
+        return Optional.of(direct(root, start.get()).orElse(scriptStart));
+    }
+
+    private static List<String> node(Path root, String main) {
+        return pnp(root) ? List.of("node", "--require", "./" + PNP, main) : List.of("node", main);
+    }
+
+    private static boolean pnp(Path root) {
+        return Files.isRegularFile(root.resolve(PNP));
     }
 
     /** ASGI through uvicorn, WSGI through gunicorn, with the venv's interpreter. */

@@ -149,16 +149,17 @@ public final class InstanceStore {
     /** Every Artifact field, paths as plain strings. */
     record ArtifactJson(String id, String projectId, String framework, String commitSha, String root,
                         List<String> startCommand, String staticRoot, boolean spaFallback, String appDir,
-                        Instant createdAt) {
+                        Instant createdAt, List<String> tools) {
         static ArtifactJson of(Artifact a) {
             return new ArtifactJson(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root().toString(),
                     a.startCommand(), a.staticRoot() == null ? null : a.staticRoot().toString(), a.spaFallback(),
-                    a.appDir(), a.createdAt());
+                    a.appDir(), a.createdAt(), a.tools().stream().map(Path::toString).toList());
         }
 
         Artifact toArtifact() {
             return new Artifact(id, projectId, framework, commitSha, Path.of(root), startCommand,
-                    staticRoot == null ? null : Path.of(staticRoot), spaFallback, appDir, createdAt);
+                    staticRoot == null ? null : Path.of(staticRoot), spaFallback, appDir, createdAt,
+                    tools == null ? List.of() : tools.stream().map(Path::of).toList());
         }
     }
 }

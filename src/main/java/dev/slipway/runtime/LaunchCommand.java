@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * The cell of an app: its argv in its own session and process group (so the whole group can be
- * signalled), its artifact as working directory (read-only), a clean environment, and its instance
- * type's limits.
+ * signalled), its artifact as working directory (read-only) with the tool homes it was built with (its
+ * Node, its package manager) read-only and first on PATH, a clean environment, and its instance type's limits.
  */
 final class LaunchCommand {
     static final String PORT_TOKEN = "${PORT}";
@@ -41,6 +41,7 @@ final class LaunchCommand {
         env.putIfAbsent("LANG", "C.UTF-8");
         env.putAll(spec.env());
         if (sandboxed) env.putAll(SANDBOXED); // an app's own PATH or HOME would point outside its sandbox
+        if (!spec.artifact().tools().isEmpty()) env.put("PATH", toolPath(spec.artifact().tools(), env.get("PATH")));
         env.put("PORT", Integer.toString(port));
         env.put(DEPLOYMENT_MARKER, spec.deploymentId());
         env.put(NODE_MARKER, nodeId);
@@ -49,7 +50,16 @@ final class LaunchCommand {
         List<Path> scratch = SCRATCH.stream().map(spec.artifact().workDir()::resolve).filter(Files::isDirectory).toList();
         InstanceType type = spec.instanceType();
         Limits limits = new Limits(type.memoryBytes(), type.cpuMillis(), type.processes(), type.scratchMb() * Limits.MB);
-        return new Cell(spec.deploymentId(), spec.projectId(), argv, spec.artifact().workDir(), env, List.of(root), List.of(), scratch,
+        List<Path> readOnly = new ArrayList<>(List.of(root));
+        readOnly.addAll(spec.artifact().tools());
+        return new Cell(spec.deploymentId(), spec.projectId(), argv, spec.artifact().workDir(), env, readOnly, List.of(), scratch,
                 limits, port, true);
+    }
+
+    /** The artifact's Node and package manager first, so {@code node} and {@code npm start}'s scripts find them. */
+    private static String toolPath(List<Path> tools, String path) {
+        StringBuilder out = new StringBuilder();
+        for (Path home : tools) out.append(home.resolve("bin")).append(':');
+        return out.append(path).toString();
     }
 }

@@ -78,6 +78,18 @@ class ArtifactStoreTest {
     }
 
     @Test
+    void theToolHomesAnArtifactRunsWithReadBack() throws IOException {
+        Path node = testStore.dataDir().resolve("toolchains/node-linux-x64/22.12.0");
+        Path pnpm = testStore.dataDir().resolve("toolchains/pnpm/9.15.0");
+        Artifact a = new Artifact(new Ids(Clock.systemUTC()).next("art"), "prj_1", "node-express", null,
+                Files.createDirectories(artifactsDir.resolve("tools")), List.of(pnpm + "/bin/pnpm", "start"), null, now,
+                List.of(node, pnpm));
+        store.save(a, 1, Duration.ZERO);
+        assertThat(store.find(a.id()).orElseThrow().tools()).containsExactly(node, pnpm);
+        assertThat(store.find(artifact("prj_1").id()).orElseThrow().tools()).isEmpty();
+    }
+
+    @Test
     void anArtifactWhoseDirectoryIsGoneIsNotFound() throws IOException {
         Artifact a = artifact("prj_1");
         Trees.delete(a.root());

@@ -17,10 +17,12 @@ class ServerConfigTest {
     void theEnvironmentIsReadOnlyByTheBuilderAndWhatIsSetAfterItWins() {
         ServerConfig c = ServerConfig.builder(DIR).environment(Map.of("SLIPWAY_SECRET_KEY", "a2V5",
                         "SLIPWAY_BUILD_TIMEOUT", "90", "SLIPWAY_HEALTH_TIMEOUT_SECONDS", "7",
-                        "SLIPWAY_SANDBOX_WARM_NETWORKS", "3", "SLIPWAY_WEBHOOKS_RETRY_SCHEDULE", "1,2"))
+                        "SLIPWAY_SANDBOX_WARM_NETWORKS", "3", "SLIPWAY_WEBHOOKS_RETRY_SCHEDULE", "1,2",
+                        "SLIPWAY_TOOLCHAIN_REGISTRY", "http://127.0.0.1:4873/"))
                 .regions(List.of("eu-west-1")).secretKey("b3RoZXI=").build();
         assertThat(c.secretKey()).isEqualTo("b3RoZXI=");
         assertThat(c.build().commandTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(c.build().toolchainRegistry()).hasToString("http://127.0.0.1:4873/");
         assertThat(c.runtime().healthTimeout()).isEqualTo(Duration.ofSeconds(7));
         assertThat(c.runtime().regions()).containsExactly("eu-west-1");
         assertThat(c.warmNetworks()).isEqualTo(3);
@@ -36,6 +38,7 @@ class ServerConfigTest {
         assertThat(c.createDefaultAccount()).isTrue();
         assertThat(c.warmNetworks()).isEqualTo(ServerConfig.DEFAULT_WARM_NETWORKS);
         assertThat(c.runtime().healthTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.build().toolchainRegistry()).hasToString("https://registry.npmjs.org/");
         assertThat(c.toBuilder().ports(1, 2).build()).usingRecursiveComparison()
                 .isEqualTo(ServerConfig.builder(DIR).ports(1, 2).build());
     }
@@ -46,6 +49,8 @@ class ServerConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_SANDBOX_WARM_NETWORKS");
         assertThatThrownBy(() -> ServerConfig.builder(DIR).environment(Map.of("SLIPWAY_KEEP_ARTIFACTS", "0")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_KEEP_ARTIFACTS");
+        assertThatThrownBy(() -> ServerConfig.builder(DIR).environment(Map.of("SLIPWAY_TOOLCHAIN_REGISTRY", "registry.local")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_TOOLCHAIN_REGISTRY");
         assertThatThrownBy(() -> ServerConfig.builder(DIR).buildSlots(0).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("build slots");
     }

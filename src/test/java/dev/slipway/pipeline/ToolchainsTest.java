@@ -1,0 +1,127 @@
+package dev.slipway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.core.Json;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.GitServer;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Package managers from the lockfile and Node versions from the app (issue 17), through the API with real
+ * installs from the npm registry, in the sandbox where the machine has one: a pnpm and a yarn classic app
+ * (and a yarn berry one, Plug'n'Play) get the old versions their lockfiles pin (the ranges in package.json
+ * allow newer ones), built and started with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build;
+ * a range no Node build satisfies fails the build with a reason naming it.
+ */
+class ToolchainsTest {
+    private static final Duration BUILD = Duration.ofMinutes(10);
+
+    static GitServer git;
+    static TestServer server;
+    static Runs runs;
+
+    @BeforeAll
+    static void start() {
+        git = GitServer.start();
+        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
+        runs = new Runs(server.tenant(Tier.TEAM).http());
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        git.close();
+    }
+
+    private static String migrate(String repo, Map<String, byte[]> files) {
+        git.createRepo(repo);
+        git.commitBytes(repo, "main", files, "the app");
+        return runs.migrate(repo);
+    }
+
+    private static JsonNode answer(String migration) {
+        String url = runs.http().get("/v1/projects/" + runs.projectOf(migration)).json().at("/data/url").asText();
+        Http.Response r = Apps.get(url);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        try {
+            return Json.MAPPER.readTree(r.body());
+        } catch (java.io.IOException e) {
+            throw new AssertionError(r.body(), e);
+        }
+    }
+
+    @Test
+    void lockfilesPickThePackageManagerAndItsPinnedVersions() {
+        String pnpm = migrate("toolchains/pnpm", FrameworksTest.fixture("pnpm"));
+        String yarn = migrate("toolchains/yarn-classic", FrameworksTest.fixture("yarn-classic"));
+
+        runs.await("migrations", pnpm, "complete", BUILD);
+        assertThat(runs.messages("migrations", pnpm))
+                .anyMatch(m -> m.equals("info pnpm-lock.yaml, packageManager pnpm@8.15.9 in package.json → pnpm 8.15.9"))
+                .anyMatch(m -> m.matches("info Running .*/toolchains/pnpm/8\\.15\\.9/bin/pnpm install --frozen-lockfile.*"));
+        JsonNode p = answer(pnpm);
+        assertThat(p.get("marker").asText()).isEqualTo("fixture:pnpm");
+        assertThat(p.get("ms").asText()).as("ms as pnpm-lock.yaml pins it (package.json allows ^2.1.1)").isEqualTo("2.1.1");
+        assertThat(p.get("builtBy").asText()).as("the build script's runner").startsWith("pnpm/8.15.9 ");
+
+        runs.await("migrations", yarn, "complete", BUILD);
+        assertThat(runs.messages("migrations", yarn))
+                .anyMatch(m -> m.matches("info yarn\\.lock \\(no __metadata\\) → yarn classic 1\\.\\d+\\.\\d+"))
+                .anyMatch(m -> m.matches("info Running .*/toolchains/yarn/1\\.\\d+\\.\\d+/bin/yarn install --frozen-lockfile.*"));
+        JsonNode y = answer(yarn);
+        assertThat(y.get("marker").asText()).isEqualTo("fixture:yarn-classic");
+        assertThat(y.get("ms").asText()).as("ms as yarn.lock pins it (package.json allows ^2.0.0)").isEqualTo("2.0.0");
+        assertThat(y.get("builtBy").asText()).startsWith("yarn/1.");
+    }
+
+    @Test
+    void yarnBerryInstallsImmutablyAndStartsThroughPlugAndPlay() {
+        String id = migrate("toolchains/yarn-berry", FrameworksTest.fixture("yarn-berry"));
+        runs.await("migrations", id, "complete", BUILD);
+        assertThat(runs.messages("migrations", id))
+                .anyMatch(m -> m.equals("info yarn.lock, packageManager yarn@4.9.4 in package.json → yarn berry 4.9.4"))
+                .anyMatch(m -> m.matches("info Running .*/toolchains/@yarnpkg\\+cli-dist/4\\.9\\.4/bin/yarn install --immutable"))
+                .anyMatch(m -> m.matches("info Start command: .*/bin/yarn start"));
+        JsonNode b = answer(id);
+        assertThat(b.get("marker").asText()).isEqualTo("fixture:yarn-berry");
+        assertThat(b.get("ms").asText()).as("ms as yarn.lock pins it (package.json allows ^2.1.1)").isEqualTo("2.1.1");
+        assertThat(b.get("builtBy").asText()).startsWith("yarn/4.9.4 ");
+    }
+
+    @Test
+    void enginesNodePicksTheNodeTheAppBuildsAndRunsWith() {
+        String id = migrate("toolchains/node22", FrameworksTest.fixture("node22"));
+        runs.await("migrations", id, "complete", BUILD);
+        assertThat(runs.messages("migrations", id)).anyMatch(m -> m.matches("info engines\\.node \\^22 in package\\.json → Node 22\\.\\d+\\.\\d+"));
+        JsonNode a = answer(id);
+        assertThat(a.get("marker").asText()).isEqualTo("fixture:node22");
+        assertThat(a.get("node").asText()).startsWith("v22.");
+        assertThat(a.get("builtWith").asText()).isEqualTo(a.get("node").asText());
+    }
+
+    @Test
+    void aRangeNoNodeBuildSatisfiesFailsTheBuildNamingIt() {
+        Map<String, byte[]> files = new LinkedHashMap<>(FrameworksTest.fixture("node-plain"));
+        files.put(".nvmrc", ">=99 <100\n".getBytes(StandardCharsets.UTF_8));
+        String id = migrate("toolchains/node99", files);
+        runs.await("migrations", id, "failed", BUILD);
+        List<String> log = runs.messages("migrations", id);
+        assertThat(log).anyMatch(m -> m.matches("error Build failed: \\.nvmrc >=99 <100 matches no official Node build "
+                + "\\(the newest is \\d+\\.\\d+\\.\\d+\\)"));
+        assertThat(log).noneMatch(m -> m.contains("Running npm"));
+    }
+}
