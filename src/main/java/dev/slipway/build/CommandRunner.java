@@ -172,7 +172,8 @@ public final class CommandRunner {
             killTree(process.toHandle());
             throw e;
         }
-        LastLines last = new LastLines(LAST_LINES);
+        FailureCause cause = new FailureCause();
+        LastLines last = new LastLines(LAST_LINES, cause);
         try {
             process.getOutputStream().close(); // no stdin: a command that prompts gets EOF instead of hanging the build
         } catch (IOException ignored) {
@@ -205,7 +206,10 @@ public final class CommandRunner {
             log.log(Level.ERROR, display + " failed with exit code " + code + why
                     + (tail.isEmpty() ? " and printed nothing" : "; its last " + tail.size() + " lines:"));
             tail.forEach(line -> log.log(Level.ERROR, "  " + line));
-            throw new BuildException(display + " failed with exit code " + code + why, code, tail);
+            List<String> causes = cause.lines();
+            if (!causes.isEmpty()) log.log(Level.ERROR, "The cause, as it printed it: " + String.join(" | ", causes));
+            throw new BuildException(display + " failed with exit code " + code + why
+                    + (causes.isEmpty() ? "" : ": " + String.join(" | ", causes)), code, tail);
         }
         return new Result(code, elapsed);
     }
@@ -345,9 +349,15 @@ public final class CommandRunner {
         private final ArrayDeque<Line> err = new ArrayDeque<>();
         private long seq;
 
-        LastLines(int capacity) { this.capacity = capacity; }
+        private final FailureCause cause;
+
+        LastLines(int capacity, FailureCause cause) {
+            this.capacity = capacity;
+            this.cause = cause;
+        }
 
         synchronized void add(String line, boolean stderr) {
+            cause.offer(line);
             ArrayDeque<Line> q = stderr ? err : out;
             if (q.size() == capacity) q.removeFirst();
             q.addLast(new Line(seq++, line));

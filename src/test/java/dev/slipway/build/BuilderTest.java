@@ -242,14 +242,14 @@ class BuilderTest {
         RecordingLog log = new RecordingLog();
         assertThatThrownBy(() -> builder.build("prj_fail", null, source, "node-express", Map.of(), Set.of(), log))
                 .isInstanceOfSatisfying(BuildException.class, e -> {
-                    assertThat(e.getMessage()).isEqualTo("npm run build failed with exit code 1");
+                    assertThat(e.getMessage()).isEqualTo("npm run build failed with exit code 1: Error: module 25 is broken");
                     assertThat(e.exitCode()).isEqualTo(1);
                     assertThat(e.lastLines()).contains("compiling module 25", "Error: module 25 is broken");
                 });
         assertThat(log.entries()).contains(
                 new RecordingLog.Entry(Level.ERROR, "  Error: module 25 is broken"),
                 new RecordingLog.Entry(Level.ERROR, "  compiling module 24"),
-                new RecordingLog.Entry(Level.ERROR, "Build failed: npm run build failed with exit code 1"));
+                new RecordingLog.Entry(Level.ERROR, "Build failed: npm run build failed with exit code 1: Error: module 25 is broken"));
         assertThat(store.listForProject("prj_fail")).isEmpty();
         assertThat(artifactDirs()).containsExactlyInAnyOrderElementsOf(before);
         assertThat(workspaces()).isEmpty();
