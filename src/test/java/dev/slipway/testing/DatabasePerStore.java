@@ -64,6 +64,7 @@ public final class DatabasePerStore implements BeforeClassTemplateInvocationCall
     }
 
     public Jdbi jdbi() { return get().jdbi(); }
+    public javax.sql.DataSource dataSource() { return get().dataSource(); }
     public StoreKind kind() { return get().kind(); }
 
     /** The test store under the database: its URL, e.g. for a second pool or database on the same store. */

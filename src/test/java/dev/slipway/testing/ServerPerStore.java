@@ -74,6 +74,11 @@ public final class ServerPerStore implements BeforeClassTemplateInvocationCallba
 
     @Override
     public void afterClassTemplateInvocation(ExtensionContext context) {
+        stop();
+    }
+
+    /** Closes the server (and git server) now, for a class that cleans up after them in its {@code @AfterAll}. */
+    public void stop() {
         try {
             if (server != null) server.close();
         } finally {
