@@ -6,6 +6,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.MutableClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
