@@ -1,38 +1,21 @@
 package dev.slipway.api;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class AuthTest {
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     private static void assertUnauthorized(Http.Response r) {
         assertThat(r.status()).isEqualTo(401);
@@ -127,7 +110,7 @@ class AuthTest {
         assertThat(server.anonymous().get("/healthz").status()).isEqualTo(200);
         var ready = server.anonymous().get("/readyz");
         assertThat(ready.status()).isEqualTo(200);
-        assertThat(ready.json().get("store").asText()).isEqualTo(kind.name().toLowerCase());
+        assertThat(ready.json().get("store").asText()).isEqualTo(server.kind().name().toLowerCase());
         var metrics = server.anonymous().get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.body()).contains("http_server_requests_seconds_count");

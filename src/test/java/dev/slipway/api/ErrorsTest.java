@@ -3,37 +3,28 @@ package dev.slipway.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class ErrorsTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
     static TestServer.Tenant tenant;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
     }
 
     static JsonNode assertError(Http.Response r, int status, String code) {

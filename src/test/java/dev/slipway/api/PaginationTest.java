@@ -3,15 +3,12 @@ package dev.slipway.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
-import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -23,30 +20,21 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class PaginationTest {
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
     static TestServer.Tenant tenant;
     static List<String> created = new ArrayList<>();
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.FREE, 100_000);
         created.clear();
         for (int i = 0; i < 260; i++) created.add(newProject(tenant, "p" + i).id());
         // another account's projects never show up
         var other = server.tenant(Tier.TEAM);
         for (int i = 0; i < 5; i++) newProject(other, "other" + i);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
     }
 
     static dev.slipway.projects.Project newProject(TestServer.Tenant t, String prefix) {

@@ -1,6 +1,7 @@
 package dev.slipway.build;
 
 import dev.slipway.logs.Level;
+import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -108,7 +109,7 @@ class CommandRunnerTest {
                 const fs = require('fs');
                 const t = setInterval(() => { if (fs.existsSync(process.argv[1])) { clearInterval(t); console.log('second'); } }, 20);
                 """, gate.toString()).withTimeout(Duration.ofSeconds(30)), log));
-        log.await(e -> e.message().equals("first"), Duration.ofSeconds(20));
+        log.await(Duration.ofSeconds(20), "the first line", e -> e.message().equals("first"));
         assertThat(run).isNotDone();
         assertThat(log.messages()).doesNotContain("second");
         Files.writeString(gate, "open");

@@ -3,15 +3,12 @@ package dev.slipway.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
-import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,23 +18,19 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Lists: one page, --all across pages (following cursors), tables and JSON. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ClientListTest {
     static final int PROJECTS = 135;
 
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
     static TestServer.Tenant tenant;
     static Map<String, String> env;
     static List<String> created = new ArrayList<>();
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
         env = Map.of("SLIPWAY_API_URL", server.baseUrl(), "SLIPWAY_API_KEY", tenant.key());
         created.clear();
@@ -50,11 +43,6 @@ class ClientListTest {
         var other = server.tenant(Tier.TEAM);
         server.slipway().projects().create(new NewProject(other.account().id(), "other-" + Long.toHexString(System.nanoTime()),
                 "github", "acme/other", "main", null, "us-east-1", null, Map.of()));
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
     }
 
     static List<String> ids(JsonNode list) {

@@ -3,19 +3,15 @@ package dev.slipway.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,40 +26,28 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The slipway client against a real server, real git host, real builds and real apps: runs, exit codes, retries. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ClientRunTest {
     private static final Pattern DEPLOYMENT_ID = Pattern.compile("dep_[0-9a-z]{26}");
     private static final Pattern LOG_LINE = Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\S+Z (info   |success|warning|error  ) .*");
 
-    @Parameter
-    StoreKind kind;
-
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit();
     static TestServer.Tenant tenant;
     static Map<String, String> env;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
         env = Map.of("SLIPWAY_API_URL", server.baseUrl(), "SLIPWAY_API_KEY", tenant.key());
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-        git.close();
     }
 
     /** A repository with {@code files} on main, and a project for it created through the API (nothing deployed). */
     static String project(String name, Map<String, String> files) {
         String repo = "acme/" + name + "-" + UUID.randomUUID().toString().substring(0, 8);
-        git.createRepo(repo);
-        git.commit(repo, "main", files, "init " + name);
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", files, "init " + name);
         var r = tenant.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"" + repo + "\",\"framework\":\"node-express\"}");
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         return r.json().at("/data/id").asText();
@@ -88,8 +72,8 @@ class ClientRunTest {
     @Test
     void migrateWaitThenDeployFollowThenRollBackWait() {
         String repo = "acme/web-" + UUID.randomUUID().toString().substring(0, 8);
-        git.createRepo(repo);
-        git.commit(repo, "main", ClientApps.version("v1"), "First version");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", ClientApps.version("v1"), "First version");
 
         Cli.Result migrated = Cli.run(env, "migrate", "--source", "github", "--repo", repo, "--framework", "node-express",
                 "--env", "EXTRA=from-migrate", "--instance-type", "standard", "--wait", "--output", "json");
@@ -106,7 +90,7 @@ class ClientRunTest {
         assertThat(Apps.get(production).body()).isEqualTo("app:v1 extra:from-migrate");
         assertThat(api("/v1/deployments/" + first).get("instance_type").asText()).isEqualTo("standard");
 
-        git.commit(repo, "main", ClientApps.version("v2"), "Second version");
+        server.git().commit(repo, "main", ClientApps.version("v2"), "Second version");
         Cli.Result deployed = Cli.run(env, "deploy", "--project", projectId, "--env", "EXTRA=override", "--follow");
         assertThat(deployed.exit()).as(deployed.toString()).isEqualTo(0);
         String second = deploymentId(deployed.out());
@@ -194,8 +178,8 @@ class ClientRunTest {
     void aRateLimitedDeployWaitsForRetryAfterAndDeploysOnce() {
         var limited = server.tenant(Tier.FREE, 10);
         String repo = "acme/limited-" + UUID.randomUUID().toString().substring(0, 8);
-        git.createRepo(repo);
-        git.commit(repo, "main", ClientApps.version("limited"), "limited");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", ClientApps.version("limited"), "limited");
         String projectId = server.slipway().projects().create(new NewProject(limited.account().id(),
                 "limited-" + UUID.randomUUID().toString().substring(0, 8), "github", repo, "main", "node-express",
                 "us-east-1", null, Map.of())).id();

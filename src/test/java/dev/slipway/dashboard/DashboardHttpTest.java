@@ -6,14 +6,12 @@ import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.time.Instant;
@@ -26,25 +24,14 @@ import static dev.slipway.dashboard.WebClient.form;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The dashboard over plain HTTP on both stores: sessions, cookies, CSRF, throttling, escaping, and a render measurement. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class DashboardHttpTest {
     static final String PASSWORD = "correct horse battery";
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     /** A new account with a key and a dashboard user; returns the user's email. */
     static String user(TestServer.Tenant tenant) {

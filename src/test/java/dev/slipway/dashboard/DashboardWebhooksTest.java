@@ -1,17 +1,14 @@
 package dev.slipway.dashboard;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -28,38 +25,32 @@ import static org.assertj.core.api.Assertions.assertThat;
  * once, the API's rules on the form (with the SSRF guard on and off), CSRF, another account's
  * endpoint, and a test event delivered to a real receiver on loopback.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class DashboardWebhooksTest {
     private static final String PASSWORD = "correct horse battery";
     private static final String PAGE = "/dashboard/settings/webhooks";
     private static final Pattern SECRET = Pattern.compile("value=\"(whsec_[^\"]+)\"");
     private static final Pattern ENDPOINT = Pattern.compile("href=\"" + PAGE + "/(wh_[A-Za-z0-9_]+)\"");
 
-    @Parameter
-    StoreKind kind;
-
     /** Private targets allowed, as the receiver on loopback needs. */
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start(c -> c.webhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true)));
     /** The default settings: private targets refused. */
-    static TestServer strict;
+    @RegisterExtension
+    static final ServerPerStore strict = ServerPerStore.start();
     static WebhookReceiver receiver;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.webhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true)));
-        strict = TestServer.start(kind);
+    @EachStore.Before
+    static void start() {
         receiver = WebhookReceiver.start();
     }
 
-    @AfterParameterizedClassInvocation
+    @EachStore.After
     static void stop() {
         receiver.close();
-        strict.close();
-        server.close();
     }
 
-    private static WebClient signedIn(TestServer on) {
+    private static WebClient signedIn(ServerPerStore on) {
         TestServer.Tenant tenant = on.tenant(Tier.FREE);
         String email = "u-" + UUID.randomUUID().toString().substring(0, 8) + "@example.com";
         on.slipway().users().create(tenant.account().id(), email, PASSWORD);

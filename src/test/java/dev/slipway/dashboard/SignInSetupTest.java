@@ -7,15 +7,12 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.core.Json;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.JavaProcess;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -28,23 +25,12 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** How people get a sign-in: the first start's default user, and {@code slipway users create} (as a process). */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class SignInSetupTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     private JavaProcess.Result slipway(String stdin, String... args) {
         Map<String, String> env = kind == StoreKind.POSTGRES

@@ -6,19 +6,16 @@ import dev.slipway.core.Json;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -43,8 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * for later deployments and rollbacks, plain failures, cleanup, and no secret in responses, logs or
  * the store.
  */
-@ParameterizedClass(name = "store {0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseMigrationTest {
     private static final Duration RUN = Duration.ofSeconds(180);
@@ -52,11 +48,8 @@ class DatabaseMigrationTest {
     /** Shared by the builds of this class, so each build does not download pg and mysql2 again. */
     private static final String NPM_CACHE = System.getProperty("java.io.tmpdir") + "/slipway-db-test-npm-cache";
 
-    @Parameter
-    StoreKind store;
-
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit(c -> c.databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
     static TestServer.Tenant tenant;
     /** Everything secret this class handed out or saw: must never show up in a response, a log or the store. */
     static final Set<String> secrets = new LinkedHashSet<>();
@@ -64,21 +57,17 @@ class DatabaseMigrationTest {
     static final List<Object[]> made = new ArrayList<>();
     static final List<Object[]> byHand = new ArrayList<>();
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts())
-                .databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM, 1_000_000); // the waits below poll
         secrets.clear();
         secrets.add(ENV_SECRET);
     }
 
-    @AfterParameterizedClassInvocation
+    @EachStore.After
     static void stop() {
         try {
-            server.close();
-            git.close();
+            server.stop();
         } finally {
             for (Object[] m : made) DbServers.dropMade((DbKind) m[0], (String) m[1]);
             for (Object[] m : byHand) dropByHand((DbKind) m[0], (String) m[1]);
@@ -93,8 +82,8 @@ class DatabaseMigrationTest {
 
     static String repo(String name, Map<String, String> files) {
         String repo = "acme/" + name + "-" + System.nanoTime();
-        git.createRepo(repo);
-        git.commit(repo, "main", files, "First version");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", files, "First version");
         return repo;
     }
 
@@ -264,7 +253,7 @@ class DatabaseMigrationTest {
                 .anyMatch(m -> m.contains("database password ****"));
 
         // a later deployment gets the same database
-        git.commit(repo, "main", DbApp.version("v2"), "Second version");
+        server.git().commit(repo, "main", DbApp.version("v2"), "Second version");
         var second = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\"}");
         assertThat(second.status()).as(second.body()).isEqualTo(201);
         awaitDeployment(second.json().at("/data/id").asText());

@@ -4,14 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
-import dev.slipway.store.StoreKind;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -21,23 +17,10 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The deployment list names each row's own project (one lookup for the page, whatever the number of projects). */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class DeploymentListTest {
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     @Test
     void everyRowHasItsOwnProjectsAddress() {

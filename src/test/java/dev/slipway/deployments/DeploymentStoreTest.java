@@ -1,59 +1,71 @@
 package dev.slipway.deployments;
 
-import dev.slipway.server.Slipway;
+import dev.slipway.accounts.Account;
+import dev.slipway.accounts.AccountStore;
 import dev.slipway.accounts.Tier;
+import dev.slipway.core.MicrosClock;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
+import dev.slipway.logs.LogStore;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectCache;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.secrets.SecretBox;
+import dev.slipway.store.Database;
 import dev.slipway.store.StatusNotices;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.DatabasePerStore;
+import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Status changes of the deployment store: their signal to long-polls, and the end of a build. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class DeploymentStoreTest {
-    @Parameter
-    StoreKind kind;
+    @RegisterExtension
+    static final DatabasePerStore db = DatabasePerStore.open(4);
 
-    static TestServer server;
+    static LogStore logs;
+    static DeploymentStore store;
+    static AccountStore accounts;
+    static ProjectStore projects;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
+    @EachStore.Before
+    static void stores() {
+        Clock clock = MicrosClock.system();
+        logs = new LogStore(db.jdbi(), clock);
+        store = new DeploymentStore(db.jdbi(), clock, logs);
+        accounts = new AccountStore(db.jdbi(), clock);
+        projects = new ProjectStore(db.jdbi(), clock, SecretBox.fromBase64(db.store().secretKey()), new ProjectCache(clock));
     }
 
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
+    @EachStore.After
+    static void close() {
+        logs.close();
     }
-
-    private final DeploymentStore store = server.slipway().stores().deployments();
 
     /** A new deployment with the given status, in a project of its own. */
     private String deployment(DeploymentStatus status) {
-        var tenant = server.tenant(Tier.TEAM);
-        Project project = server.slipway().projects().create(new NewProject(tenant.account().id(),
+        Account account = accounts.create("t-" + UUID.randomUUID().toString().substring(0, 12), Tier.TEAM, null);
+        Project project = projects.create(new NewProject(account.id(),
                 "store-" + Long.toHexString(System.nanoTime()), "zip", null, null, "node-express", "us-east-1", null, Map.of()));
         String id = "dep_st" + Long.toHexString(System.nanoTime());
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        store.jdbi().useHandle(h -> store.insert(h, new Deployment(id, tenant.account().id(), project.id(), null, null, null,
+        store.jdbi().useHandle(h -> store.insert(h, new Deployment(id, account.id(), project.id(), null, null, null,
                 null, status, null, null, null, null, "us-east-1", "local", null, at, null, null, false, null)));
         return id;
     }
@@ -72,7 +84,7 @@ class DeploymentStoreTest {
             assertThat(afterCommit).as("at the commit, not later").isGreaterThan(seen);
 
             assertThat(store.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO, "wrong from")).isFalse();
-            if (kind == StoreKind.H2) { // on PostgreSQL the store's notice of the first change may still come in
+            if (db.kind() == StoreKind.H2) { // on PostgreSQL the store's notice of the first change may still come in
                 assertThat(store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS)).as("no change, no signal").isEqualTo(afterCommit);
             }
 
@@ -119,10 +131,12 @@ class DeploymentStoreTest {
 
     @Test
     void onPostgresqlAStatusChangedThroughAnotherServerEndsTheWaitsHereToo() throws Exception {
-        if (kind == StoreKind.H2) return; // one server per embedded store
+        assumeTrue(db.kind() == StoreKind.POSTGRES, "one server per embedded store");
         String id = deployment(DeploymentStatus.QUEUED);
-        try (Slipway peer = server.startPeer()) {
-            StatusChanges peerChanges = peer.stores().deployments().changes();
+        // another server's store: its own pool, and its status changes told by the store's notices
+        try (Database peer = Database.open(db.store().jdbcUrl(), 2); LogStore peerLogs = new LogStore(peer.jdbi(), MicrosClock.system())) {
+            StatusChanges peerChanges = new DeploymentStore(peer.jdbi(), MicrosClock.system(), peerLogs).changes();
+            peer.listen(Map.of(StatusNotices.CHANNEL, StatusNotices.to(List.of(peerChanges))));
             // the peer listens soon after its start; a notice of our own on the channel shows when
             long probed = peerChanges.watch("probe");
             try {

@@ -4,21 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slipway.accounts.Tier;
 import dev.slipway.runtime.Instance;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -40,17 +36,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Tenants are hostile: an attacker's app (and its package's postinstall script) tries every way out of its
  * sandbox next to a victim app of another account, and must get nothing.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HostileTenantTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration RUN = Duration.ofSeconds(180);
 
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start(c -> c.isolation(IsolationMode.SANDBOX));
     static Http attacker;
     static Http victim;
     static String victimSecret;
@@ -59,9 +52,8 @@ class HostileTenantTest {
     static String victimUrl;
     static JsonNode hostileMigration;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.isolation(IsolationMode.SANDBOX));
+    @EachStore.Before
+    static void start() {
         attacker = server.tenant(Tier.FREE).http();
         victim = server.tenant(Tier.TEAM).http();
         victimSecret = "victim-secret-" + UUID.randomUUID();
@@ -70,11 +62,6 @@ class HostileTenantTest {
         victimUrl = v.get("url").asText();
         victimInstance = server.slipway().engine().runtime().get(victimDeployment).orElseThrow();
         hostileMigration = migrate(attacker, fixture("hostile"), probeEnv(), "node-express");
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
     }
 
     @Test

@@ -1,15 +1,11 @@
 package dev.slipway.jobs;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
-import dev.slipway.testing.TestStore;
+import dev.slipway.testing.DatabasePerStore;
+import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -21,29 +17,19 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Build slots are shared fairly: no account runs more than its tier allows, and the least busy account goes first. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class JobStoreTest {
     private static final Duration LEASE = Duration.ofMinutes(1);
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = database.kind();
 
-    static TestStore store;
-    static Database database;
+    @RegisterExtension
+    static final DatabasePerStore database = DatabasePerStore.open(4);
     static JobStore jobs;
 
-    @BeforeParameterizedClassInvocation
-    static void open(StoreKind kind) {
-        store = TestStore.create(kind);
-        database = Database.open(store.jdbcUrl(), 4);
+    @EachStore.Before
+    static void open() {
         jobs = new JobStore(database.jdbi(), Clock.systemUTC());
-    }
-
-    @AfterParameterizedClassInvocation
-    static void close() {
-        database.close();
-        store.close();
     }
 
     private String account(Tier tier) {

@@ -1,14 +1,10 @@
 package dev.slipway.logs;
 
-import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
-import dev.slipway.testing.TestStore;
+import dev.slipway.testing.DatabasePerStore;
+import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -18,26 +14,12 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Lines written through the batching writer read back complete and in order, on H2 and PostgreSQL. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class LogStoreTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = database.kind();
 
-    static TestStore store;
-    static Database database;
-
-    @BeforeParameterizedClassInvocation
-    static void open(StoreKind kind) {
-        store = TestStore.create(kind);
-        database = Database.open(store.jdbcUrl(), 4);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void close() {
-        database.close();
-        store.close();
-    }
+    @RegisterExtension
+    static final DatabasePerStore database = DatabasePerStore.open(4);
 
     @Test
     void aReaderSeesEveryLineLoggedBeforeItAsksAndAStateEntryAfterAFlushComesLast() {

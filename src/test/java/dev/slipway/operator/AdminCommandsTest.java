@@ -3,38 +3,24 @@ package dev.slipway.operator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The operator commands, run as separate processes against the store of a running server. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class AdminCommandsTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     private JavaProcess.Result slipway(String... args) {
         Map<String, String> env = kind == StoreKind.POSTGRES

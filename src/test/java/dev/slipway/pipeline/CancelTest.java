@@ -5,49 +5,34 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** POST /v1/deployments/{id}/cancel on a queued, a building and a finished deployment. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class CancelTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit(c -> c.buildSlots(1));
     static Runs runs;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        // one build slot: a cancel that cost the server its worker would leave the last deployment queued
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()).buildSlots(1));
+    @EachStore.Before
+    static void start() {
         runs = new Runs(server.tenant(Tier.TEAM).http());
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-        git.close();
     }
 
     @Test
     void cancelQueuedThenBuildingKeepsProductionAndKillsTheBuild() {
         String repo = "acme/cancel-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        git.commit(repo, "main", NodeApp.version("v1"), "v1");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.version("v1"), "v1");
         String migration = runs.migrate(repo);
         runs.awaitMigration(migration, "complete");
         String projectId = runs.projectOf(migration);
@@ -58,7 +43,7 @@ class CancelTest {
 
         // a build that would take a minute, and a deployment queued behind it
         String marker = Runs.marker("cancel-marker");
-        git.commit(repo, "main", NodeApp.slowBuild("v2", 60_000, marker), "slow v2");
+        server.git().commit(repo, "main", NodeApp.slowBuild("v2", 60_000, marker), "slow v2");
         String building = runs.deploy(projectId);
         Await.until(Runs.RUN, "the slow build to run", () -> !Runs.processesWithArg(marker).isEmpty());
         assertThat(runs.deployment(building).get("status").asText()).isEqualTo("building");
@@ -99,7 +84,7 @@ class CancelTest {
                 .isEqualTo(404);
 
         // the project's queue is not stuck: the next deployment goes live
-        git.commit(repo, "main", NodeApp.version("v3"), "v3");
+        server.git().commit(repo, "main", NodeApp.version("v3"), "v3");
         String next = runs.deploy(projectId);
         runs.awaitDeployment(next, "live");
         assertThat(Apps.get(productionUrl).body()).startsWith("app:v3");

@@ -2,16 +2,12 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,23 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code instance_type} on migrations and deployments: checked against the table and the tier, defaulted
  * from the tier, kept by later deployments and rollbacks, and applied to the app's cgroup.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class InstanceTypeTest {
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     @Test
     void unknownTypesAndTypesAboveTheTierAreRefusedAndNothingIsCreated() {

@@ -10,15 +10,11 @@ import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
-import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -36,30 +32,25 @@ import static org.assertj.core.api.Assertions.assertThat;
  * GET /v1/deployments and /v1/migrations over 260+ rows each (written straight into the stores):
  * keyset pages with no gap and no duplicate, newest first, filters alone and combined, bad input.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class ListsTest {
     private static final int ROWS = 264;
 
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
     static Http http;
     static Project first, second, foreign;
     static List<Deployment> deployments;
     static List<Migration> migrations;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
+    @EachStore.Before
+    static void start() {
         var tenant = server.tenant(Tier.TEAM, 100_000);
         http = tenant.http();
         var stranger = server.tenant(Tier.TEAM);
         first = project(tenant.account().id(), "lists-a");
         second = project(tenant.account().id(), "lists-b");
         foreign = project(stranger.account().id(), "lists-x");
-
         Ids ids = new Ids(MicrosClock.system());
         Instant base = Instant.now().truncatedTo(ChronoUnit.MICROS);
         DeploymentStatus[] dStatuses = DeploymentStatus.values();
@@ -68,27 +59,22 @@ class ListsTest {
         migrations = new ArrayList<>();
         List<Deployment> foreignDeployments = new ArrayList<>();
         for (int i = 0; i < ROWS; i++) {
-            // groups of three rows share a created_at: the id breaks the tie, across page boundaries too
-            Instant at = base.minusMillis(1000L * (i / 3));
-            Project p = i % 2 == 0 ? first : second;
-            deployments.add(deployment(ids.next("dep"), p, dStatuses[i % dStatuses.length], at));
-            migrations.add(new Migration(ids.next("mig"), p.accountId(), p.id(), null, "github", p.repo(), "main",
-                    "node-express", null, null, null, null, mStatuses[i % mStatuses.length], at, at, null));
-            if (i % 20 == 0) foreignDeployments.add(deployment(ids.next("dep"), foreign, DeploymentStatus.LIVE, at));
+        // groups of three rows share a created_at: the id breaks the tie, across page boundaries too
+        Instant at = base.minusMillis(1000L * (i / 3));
+        Project p = i % 2 == 0 ? first : second;
+        deployments.add(deployment(ids.next("dep"), p, dStatuses[i % dStatuses.length], at));
+        migrations.add(new Migration(ids.next("mig"), p.accountId(), p.id(), null, "github", p.repo(), "main",
+        "node-express", null, null, null, null, mStatuses[i % mStatuses.length], at, at, null));
+        if (i % 20 == 0) foreignDeployments.add(deployment(ids.next("dep"), foreign, DeploymentStatus.LIVE, at));
         }
         var stores = server.slipway().stores();
         stores.deployments().jdbi().useTransaction(h -> {
-            for (Deployment d : deployments) stores.deployments().insert(h, d);
-            for (Deployment d : foreignDeployments) stores.deployments().insert(h, d);
-            for (Migration m : migrations) stores.migrations().insert(h, m);
-            stores.migrations().insert(h, new Migration(ids.next("mig"), foreign.accountId(), foreign.id(), null, "github",
-                    foreign.repo(), "main", null, null, null, null, null, MigrationStatus.COMPLETE, base, base, base));
+        for (Deployment d : deployments) stores.deployments().insert(h, d);
+        for (Deployment d : foreignDeployments) stores.deployments().insert(h, d);
+        for (Migration m : migrations) stores.migrations().insert(h, m);
+        stores.migrations().insert(h, new Migration(ids.next("mig"), foreign.accountId(), foreign.id(), null, "github",
+        foreign.repo(), "main", null, null, null, null, null, MigrationStatus.COMPLETE, base, base, base));
         });
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
     }
 
     private static Project project(String accountId, String prefix) {

@@ -4,15 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,39 +21,29 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code ?wait=} long-polls, log pages ({@code ?after=&limit=}) and live logs over server-sent events. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class LogsAndWaitTest {
     /** A build writing two lines to stdout and two to stderr every 40 ms for 4 s: concurrent log writers. */
     private static final String BUSY_BUILD = "let i=0;setInterval(()=>{for(let k=0;k<2;k++){console.log('out '+i+'.'+k);"
             + "console.error('err '+i+'.'+k)}if(++i>=100)process.exit(0)},40)";
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit();
     static TestServer.Tenant tenant;
     static Runs runs;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
+    @EachStore.Before
+    static void start() {
         // the followers here poll as fast as they can; a 429 page would look like the end of a log
         tenant = server.tenant(Tier.TEAM, 1_000_000);
         runs = new Runs(tenant.http());
     }
 
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-        git.close();
-    }
-
     private String repo(String name) {
         String repo = "acme/" + name + "-" + kind.name().toLowerCase();
-        git.createRepo(repo);
+        server.git().createRepo(repo);
         return repo;
     }
 
@@ -73,7 +60,7 @@ class LogsAndWaitTest {
     @Test
     void waitReturnsWhenTheStatusChangesOrAtTheDeadline() {
         String repo = repo("wait");
-        git.commit(repo, "main", NodeApp.version("v1"), "v1");
+        server.git().commit(repo, "main", NodeApp.version("v1"), "v1");
         String migration = runs.migrate(repo);
         runs.awaitMigration(migration, "complete");
         String projectId = runs.projectOf(migration);
@@ -89,7 +76,7 @@ class LogsAndWaitTest {
         assertThat(completeWait.took()).isLessThan(Duration.ofSeconds(2));
 
         // a deployment building for 8 s and one queued behind it
-        git.commit(repo, "main", NodeApp.slowBuild("v2", 8_000, Runs.marker("wait")), "v2, slow");
+        server.git().commit(repo, "main", NodeApp.slowBuild("v2", 8_000, Runs.marker("wait")), "v2, slow");
         String building = runs.deploy(projectId);
         runs.await("deployments", building, "building", Duration.ofSeconds(60));
         String queued = runs.deploy(projectId);
@@ -119,7 +106,7 @@ class LogsAndWaitTest {
 
         // a migration moves from processing to complete
         String slowRepo = repo("wait-migration");
-        git.commit(slowRepo, "main", NodeApp.slowBuild("m1", 6_000, Runs.marker("wait-m")), "slow");
+        server.git().commit(slowRepo, "main", NodeApp.slowBuild("m1", 6_000, Runs.marker("wait-m")), "slow");
         String slowMigration = runs.migrate(slowRepo);
         assertThat(runs.migration(slowMigration).get("status").asText()).isEqualTo("processing");
         Timed migrationWait = timed(() -> runs.http().get("/v1/migrations/" + slowMigration + "?wait=60"));
@@ -141,7 +128,7 @@ class LogsAndWaitTest {
     @Test
     void logsPageWithoutGapsAndStreamLiveUntilTheRunEnds() {
         String repo = repo("stream");
-        git.commit(repo, "main", NodeApp.withBuild("s1", BUSY_BUILD), "busy build");
+        server.git().commit(repo, "main", NodeApp.withBuild("s1", BUSY_BUILD), "busy build");
         String migration = runs.migrate(repo);
         String projectId = runs.projectOf(migration);
         String deployment = runs.firstDeployment(projectId);
@@ -216,7 +203,7 @@ class LogsAndWaitTest {
     @Test
     void aFollowerPagingWithAfterMissesNoEntryOfConcurrentWriters() throws Exception {
         String repo = repo("writers");
-        git.commit(repo, "main", NodeApp.version("w1"), "w1");
+        server.git().commit(repo, "main", NodeApp.version("w1"), "w1");
         String migration = runs.migrate(repo);
         runs.awaitMigration(migration, "complete");
         String deployment = runs.firstDeployment(runs.projectOf(migration));

@@ -5,15 +5,12 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -25,30 +22,20 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Migrate, deploy, roll back and fail, end to end: real git server, real builds, real apps behind the router. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class PipelineTest {
     private static final String SECRET = "s3cr3t-token-9f8e7d";
     private static final Duration RUN = Duration.ofSeconds(120);
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit();
     static TestServer.Tenant tenant;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts()));
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-        git.close();
     }
 
     static JsonNode awaitDeployment(String id, String status) {
@@ -91,8 +78,8 @@ class PipelineTest {
     @Test
     void migrateDeployRollBackAndCheckWhichVersionAnswers() {
         String repo = "acme/web-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        String v1 = git.commit(repo, "main", NodeApp.version("v1"), "First version");
+        server.git().createRepo(repo);
+        String v1 = server.git().commit(repo, "main", NodeApp.version("v1"), "First version");
 
         var created = tenant.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo
                 + "\",\"framework\":\"node-express\",\"env_vars\":{\"SECRET_TOKEN\":\"" + SECRET + "\"}}");
@@ -125,7 +112,7 @@ class PipelineTest {
         assertThat(Apps.get(firstDep.get("url").asText()).body()).startsWith("app:v1");
 
         // a second commit, deployed with a per-deployment override
-        String v2 = git.commit(repo, "main", NodeApp.version("v2"), "Second version");
+        String v2 = server.git().commit(repo, "main", NodeApp.version("v2"), "Second version");
         var triggered = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"env_vars\":{\"EXTRA\":\"override\"}}");
         assertThat(triggered.status()).as(triggered.body()).isEqualTo(201);
         assertThat(triggered.json().at("/data/status").asText()).isEqualTo("queued");
@@ -188,8 +175,8 @@ class PipelineTest {
     @Test
     void missingBranchFailsTheMigration() {
         String repo = "acme/branchless-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        git.commit(repo, "main", NodeApp.version("v1"), "init");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.version("v1"), "init");
         String id = migrate(repo, ",\"branch\":\"release\"");
         awaitMigration(id, "failed");
         assertThat(messages(tenant.http().get("/v1/migrations/" + id + "/logs").json()))
@@ -199,8 +186,8 @@ class PipelineTest {
     @Test
     void failingBuildFailsWithTheCommandsOutput() {
         String repo = "acme/broken-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        git.commit(repo, "main", NodeApp.failingBuild(), "broken build");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.failingBuild(), "broken build");
         String id = migrate(repo, "");
         awaitMigration(id, "failed");
         String projectId = tenant.http().get("/v1/migrations/" + id).json().at("/data/project_id").asText();
@@ -218,8 +205,8 @@ class PipelineTest {
     @Test
     void appThatNeverListensFailsItsHealthCheck() {
         String repo = "acme/silent-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        git.commit(repo, "main", NodeApp.neverListens(), "silent");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.neverListens(), "silent");
         String id = migrate(repo, "");
         awaitMigration(id, "failed");
         List<String> logs = messages(tenant.http().get("/v1/migrations/" + id + "/logs").json());

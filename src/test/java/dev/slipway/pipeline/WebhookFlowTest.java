@@ -6,16 +6,13 @@ import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.logs.Level;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.GitServer;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,35 +30,28 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * carrying the resource as its GET shows it; failures carry their last log lines; a change whose
  * transaction rolls back sends nothing.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class WebhookFlowTest {
     private static final Duration SOON = Duration.ofSeconds(15);
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static GitServer git;
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit(c -> c.webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));
     static TestServer.Tenant tenant;
     static WebhookReceiver receiver;
     static Runs runs;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        git = GitServer.start();
-        server = TestServer.start(kind, c -> c.gitHosts(git.hosts())
-                .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
         receiver = WebhookReceiver.start();
         runs = new Runs(tenant.http());
     }
 
-    @AfterParameterizedClassInvocation
+    @EachStore.After
     static void stop() {
         receiver.close();
-        server.close();
-        git.close();
     }
 
     private static String hook(TestServer.Tenant t, String path, String events) {
@@ -86,14 +76,14 @@ class WebhookFlowTest {
         String onlyLive = "/only-live-" + kind;
         String liveSecret = hook(tenant, onlyLive, "[\"deployment.live\"]");
         String repo = "acme/hooked-" + kind.name().toLowerCase();
-        git.createRepo(repo);
-        git.commit(repo, "main", NodeApp.version("v1"), "v1");
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.version("v1"), "v1");
 
         String m = runs.migrate(repo);
         runs.awaitMigration(m, "complete");
         String project = runs.projectOf(m);
         String d1 = runs.firstDeployment(project);
-        git.commit(repo, "main", NodeApp.version("v2"), "v2");
+        server.git().commit(repo, "main", NodeApp.version("v2"), "v2");
         String d2 = runs.deploy(project);
         runs.awaitDeployment(d2, "live");
         var rb = tenant.http().send("POST", "/v1/deployments/" + d1 + "/rollback", null, null);

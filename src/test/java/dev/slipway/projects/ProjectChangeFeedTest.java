@@ -8,15 +8,12 @@ import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
-import dev.slipway.testing.TestStore;
+import dev.slipway.testing.DatabasePerStore;
+import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -35,16 +32,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A "silent" write is one PostgreSQL's triggers do not see ({@code session_replication_role = replica}):
  * it shows whether the read came from memory.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class ProjectChangeFeedTest {
     private static final Duration NOTICE = Duration.ofSeconds(5);
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = database.kind();
 
-    static TestStore store;
-    static Database database;
+    @RegisterExtension
+    static final DatabasePerStore database = DatabasePerStore.open(4);
     static String accountId;
 
     ProjectCache cache;
@@ -53,29 +48,21 @@ class ProjectChangeFeedTest {
     /** A project made before this server listens, so that no notice of its making is still on the way. */
     String id;
 
-    @BeforeParameterizedClassInvocation
-    static void open(StoreKind kind) {
-        store = TestStore.create(kind);
-        database = Database.open(store.jdbcUrl(), 4);
+    @EachStore.Before
+    static void open() {
         accountId = new AccountStore(database.jdbi(), Clock.systemUTC()).create("acme", Tier.TEAM, null).id();
-    }
-
-    @AfterParameterizedClassInvocation
-    static void close() {
-        database.close();
-        store.close();
     }
 
     @BeforeEach
     void listen() {
-        id = new ProjectStore(database.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(store.secretKey()),
+        id = new ProjectStore(database.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(database.store().secretKey()),
                 new ProjectCache(Clock.systemUTC())).create(new NewProject(accountId,
                 "p-" + UUID.randomUUID().toString().substring(0, 8), "github", "acme/app", "main", "node-express",
                 "local", null, Map.of())).id();
         cache = new ProjectCache(Clock.fixed(Instant.parse("2026-11-22T08:00:00Z"), ZoneOffset.UTC));
-        listening = Database.open(store.jdbcUrl(), 2);
+        listening = Database.open(database.store().jdbcUrl(), 2);
         listening.listen(Map.of(ChangeNotices.PROJECTS, cache));
-        projects = new ProjectStore(listening.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(store.secretKey()), cache);
+        projects = new ProjectStore(listening.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(database.store().secretKey()), cache);
         if (kind == StoreKind.POSTGRES) Await.until(NOTICE, "the change feed to listen", cache::informed);
     }
 

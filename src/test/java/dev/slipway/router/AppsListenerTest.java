@@ -1,11 +1,11 @@
 package dev.slipway.router;
 
 import dev.slipway.runtime.Instance;
-import dev.slipway.runtime.RecordingLog;
 import dev.slipway.runtime.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,12 +1,12 @@
 package dev.slipway.router;
 
 import dev.slipway.runtime.Instance;
-import dev.slipway.runtime.RecordingLog;
 import dev.slipway.runtime.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -2,13 +2,13 @@ package dev.slipway.router;
 
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
-import dev.slipway.runtime.RecordingLog;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
+import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.slipway.runtime;
 
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;

@@ -3,6 +3,7 @@ package dev.slipway.runtime;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

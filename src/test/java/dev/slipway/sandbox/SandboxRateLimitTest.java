@@ -1,36 +1,19 @@
 package dev.slipway.sandbox;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code /sandbox} is limited by the same limiter and headers as {@code /v1}: per account, and per address without a key. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class SandboxRateLimitTest {
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start();
 
     @Test
     void anAccountsSandboxAndV1RequestsShareItsLimit() {

@@ -2,16 +2,12 @@ package dev.slipway.source;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -28,25 +24,12 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class UploadsTest {
     private static final int LIMIT = 64 * 1024;
 
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
-
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.uploadLimit(LIMIT));
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start(c -> c.uploadLimit(LIMIT));
 
     private static Http.Response upload(Http http, byte[] body) {
         return http.send("POST", "/v1/uploads", "application/zip", body);

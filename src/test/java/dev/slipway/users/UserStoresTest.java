@@ -3,16 +3,13 @@ package dev.slipway.users;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.AccountStore;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
-import dev.slipway.testing.TestStore;
+import dev.slipway.testing.DatabasePerStore;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.MutableClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -21,34 +18,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Users, sessions and the sign-in throttle against a real store (H2 and PostgreSQL), with a clock moved by hand. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class UserStoresTest {
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = db.kind();
 
-    static TestStore store;
-    static Database db;
+    @RegisterExtension
+    static final DatabasePerStore db = DatabasePerStore.open(4);
     static MutableClock clock;
     static UserStore users;
     static SessionStore sessions;
     static SignInThrottle throttle;
     Account account;
 
-    @BeforeParameterizedClassInvocation
-    static void open(StoreKind kind) {
-        store = TestStore.create(kind);
-        db = Database.open(store.jdbcUrl(), 4);
+    @EachStore.Before
+    static void open() {
         clock = new MutableClock();
         users = new UserStore(db.jdbi(), clock);
         sessions = new SessionStore(db.jdbi(), clock, users);
         throttle = new SignInThrottle(db.jdbi(), clock);
-    }
-
-    @AfterParameterizedClassInvocation
-    static void close() {
-        db.close();
-        store.close();
     }
 
     @BeforeEach

@@ -3,18 +3,14 @@ package dev.slipway.webhooks;
 import dev.slipway.net.AddressGuard;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -32,30 +28,25 @@ import static org.assertj.core.api.Assertions.assertThat;
  * listing, paging, changing, deleting, errors, access, and secrets that never come back; the SSRF
  * guard at creation, on change and at delivery.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class WebhookApiTest {
     /** A public address given as a literal (no DNS needed). No test here makes the server send to it. */
     private static final String PUBLIC = "http://93.184.215.14/hooks/slipway";
 
-    @Parameter
-    StoreKind kind;
-
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start(); // default settings: private targets refused
     static TestServer.Tenant tenant;
     static WebhookReceiver receiver;
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind); // default settings: private targets refused
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
         receiver = WebhookReceiver.start();
     }
 
-    @AfterParameterizedClassInvocation
+    @EachStore.After
     static void stop() {
         receiver.close();
-        server.close();
     }
 
     static Http.Response create(Http http, String json) {

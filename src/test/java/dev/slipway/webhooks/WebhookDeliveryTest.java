@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -28,32 +26,29 @@ import static org.assertj.core.api.Assertions.assertThat;
  * request checked with an independent Standard Webhooks verifier: signing, retries with one
  * webhook-id, giving up, 410, rotation, redelivery, and a slow endpoint next to a fast one.
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EachStore
 class WebhookDeliveryTest {
     static final List<Duration> FAST = List.of(Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(300));
     private static final Duration SOON = Duration.ofSeconds(10);
 
-    @Parameter
-    StoreKind kind;
+    final StoreKind kind = server.kind();
 
-    static TestServer server;
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.start(c -> c.webhooks(new WebhookSettings(true, FAST)));
     static TestServer.Tenant tenant;
     static WebhookReceiver receiver;
     static final Map<String, WebhookReceiver.Answer> answers = new ConcurrentHashMap<>();
 
-    @BeforeParameterizedClassInvocation
-    static void start(StoreKind kind) {
-        server = TestServer.start(kind, c -> c.webhooks(new WebhookSettings(true, FAST)));
+    @EachStore.Before
+    static void start() {
         tenant = server.tenant(Tier.TEAM);
         receiver = WebhookReceiver.start();
         receiver.answer(r -> answers.getOrDefault(r.header("x-receiver-path"), x -> 200).status(r));
     }
 
-    @AfterParameterizedClassInvocation
+    @EachStore.After
     static void stop() {
         receiver.close();
-        server.close();
         answers.clear();
     }
 

@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.testing;
 
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
@@ -8,12 +8,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
-import dev.slipway.testing.Await;
-
-/** A LogSink that keeps every entry, with the time it arrived. */
+/** A LogSink that keeps every entry, with the time it arrived, for assertions; a test can wait for one. */
 public final class RecordingLog implements LogSink {
-    public record Entry(long nanos, Level level, String message) {}
+    /** An entry; two are equal by level and message, whenever they arrived. */
+    public record Entry(long nanos, Level level, String message) {
+        public Entry(Level level, String message) {
+            this(0, level, message);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Entry e && level == e.level && message.equals(e.message);
+        }
+
+        @Override
+        public int hashCode() { return java.util.Objects.hash(level, message); }
+
+        @Override
+        public String toString() { return level.label() + " " + message; }
+    }
 
     private final List<Entry> entries = new ArrayList<>();
 
@@ -28,6 +43,10 @@ public final class RecordingLog implements LogSink {
 
     public List<String> messages() {
         return entries().stream().map(Entry::message).toList();
+    }
+
+    public String text() {
+        return entries().stream().map(Entry::toString).collect(Collectors.joining("\n"));
     }
 
     public Optional<Entry> first(Predicate<Entry> p) {
