@@ -3,6 +3,7 @@ package dev.slipway.build;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
