@@ -113,7 +113,9 @@ public final class Builder {
             StaticOutput site = null;
             Set<String> writable = Set.of();
             if (framework.isStatic()) {
-                site = StaticOutput.find(built, pkg);
+                site = StaticOutput.find(built, pkg, framework);
+                long freed = Trees.keepOnly(root, site.dir());
+                if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
                 if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
             } else if (framework.isNodeServer()) {
                 start = procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS

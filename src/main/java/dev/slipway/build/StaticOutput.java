@@ -15,15 +15,16 @@ record StaticOutput(Path dir, boolean spaFallback) {
     static final List<String> USUAL = List.of("dist", "build", "out", "public", "_site");
     static final String NOT_FOUND_PAGE = "404.html";
 
-    static StaticOutput find(Path app, Optional<PackageJson> pkg) {
-        boolean vite = pkg.map(p -> p.dependsOn("vite")).orElse(false);
+    /** @param framework react-vite is a Vite single-page app whatever its package.json says */
+    static StaticOutput find(Path app, Optional<PackageJson> pkg, Framework framework) {
+        boolean vite = framework == Framework.REACT_VITE || pkg.map(p -> p.dependsOn("vite")).orElse(false);
         Path dir;
-        if (pkg.isEmpty()) {
+        if (vite) {
+            dir = app.resolve("dist");
+        } else if (pkg.isEmpty()) {
             dir = app;
         } else if (pkg.get().dependsOn("next")) {
             dir = app.resolve("out");
-        } else if (vite) {
-            dir = app.resolve("dist");
         } else {
             dir = USUAL.stream().map(app::resolve).filter(d -> Files.isRegularFile(d.resolve("index.html"))).findFirst()
                     .orElseThrow(() -> new BuildException("the build produced no site: looked for index.html in "

@@ -13,6 +13,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /** File-tree operations of the build: copy a source tree, measure, freeze and delete an artifact. */
@@ -98,5 +99,34 @@ final class Trees {
         perms.addAll(current);
         perms.removeAll(WRITE);
         Files.setPosixFilePermissions(p, perms);
+    }
+
+    /**
+     * Deletes everything under {@code root} but {@code keep} and the folders leading to it: a static site's
+     * artifact holds only the site, not the packages and sources that built it. Returns the bytes freed.
+     */
+    static long keepOnly(Path root, Path keep) throws IOException {
+        if (!keep.startsWith(root) || keep.equals(root)) return 0;
+        long freed = 0;
+        Path dir = root;
+        for (Path part : root.relativize(keep)) {
+            Path next = dir.resolve(part);
+            List<Path> others;
+            try (var entries = Files.list(dir)) {
+                others = entries.filter(e -> !e.equals(next)).toList();
+            }
+            for (Path other : others) {
+                freed += size(other);
+                delete(other);
+            }
+            dir = next;
+        }
+        return freed;
+    }
+
+    private static long size(Path p) throws IOException {
+        try (var walk = Files.walk(p)) {
+            return walk.filter(f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)).mapToLong(f -> f.toFile().length()).sum();
+        }
     }
 }

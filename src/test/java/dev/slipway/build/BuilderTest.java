@@ -146,6 +146,11 @@ class BuilderTest {
             assertThat(Files.readString(js)).contains("fixture:vite-react");
         }
         assertRecordedAndFrozen(a, "dist/index.html");
+        // the artifact holds the site only: no node_modules, no sources
+        try (Stream<Path> top = Files.list(a.root())) {
+            assertThat(top.map(p -> p.getFileName().toString()).toList()).containsExactly("dist");
+        }
+        assertThat(log.messages()).anyMatch(m -> m.startsWith("Kept only the site: dropped "));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.slipway.client;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
@@ -200,13 +202,7 @@ class ClientRunTest {
 
     /** Long-polls a deployment until it is live (a long-poll answers at a change of status, so read once first). */
     static void awaitLive(String id) {
-        String[] wait = {""};
-        Await.until(Duration.ofSeconds(120), "deployment " + id + " to be live", () -> {
-            String status = api("/v1/deployments/" + id + wait[0]).get("status").asText();
-            wait[0] = "?wait=10";
-            if (status.equals("failed")) throw new AssertionError(id + " failed: " + tenant.http().get("/v1/deployments/" + id + "/logs").body());
-            return status.equals("live");
-        });
+        Statuses.await(tenant.http(), "deployments", id, "live", Duration.ofSeconds(120));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
@@ -139,12 +141,7 @@ class DashboardBrowserTest {
     }
 
     private static JsonNode awaitMigration(String id) {
-        return Await.value(RUN, "migration " + id + " to complete", () -> {
-            JsonNode m = alice.http().get("/v1/migrations/" + id + "?wait=20").json().get("data");
-            String status = m.get("status").asText();
-            if (status.equals("failed")) throw new AssertionError("migration failed: " + alice.http().get("/v1/migrations/" + id + "/logs").body());
-            return status.equals("complete") ? m : null;
-        });
+        return Statuses.await(alice.http(), "migrations", id, "complete", RUN);
     }
 
     // --- tests ---

@@ -1,5 +1,7 @@
 package dev.slipway.databases;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Json;
@@ -96,25 +98,11 @@ class DatabaseMigrationTest {
     }
 
     static JsonNode awaitMigration(String id, String status) {
-        return Await.value(RUN, "migration " + id + " to be " + status, () -> {
-            JsonNode m = tenant.http().get("/v1/migrations/" + id + "?wait=20").json().get("data");
-            String now = m.get("status").asText();
-            if (now.equals(status)) return m;
-            if (now.equals("failed") || now.equals("complete")) {
-                throw new AssertionError("migration is " + now + ": " + tenant.http().get("/v1/migrations/" + id + "/logs").body());
-            }
-            return null;
-        });
+        return Statuses.await(tenant.http(), "migrations", id, status, RUN);
     }
 
     static JsonNode awaitDeployment(String id) {
-        return Await.value(RUN, "deployment " + id + " to be live", () -> {
-            JsonNode d = tenant.http().get("/v1/deployments/" + id + "?wait=20").json().get("data");
-            String now = d.get("status").asText();
-            if (now.equals("live")) return d;
-            if (now.equals("failed")) throw new AssertionError("deployment failed: " + tenant.http().get("/v1/deployments/" + id + "/logs").body());
-            return null;
-        });
+        return Statuses.await(tenant.http(), "deployments", id, "live", RUN);
     }
 
     static List<String> logs(String path) {

@@ -1,5 +1,7 @@
 package dev.slipway.isolation;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
@@ -131,14 +133,8 @@ class NotIsolatedTest {
     }
 
     private static JsonNode await(Http http, String path, String status) {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (true) {
-            JsonNode d = http.get(path + "?wait=10").json().get("data");
-            String now = d.get("status").asText();
-            if (now.equals(status)) return d;
-            assertThat(now).as(path + " ended " + d).isNotIn("failed", "rolled_back");
-            assertThat(System.nanoTime()).as("waiting for " + path + " to be " + status).isLessThan(deadline);
-        }
+        String[] parts = path.split("/");
+        return Statuses.await(http, parts[2], parts[3], status, Duration.ofMinutes(2));
     }
 
     private static String upload(Http http, String version) throws Exception {

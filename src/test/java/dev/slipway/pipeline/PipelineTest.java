@@ -1,5 +1,7 @@
 package dev.slipway.pipeline;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.StoreKind;
@@ -39,27 +41,11 @@ class PipelineTest {
     }
 
     static JsonNode awaitDeployment(String id, String status) {
-        return Await.value(RUN, "deployment " + id + " to be " + status, () -> {
-            JsonNode d = tenant.http().get("/v1/deployments/" + id + "?wait=20").json().get("data");
-            String now = d.get("status").asText();
-            if (now.equals(status)) return d;
-            if (now.equals("failed") && !status.equals("failed")) {
-                throw new AssertionError("deployment failed: " + tenant.http().get("/v1/deployments/" + id + "/logs").body());
-            }
-            return null;
-        });
+        return Statuses.await(tenant.http(), "deployments", id, status, RUN);
     }
 
     static JsonNode awaitMigration(String id, String status) {
-        return Await.value(RUN, "migration " + id + " to be " + status, () -> {
-            JsonNode m = tenant.http().get("/v1/migrations/" + id + "?wait=20").json().get("data");
-            String now = m.get("status").asText();
-            if (now.equals(status)) return m;
-            if (now.equals("failed") && !status.equals("failed")) {
-                throw new AssertionError("migration failed: " + tenant.http().get("/v1/migrations/" + id + "/logs").body());
-            }
-            return null;
-        });
+        return Statuses.await(tenant.http(), "migrations", id, status, RUN);
     }
 
     static String migrate(String repo, String extraFields) {

@@ -1,5 +1,7 @@
 package dev.slipway.pipeline;
 
+import dev.slipway.testing.Statuses;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
@@ -74,30 +76,8 @@ final class Runs {
         return await("migrations", id, status, RUN);
     }
 
-    /** Waits for one of {@code statuses}; fails at once on a final status that is not wanted. */
     JsonNode await(String kind, String id, String status, Duration timeout) {
-        // a long poll answers when the status changes from what it was when the poll came: one that starts
-        // in the wanted status waits for it to leave. Each round reads first, then long-polls briefly.
-        return Await.value(timeout, kind + " " + id + " to be " + status, () -> {
-            JsonNode d = check(kind, id, status, data(http.get("/v1/" + kind + "/" + id)));
-            if (d != null) return d;
-            return check(kind, id, status, data(http.get("/v1/" + kind + "/" + id + "?wait=2")));
-        });
-    }
-
-    private static JsonNode data(Http.Response r) {
-        if (r.status() != 200) throw new AssertionError("read answered " + r.status() + ": " + r.body());
-        return r.json().get("data");
-    }
-
-    private JsonNode check(String kind, String id, String status, JsonNode d) {
-        String now = d.get("status").asText();
-        if (now.equals(status)) return d;
-        if (Set.of("failed", "complete", "live", "rolled_back").contains(now)) {
-            throw new AssertionError(kind + " " + id + " is " + now + ", expected " + status + "; log:\n"
-                    + String.join("\n", messages(kind, id)));
-        }
-        return null;
+        return Statuses.await(http, kind, id, status, timeout);
     }
 
     List<String> messages(String kind, String id) {
