@@ -50,10 +50,6 @@ public final class GitHosts {
         return new GitHosts(bases);
     }
 
-    public static GitHosts fromEnv() {
-        return parse(System.getenv(ENV));
-    }
-
     /** A copy with one kind pointing elsewhere (tests). */
     public GitHosts with(String kind, String base) {
         if (!DEFAULTS.containsKey(kind)) throw new IllegalArgumentException("unknown host kind '" + kind + "'");

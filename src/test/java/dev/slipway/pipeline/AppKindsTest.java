@@ -1,15 +1,11 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
-import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,16 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AppKindsTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
 
-    static GitServer git;
-    static TestServer server;
-    static Runs runs;
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
     static final Map<String, String> migrations = new LinkedHashMap<>();
 
     @BeforeAll
     static void start() {
-        git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
-        runs = new Runs(server.tenant(Tier.TEAM).http());
         Map<String, byte[]> procfile = new LinkedHashMap<>(FrameworksTest.fixture("fastapi"));
         procfile.put("Procfile", "web: uvicorn main:app --host 127.0.0.1 --port $PORT\n".getBytes(StandardCharsets.UTF_8));
         for (String f : new String[] {"koa", "flask", "fastapi-layout", "static-plain", "vite-vanilla", "next-export"}) {
@@ -48,42 +40,35 @@ class AppKindsTest {
         Map<String, String> detected = Map.of("koa", "node", "flask", "python", "fastapi-layout", "python-fastapi",
                 "fastapi-procfile", "python-fastapi", "static-plain", "static", "vite-vanilla", "static", "next-export", "static");
         migrations.forEach((fixture, id) -> {
-            JsonNode done = runs.await("migrations", id, "complete", BUILD);
+            JsonNode done = deploys.runs().await("migrations", id, "complete", BUILD);
             assertThat(done.get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
         });
     }
 
-    @AfterAll
-    static void stop() {
-        server.close();
-        git.close();
-    }
-
     private static String migrate(String name, Map<String, byte[]> files) {
         String repo = "kinds/" + name;
-        git.createRepo(repo);
-        git.commitBytes(repo, "main", files, "the " + name + " fixture");
-        var r = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        deploys.push(repo, files);
+        var r = deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         return r.json().at("/data/id").asText();
     }
 
     private static String url(String fixture) {
-        return runs.http().get("/v1/projects/" + runs.projectOf(migrations.get(fixture))).json().at("/data/url").asText();
+        return deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(migrations.get(fixture))).json().at("/data/url").asText();
     }
 
     @Test
     void nodeAndPythonServersOfAnyFrameworkAnswer() {
         assertThat(Apps.get(url("koa")).body()).startsWith("fixture:koa node=v");
         assertThat(Apps.get(url("flask")).body()).isEqualTo("fixture:flask\n");
-        assertThat(runs.messages("migrations", migrations.get("flask")))
+        assertThat(deploys.runs().messages("migrations", migrations.get("flask")))
                 .anyMatch(m -> m.contains("Serving app:app from app.py with gunicorn (WSGI)"));
         assertThat(Apps.get(url("fastapi-layout")).body()).isEqualTo("fixture:fastapi-layout\n");
-        assertThat(runs.messages("migrations", migrations.get("fastapi-layout")))
+        assertThat(deploys.runs().messages("migrations", migrations.get("fastapi-layout")))
                 .anyMatch(m -> m.contains("Serving app.main:app from app/main.py with uvicorn (ASGI)"));
         // a bare uvicorn (not on PATH in the sandbox) runs as the venv's python -m uvicorn
         assertThat(Apps.get(url("fastapi-procfile")).body()).startsWith("fixture:fastapi ");
-        assertThat(runs.messages("migrations", migrations.get("fastapi-procfile")))
+        assertThat(deploys.runs().messages("migrations", migrations.get("fastapi-procfile")))
                 .anyMatch(m -> m.contains("Start command:") && m.contains("-m uvicorn main:app"));
     }
 
@@ -133,31 +118,31 @@ class AppKindsTest {
         Http.Response script = Apps.get(site + asset.group(1));
         assertThat(script.status()).isEqualTo(200);
         assertThat(script.header("Cache-Control")).isEqualTo("public, max-age=31536000, immutable");
-        assertThat(runs.messages("migrations", migrations.get("next-export")))
+        assertThat(deploys.runs().messages("migrations", migrations.get("next-export")))
                 .noneMatch(m -> m.contains("next start"));
     }
 
     @Test
     void eachKindRedeploysAndRollsBack() {
         Map<String, String[]> changes = Map.of(
-                "koa", new String[] {"server.js", "fixture:koa", "fixture:koa-v2"},
+                "koa", new String[] {"deploys.server().js", "fixture:koa", "fixture:koa-v2"},
                 "flask", new String[] {"app.py", "fixture:flask", "fixture:flask-v2"},
                 "fastapi-layout", new String[] {"app/main.py", "fixture:fastapi-layout", "fixture:fastapi-layout-v2"},
                 "static-plain", new String[] {"about.html", "fixture:static-plain about", "fixture:static-plain about-v2"});
         Map<String, String> second = new LinkedHashMap<>();
         changes.forEach((fixture, change) -> {
             String file = new String(FrameworksTest.fixture(fixture).get(change[0]), StandardCharsets.UTF_8);
-            git.commit("kinds/" + fixture, "main", Map.of(change[0], file.replace(change[1], change[2])), "v2");
-            second.put(fixture, runs.deploy(runs.projectOf(migrations.get(fixture))));
+            deploys.git().commit("kinds/" + fixture, "main", Map.of(change[0], file.replace(change[1], change[2])), "v2");
+            second.put(fixture, deploys.runs().deploy(deploys.runs().projectOf(migrations.get(fixture))));
         });
         second.forEach((fixture, id) -> {
-            runs.await("deployments", id, "live", BUILD);
+            deploys.runs().await("deployments", id, "live", BUILD);
             String path = fixture.equals("static-plain") ? "/about" : "/";
             assertThat(Apps.get(url(fixture) + path).body()).as(fixture).contains(changes.get(fixture)[2]);
-            String first = runs.firstDeployment(runs.projectOf(migrations.get(fixture)));
-            var rollback = runs.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
+            String first = deploys.runs().firstDeployment(deploys.runs().projectOf(migrations.get(fixture)));
+            var rollback = deploys.runs().http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
             assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
-            runs.await("deployments", rollback.json().at("/data/id").asText(), "live", BUILD);
+            deploys.runs().await("deployments", rollback.json().at("/data/id").asText(), "live", BUILD);
             String body = Apps.get(url(fixture) + path).body();
             assertThat(body).as(fixture).contains(changes.get(fixture)[1]).doesNotContain(changes.get(fixture)[2]);
         });

@@ -1,15 +1,10 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
-import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -35,22 +30,8 @@ class FrameworksTest {
     private static final Set<String> SKIPPED = Set.of("node_modules", ".next", "dist", "__pycache__", ".venv");
     private static final Duration BUILD = Duration.ofMinutes(10);
 
-    static GitServer git;
-    static TestServer server;
-    static Runs runs;
-
-    @BeforeAll
-    static void start() {
-        git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
-        runs = new Runs(server.tenant(Tier.TEAM).http());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-        git.close();
-    }
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
 
     /** The fixture's files, without build output or installed dependencies. */
     static Map<String, byte[]> fixture(String name) {
@@ -74,15 +55,14 @@ class FrameworksTest {
 
     private static String migrate(String fixture) {
         String repo = "fixtures/" + fixture;
-        git.createRepo(repo);
-        git.commitBytes(repo, "main", fixture(fixture), "the " + fixture + " fixture");
-        var r = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        deploys.push(repo, fixture(fixture));
+        var r = deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         return r.json().at("/data/id").asText();
     }
 
     private static String productionUrl(String migration) {
-        return runs.http().get("/v1/projects/" + runs.projectOf(migration)).json().at("/data/url").asText();
+        return deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(migration)).json().at("/data/url").asText();
     }
 
     @Test
@@ -93,12 +73,12 @@ class FrameworksTest {
         Map<String, String> detected = Map.of("nextjs", "nextjs", "vite-react", "react-vite", "express", "node-express",
                 "fastapi", "python-fastapi");
         migrations.forEach((fixture, id) -> {
-            JsonNode done = runs.await("migrations", id, "complete", BUILD);
-            assertThat(runs.messages("migrations", id)).as(fixture)
+            JsonNode done = deploys.runs().await("migrations", id, "complete", BUILD);
+            assertThat(deploys.runs().messages("migrations", id)).as(fixture)
                     .anyMatch(m -> m.startsWith("info Detected framework " + detected.get(fixture) + " "));
             // the spec's framework is the detected one once it is known
             assertThat(done.get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
-            assertThat(runs.migration(id).get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
+            assertThat(deploys.runs().migration(id).get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
         });
 
         for (String f : List.of("express", "nextjs", "fastapi")) {

@@ -1,14 +1,10 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
-import dev.slipway.testing.GitServer;
-import dev.slipway.testing.TestServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -23,27 +19,16 @@ class RootDirectoryTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
     private static final String REPO = "acme/monorepo";
 
-    static GitServer git;
-    static TestServer server;
-    static Runs runs;
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
 
     @BeforeAll
     static void start() {
-        git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
-        runs = new Runs(server.tenant(Tier.TEAM).http());
-        git.createRepo(REPO);
-        git.commitBytes(REPO, "main", FrameworksTest.fixture("monorepo"), "a monorepo");
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-        git.close();
+        deploys.push(REPO, FrameworksTest.fixture("monorepo"));
     }
 
     private static dev.slipway.testing.Http.Response migrate(String extra) {
-        return runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + REPO + "\"" + extra + "}");
+        return deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + REPO + "\"" + extra + "}");
     }
 
     @Test
@@ -55,19 +40,19 @@ class RootDirectoryTest {
         String apiMigration = api.json().at("/data/id").asText();
         String siteMigration = site.json().at("/data/id").asText();
 
-        assertThat(runs.await("migrations", apiMigration, "complete", BUILD).get("framework").asText()).isEqualTo("node");
-        assertThat(runs.await("migrations", siteMigration, "complete", BUILD).get("framework").asText()).isEqualTo("static");
-        assertThat(runs.messages("migrations", apiMigration))
+        assertThat(deploys.runs().await("migrations", apiMigration, "complete", BUILD).get("framework").asText()).isEqualTo("node");
+        assertThat(deploys.runs().await("migrations", siteMigration, "complete", BUILD).get("framework").asText()).isEqualTo("static");
+        assertThat(deploys.runs().messages("migrations", apiMigration))
                 .anyMatch(m -> m.contains("Root directory: apps/api"))
                 .anyMatch(m -> m.contains("Installing at the workspace root /; building in apps/api"));
 
-        JsonNode apiProject = runs.http().get("/v1/projects/" + runs.projectOf(apiMigration)).json().get("data");
+        JsonNode apiProject = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(apiMigration)).json().get("data");
         assertThat(apiProject.get("name").asText()).isEqualTo("mono-api");
         assertThat(apiProject.get("root_directory").asText()).isEqualTo("apps/api");
         // the workspace's hoisted ms resolves from the member's folder, where the app runs
         assertThat(Apps.get(apiProject.get("url").asText()).body()).isEqualTo("fixture:monorepo-api 1m cwd=apps/api\n");
 
-        JsonNode siteProject = runs.http().get("/v1/projects/" + runs.projectOf(siteMigration)).json().get("data");
+        JsonNode siteProject = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(siteMigration)).json().get("data");
         assertThat(siteProject.get("name").asText()).startsWith("monorepo");
         assertThat(Apps.get(siteProject.get("url").asText() + "/").body()).contains("fixture:monorepo-frontend");
 
@@ -86,8 +71,8 @@ class RootDirectoryTest {
         var missing = migrate(",\"root_directory\":\"apps/nope\"");
         assertThat(missing.status()).as(missing.body()).isEqualTo(201);
         String id = missing.json().at("/data/id").asText();
-        runs.await("migrations", id, "failed", BUILD);
-        assertThat(runs.messages("migrations", id)).anyMatch(m -> m.contains("the root directory apps/nope does not exist in the source"));
+        deploys.runs().await("migrations", id, "failed", BUILD);
+        assertThat(deploys.runs().messages("migrations", id)).anyMatch(m -> m.contains("the root directory apps/nope does not exist in the source"));
     }
 
 }

@@ -1,16 +1,11 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.accounts.Tier;
 import dev.slipway.core.Json;
-import dev.slipway.store.StoreKind;
 import dev.slipway.testing.Apps;
-import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.TestServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,31 +25,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ToolchainsTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
 
-    static GitServer git;
-    static TestServer server;
-    static Runs runs;
-
-    @BeforeAll
-    static void start() {
-        git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
-        runs = new Runs(server.tenant(Tier.TEAM).http());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-        git.close();
-    }
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
 
     private static String migrate(String repo, Map<String, byte[]> files) {
-        git.createRepo(repo);
-        git.commitBytes(repo, "main", files, "the app");
-        return runs.migrate(repo);
+        deploys.push(repo, files);
+        return deploys.runs().migrate(repo);
     }
 
     private static JsonNode answer(String migration) {
-        String url = runs.http().get("/v1/projects/" + runs.projectOf(migration)).json().at("/data/url").asText();
+        String url = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(migration)).json().at("/data/url").asText();
         Http.Response r = Apps.get(url);
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         try {
@@ -69,8 +49,8 @@ class ToolchainsTest {
         String pnpm = migrate("toolchains/pnpm", FrameworksTest.fixture("pnpm"));
         String yarn = migrate("toolchains/yarn-classic", FrameworksTest.fixture("yarn-classic"));
 
-        runs.await("migrations", pnpm, "complete", BUILD);
-        assertThat(runs.messages("migrations", pnpm))
+        deploys.runs().await("migrations", pnpm, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", pnpm))
                 .anyMatch(m -> m.equals("info pnpm-lock.yaml, packageManager pnpm@8.15.9 in package.json → pnpm 8.15.9"))
                 .anyMatch(m -> m.matches("info Running .*/toolchains/pnpm/8\\.15\\.9/bin/pnpm install --frozen-lockfile.*"));
         JsonNode p = answer(pnpm);
@@ -78,8 +58,8 @@ class ToolchainsTest {
         assertThat(p.get("ms").asText()).as("ms as pnpm-lock.yaml pins it (package.json allows ^2.1.1)").isEqualTo("2.1.1");
         assertThat(p.get("builtBy").asText()).as("the build script's runner").startsWith("pnpm/8.15.9 ");
 
-        runs.await("migrations", yarn, "complete", BUILD);
-        assertThat(runs.messages("migrations", yarn))
+        deploys.runs().await("migrations", yarn, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", yarn))
                 .anyMatch(m -> m.matches("info yarn\\.lock \\(no __metadata\\) → yarn classic 1\\.\\d+\\.\\d+"))
                 .anyMatch(m -> m.matches("info Running .*/toolchains/yarn/1\\.\\d+\\.\\d+/bin/yarn install --frozen-lockfile.*"));
         JsonNode y = answer(yarn);
@@ -91,8 +71,8 @@ class ToolchainsTest {
     @Test
     void yarnBerryInstallsImmutablyAndStartsThroughPlugAndPlay() {
         String id = migrate("toolchains/yarn-berry", FrameworksTest.fixture("yarn-berry"));
-        runs.await("migrations", id, "complete", BUILD);
-        assertThat(runs.messages("migrations", id))
+        deploys.runs().await("migrations", id, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", id))
                 .anyMatch(m -> m.equals("info yarn.lock, packageManager yarn@4.9.4 in package.json → yarn berry 4.9.4"))
                 .anyMatch(m -> m.matches("info Running .*/toolchains/@yarnpkg\\+cli-dist/4\\.9\\.4/bin/yarn install --immutable"))
                 .anyMatch(m -> m.matches("info Start command: .*/bin/yarn start"));
@@ -105,8 +85,8 @@ class ToolchainsTest {
     @Test
     void enginesNodePicksTheNodeTheAppBuildsAndRunsWith() {
         String id = migrate("toolchains/node22", FrameworksTest.fixture("node22"));
-        runs.await("migrations", id, "complete", BUILD);
-        assertThat(runs.messages("migrations", id)).anyMatch(m -> m.matches("info engines\\.node \\^22 in package\\.json → Node 22\\.\\d+\\.\\d+"));
+        deploys.runs().await("migrations", id, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", id)).anyMatch(m -> m.matches("info engines\\.node \\^22 in package\\.json → Node 22\\.\\d+\\.\\d+"));
         JsonNode a = answer(id);
         assertThat(a.get("marker").asText()).isEqualTo("fixture:node22");
         assertThat(a.get("node").asText()).startsWith("v22.");
@@ -118,8 +98,8 @@ class ToolchainsTest {
         Map<String, byte[]> files = new LinkedHashMap<>(FrameworksTest.fixture("node-plain"));
         files.put(".nvmrc", ">=99 <100\n".getBytes(StandardCharsets.UTF_8));
         String id = migrate("toolchains/node99", files);
-        runs.await("migrations", id, "failed", BUILD);
-        List<String> log = runs.messages("migrations", id);
+        deploys.runs().await("migrations", id, "failed", BUILD);
+        List<String> log = deploys.runs().messages("migrations", id);
         assertThat(log).anyMatch(m -> m.matches("error Build failed: \\.nvmrc >=99 <100 matches no official Node build "
                 + "\\(the newest is \\d+\\.\\d+\\.\\d+\\)"));
         assertThat(log).noneMatch(m -> m.contains("Running npm"));
