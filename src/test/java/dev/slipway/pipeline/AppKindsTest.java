@@ -125,7 +125,7 @@ class AppKindsTest {
     @Test
     void eachKindRedeploysAndRollsBack() {
         Map<String, String[]> changes = Map.of(
-                "koa", new String[] {"deploys.server().js", "fixture:koa", "fixture:koa-v2"},
+                "koa", new String[] {"server.js", "fixture:koa", "fixture:koa-v2"},
                 "flask", new String[] {"app.py", "fixture:flask", "fixture:flask-v2"},
                 "fastapi-layout", new String[] {"app/main.py", "fixture:fastapi-layout", "fixture:fastapi-layout-v2"},
                 "static-plain", new String[] {"about.html", "fixture:static-plain about", "fixture:static-plain about-v2"});

@@ -104,4 +104,26 @@ class ToolchainsTest {
                 + "\\(the newest is \\d+\\.\\d+\\.\\d+\\)"));
         assertThat(log).noneMatch(m -> m.contains("Running npm"));
     }
+
+    @Test
+    void aTenantsBuildCannotPlantAFileInTheSharedNodeEveryoneRuns() throws Exception {
+        Map<String, byte[]> files = new LinkedHashMap<>(FrameworksTest.fixture("node22"));
+        String plant = "const p = require('path').join(require('path').dirname(process.execPath), 'planted');"
+                + " try { require('fs').writeFileSync(p, 'x'); console.log('PLANT-RESULT planted ' + p); }"
+                + " catch (e) { console.log('PLANT-RESULT refused ' + e.code); }"
+                + " require('fs').writeFileSync('built-with.txt', process.version);";
+        files.put("plant.js", plant.getBytes(StandardCharsets.UTF_8));
+        files.put("package.json", """
+                {"name": "hostile-node22", "private": true, "engines": {"node": "^22"},
+                 "scripts": {"build": "node plant.js", "start": "node server.js"}}
+                """.getBytes(StandardCharsets.UTF_8));
+        String id = migrate("toolchains/node22-hostile", files);
+        deploys.runs().await("migrations", id, "complete", BUILD);
+        List<String> log = deploys.runs().messages("migrations", id);
+        assertThat(log).as(String.join("\n", log)).anyMatch(m -> m.contains("PLANT-RESULT refused"))
+                .noneMatch(m -> m.contains("PLANT-RESULT planted"));
+        try (var walk = java.nio.file.Files.walk(deploys.server().slipway().config().dataDir().resolve("toolchains"))) {
+            assertThat(walk.filter(f -> f.getFileName().toString().equals("planted")).toList()).isEmpty();
+        }
+    }
 }
