@@ -9,6 +9,10 @@
 #      (its JIT compiling after a deploy would otherwise slow the by-hand run that follows); each platform run
 #      also prints the CPU time the server used meanwhile, which competes with npm on a small machine and is
 #      far less noisy than wall time when the machine is shared.
+#      Each run is two platform deploys next to one by-hand run: "cold", whose package-lock.json has bytes no
+#      earlier build had (the same packages, trailing spaces), so it misses the build cache and runs npm ci as
+#      before; then "cache", a code-only change of that app, which hits the build cache (the install is
+#      skipped). Both are divided by the same by-hand run (target: cold <= 1.10, cache <= 0.30).
 #      How each side waits (WAIT): "cheap" (default) waits the way that costs the measured side least: the
 #      platform run long-polls its deployment (GET ?wait=, answered the moment it is live) and then asks the
 #      router; the by-hand run probes the app's port with bash's /dev/tcp every 5 ms (no process started) and
@@ -24,20 +28,30 @@
 # By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
 # platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
 # VERBOSE=1 prints each platform run's and rollback's deployment log with its timestamps.
-# PARTS=overhead runs part 1 only, PARTS=cold part 4 only; the default, PARTS=all, runs all four.
-# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21. Takes about 2 minutes with the defaults.
+#   5. router vs nginx (issue 18): the plain Node `http` app (fixtures/node-plain) deployed on the platform, then
+#      wrk (2 threads, CONNECTIONS connections, DURATION s) straight to its port, through nginx (Debian's, 1 worker,
+#      keep-alive upstream, the same X-Forwarded-* headers; started here with its own config in a temp dir on a
+#      loopback port) and through the apps listener: ROUNDS rounds (default 3), the three interleaved in each
+#      round, after a warm-up (WARMUP s through the apps listener, default 20: the JIT), then the median ratios
+#      (target: Slipway req/s >= 1.0x nginx's, p99 <= 1.5x nginx's), the CPU each used per request (far less
+#      noisy than req/s on a shared machine), and the load.
+# PARTS=overhead runs part 1 only, PARTS=rollback part 2 only, PARTS=cold part 4 only, PARTS=router part 5 only;
+# the default, PARTS=all, runs all five.
+# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 3 minutes with the defaults.
 set -euo pipefail
 N="${N:-3}"
 PARTS="${PARTS:-all}"
 WAIT="${WAIT:-cheap}"
-case "$PARTS" in all|overhead|cold) ;; *) echo "bench: PARTS must be all, overhead or cold, got '$PARTS'" >&2; exit 2 ;; esac
+case "$PARTS" in all|overhead|rollback|cold|router) ;; *) echo "bench: PARTS must be all, overhead, rollback, cold or router, got '$PARTS'" >&2; exit 2 ;; esac
 case "$WAIT" in cheap|curl) ;; *) echo "bench: WAIT must be cheap or curl, got '$WAIT'" >&2; exit 2 ;; esac
 DURATION="${DURATION:-15}"
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT="${BENCH_PORT:-18580}"        # API port; apps on PORT+1; by-hand app on PORT+9
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
-[ "$PARTS" != all ] || command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+case "$PARTS" in all|router) command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)" >&2; exit 1; } ;; esac
+case "$PARTS" in all|router) command -v nginx >/dev/null || { echo "bench: needs nginx (apt-get install nginx)" >&2; exit 1; } ;; esac
+ROUNDS="${ROUNDS:-3}"
 
 "$here/slipway" --version >/dev/null   # builds the jar if needed
 prepare_npm_cache
@@ -70,10 +84,10 @@ await_migration() {
 # so that its build cache is warm as the by-hand run's is (in the sandbox each project has a cache of its own).
 overhead_project=""
 platform_runs=0
-platform_run() {
+platform_run() { # [LOCK]: see make_app
   local t0 mig dep logs cpu0 upload_id label
   platform_runs=$((platform_runs + 1)); label="r$platform_runs"
-  make_app "$label" "$label"; upload_id=$(upload "$work/$label.zip")
+  make_app "$label" "$label" "${1:-}"; upload_id=$(upload "$work/$label.zip")
   cpu0=$(server_cpu_ms)
   t0=$(now_us)
   if [ -z "$overhead_project" ]; then
@@ -94,7 +108,9 @@ platform_run() {
   if [ "${VERBOSE:-0}" = 1 ]; then echo "$logs" | jq -r '.data.logs[] | "         \(.timestamp) \(.message)"' | cut -c1-170 >&2; fi
   app_pids+=("$(log_pid "$logs")")
   run_port=$(log_port "$logs")
-  run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Running npm") $(log_ms "$logs" "Running npm" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  # "Build cache:" (hit or miss) is logged just before the install would run
+  run_phases="$(log_ms "$logs" "Deployment queued" "Build started") $(log_ms "$logs" "Build started" "Build cache:") $(log_ms "$logs" "Build cache:" "Build finished in") $(log_ms "$logs" "Build finished in" "App is healthy") $(log_ms "$logs" "App is healthy" "Deployment is live")"
+  run_cache=$(echo "$logs" | jq -r '[.data.logs[].message | select(startswith("Build cache: hit") or startswith("Build cache: no entry"))] | first // "no build cache line" | .[0:40]')
   run_detail=$(echo "$run_phases" | awk -v cpu="$run_cpu" '{printf "queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s; server CPU %s", $1, $2, $3, $4, $5, cpu}')
 }
 
@@ -130,19 +146,23 @@ hand_run() {
 }
 
 mkfifo "$work/never"; exec 7<> "$work/never"   # the by-hand run's 5 ms pauses (WAIT=cheap)
-if [ "$PARTS" != cold ]; then
+if [ "$PARTS" = all ] || [ "$PARTS" = overhead ]; then
 start_server "$PORT" $((PORT + 1))
-section "platform overhead: POST /v1/deployments (a new zip) → app answers via router, vs npm ci + node by hand (ms); isolation: $(curl -s "$api/readyz" | jq -r .isolation)"
+section "platform overhead: POST /v1/deployments (a new zip; cold: a new lockfile, cache: a code-only change) → app answers via router, vs npm ci + node by hand (ms); isolation: $(curl -s "$api/readyz" | jq -r .isolation)"
 platform_run; echo "  warm-up (the migration): platform $run_ms ($run_detail)"
 hand_run; echo "  warm-up: by hand  $run_ms ($run_detail)"
 : > "$work/t_ratio"; : > "$work/t_platform"; : > "$work/t_hand"; : > "$work/p_phases"; : > "$work/h_phases"; : > "$work/p_cpu"
+: > "$work/t_cache_ratio"; : > "$work/t_cache"; : > "$work/c_phases"
 for i in $(seq 1 "$N"); do
-  settle; platform_run; p=$run_ms; pd=$run_detail; echo "$run_phases" >> "$work/p_phases"; echo "$run_cpu" >> "$work/p_cpu"
+  settle; platform_run "$i"; p=$run_ms; pd="$run_detail; $run_cache"; echo "$run_phases" >> "$work/p_phases"; echo "$run_cpu" >> "$work/p_cpu"
   settle; hand_run; h=$run_ms; hd=$run_detail; echo "$run_phases" >> "$work/h_phases"
+  settle; platform_run "$i"; c=$run_ms; cd="$run_detail; $run_cache"; echo "$run_phases" >> "$work/c_phases"
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
+  cache_ratio=$(awk -v p="$c" -v h="$h" 'BEGIN {printf "%.3f", p/h}')
   echo "$p" >> "$work/t_platform"; echo "$h" >> "$work/t_hand"; echo "$ratio" >> "$work/t_ratio"
-  printf "  run %d: platform %5d   by hand %5d   ratio %s\n" "$i" "$p" "$h" "$ratio"
-  printf "         platform: %s\n         by hand:  %s\n" "$pd" "$hd"
+  echo "$c" >> "$work/t_cache"; echo "$cache_ratio" >> "$work/t_cache_ratio"
+  printf "  run %d: platform cold %5d   by hand %5d   ratio %s   platform cache hit %5d   ratio %s\n" "$i" "$p" "$h" "$ratio" "$c" "$cache_ratio"
+  printf "         cold:     %s\n         by hand:  %s\n         cache:    %s\n" "$pd" "$hd" "$cd"
 done
 col() { awk -v c="$1" '{print $c}' "$2" | median; }   # median of column C of a phases file
 printf "  median phases: platform queued→build %s, unzip+copy %s, install+freeze %s, start %s, healthy→live %s (server CPU %s ms); by hand install %s, start %s\n" \
@@ -151,6 +171,11 @@ printf "  median phases: platform queued→build %s, unzip+copy %s, install+free
 printf "  median: platform %s ms, by hand %s ms, ratio %s (spread %s–%s; target <= 1.10)\n" \
   "$(median < "$work/t_platform")" "$(median < "$work/t_hand")" "$(median < "$work/t_ratio")" \
   "$(sort -n "$work/t_ratio" | head -1)" "$(sort -n "$work/t_ratio" | tail -1)"
+printf "  median phases of the cache hits: queued→build %s, unzip+copy %s, restore+freeze %s, start %s, healthy→live %s\n" \
+  "$(col 1 "$work/c_phases")" "$(col 2 "$work/c_phases")" "$(col 3 "$work/c_phases")" "$(col 4 "$work/c_phases")" "$(col 5 "$work/c_phases")"
+printf "  median: code-only redeploy with a build cache hit %s ms, by hand %s ms, ratio %s (spread %s–%s; target <= 0.30)\n" \
+  "$(median < "$work/t_cache")" "$(median < "$work/t_hand")" "$(median < "$work/t_cache_ratio")" \
+  "$(sort -n "$work/t_cache_ratio" | head -1)" "$(sort -n "$work/t_cache_ratio" | tail -1)"
 router_name=$run_name; router_port=$run_port
 if [ "$PARTS" = overhead ]; then stop_server; echo "Total $SECONDS s"; exit 0; fi
 fi
@@ -175,19 +200,20 @@ deploy_two_versions() {
 rollback_run() {
   local name="$1" target="$2" marker="$3" out logs
   out=$(node "$here/bench/timing.mjs" switch "$api" "$key" "$target" "$apps_port" "$name.localhost:$apps_port" "express $marker")
-  run_ms=$(echo "$out" | jq -r .ms); run_dep=$(echo "$out" | jq -r .id)
+  run_ms=$(echo "$out" | jq -r .ms); run_dep=$(echo "$out" | jq -r .id); run_post=$(echo "$out" | jq -r .post_ms)
   await_deployment "$run_dep" live
   logs=$(logs_of "$run_dep")
   run_pid=$(log_pid "$logs"); app_pids+=("$run_pid")
   if echo "$logs" | jq -e 'any(.data.logs[].message; startswith("Switching to the still-running app"))' >/dev/null; then
-    run_how="warm: route switch; server: queued→claimed $(log_ms "$logs" "Rollback queued" "Reusing the build") ms, →switching $(log_ms "$logs" "Reusing the build" "Switching to") ms, →live $(log_ms "$logs" "Switching to" "Deployment is live") ms"
+    run_how="warm: route switch; POST answered in $run_post ms; server: queued→claimed $(log_ms "$logs" "Rollback queued" "Reusing the build") ms, →switching $(log_ms "$logs" "Reusing the build" "Switching to") ms, →live $(log_ms "$logs" "Switching to" "Deployment is live") ms"
   else
     run_how="cold: started from the artifact, $(log_ms "$logs" "Starting " "App is healthy") ms to healthy"
   fi
   if [ "${VERBOSE:-0}" = 1 ]; then echo "$logs" | jq -r '.data.logs[] | "         \(.timestamp) \(.message)"' | cut -c1-170 >&2; fi
 }
 
-if [ "$PARTS" = all ]; then
+if [ "$PARTS" = all ] || [ "$PARTS" = rollback ]; then
+[ "$PARTS" = all ] || start_server "$PORT" $((PORT + 1))
 section "rollback to the previous production, still running (warm): POST rollback → first request it serves"
 deploy_two_versions warm
 : > "$work/t_warm"
@@ -196,8 +222,11 @@ for i in $(seq 1 "$N"); do
   echo "$run_ms" >> "$work/t_warm"
   printf "  run %d (to %s): %5d ms   (%s)\n" "$i" "$to" "$run_ms" "$run_how"
 done
-echo "  median: $(median < "$work/t_warm") ms (target <= 100 ms)"
+echo "  median: $(median < "$work/t_warm") ms (target <= 20 ms)"
+[ "$PARTS" = all ] || stop_server
+fi
 
+if [ "$PARTS" = all ]; then
 # --- 3. router throughput ---------------------------------------------------------------------------
 section "router throughput: GET / of the express app, direct to its port $router_port vs via the apps listener"
 wrk -t2 -c"$CONNECTIONS" -d5s "http://127.0.0.1:$router_port/" >/dev/null   # warm-up
@@ -211,6 +240,7 @@ stop_server
 fi
 
 # --- 4. cold rollback -------------------------------------------------------------------------------
+if [ "$PARTS" = all ] || [ "$PARTS" = cold ]; then
 section "rollback to a stopped app (cold artifact; SLIPWAY_RETIRE_AFTER_SECONDS=1): POST rollback → first request"
 start_server $((PORT + 2)) $((PORT + 3)) SLIPWAY_RETIRE_AFTER_SECONDS=1
 deploy_two_versions cold
@@ -231,4 +261,97 @@ for i in $(seq 1 "$N"); do
 done
 echo "  median: $(median < "$work/t_cold") ms (target <= 2000 ms)"
 stop_server
+fi
+
+# --- 5. router vs nginx on a plain Node http app ----------------------------------------------------------
+# tree PID: the process and its descendants (an app in the sandbox runs under bwrap)
+tree() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree "$c"; done; }
+# cpu_ticks PID...: CPU time (user + system, clock ticks) the processes have used, all their threads
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$(( t + $(awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$p/stat") )); done; echo "$t"; }
+# wrk_measure LABEL PIDS URL [HOST]: as wrk_run, and appends "rps p99_ms cpu_us_per_request" to $work/m_LABEL, the
+# CPU the processes PIDS (the proxy's: far less noisy than wall time on a shared machine) used per request
+wrk_measure() {
+  local label="$1" pids="$2" c0 c1; shift 2
+  # shellcheck disable=SC2086
+  c0=$(cpu_ticks $pids)
+  wrk_run "$label" "$@"
+  # shellcheck disable=SC2086
+  c1=$(cpu_ticks $pids)
+  [ "$(cat "$work/last_bad")" = 0 ] || { echo "bench: $label answered errors or non-2xx; its numbers would mean nothing" >&2; exit 1; }
+  echo "$(cat "$work/last_rps") $(cat "$work/last_p99") $(awk -v c=$(( c1 - c0 )) -v hz="$(getconf CLK_TCK)" -v r="$(cat "$work/last_rps")" -v d="$DURATION" 'BEGIN {printf "%.1f", c * 1e6 / hz / (r * d)}')" >> "$work/m_$label"
+}
+if [ "$PARTS" = all ] || [ "$PARTS" = router ]; then
+start_server $((PORT + 4)) $((PORT + 5))   # SLIPWAY_JAVA_OPTS (e.g. a JFR recording) reaches it
+section "router vs nginx: GET / of a plain Node http app; direct, nginx (1 worker, keep-alive upstream), Slipway; $ROUNDS rounds of ${DURATION}s"
+plain="$work/src-plain"; rm -rf "$plain"; cp -r "$here/src/test/resources/fixtures/node-plain" "$plain"
+(cd "$plain" && zip -q -r -X "$work/plain.zip" .)
+mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$(upload "$work/plain.zip")\"}")
+plain_project=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
+await_migration "$(echo "$mig" | jq -r .data.id)"
+plain_name=$(call GET "/v1/projects/$plain_project" | jq -r .data.name)
+logs=$(logs_of "$(call GET "/v1/projects/$plain_project" | jq -r .data.production_deployment_id)")
+plain_port=$(log_port "$logs"); plain_pid=$(log_pid "$logs"); app_pids+=("$plain_pid")
+[ -n "$plain_port" ] || { echo "bench: no port in the plain app's log" >&2; exit 1; }
+plain_host="$plain_name.localhost:$apps_port"
+await_body "http://127.0.0.1:$apps_port/" "$plain_host" "fixture:node-plain" 30 0.02
+
+# nginx: 1 worker, upstream keep-alive, the headers the apps listener adds; everything under a temp dir
+ngx="$work/nginx"; mkdir -p "$ngx/logs"; NGINX_PORT=$((PORT + 6))
+cat > "$ngx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $ngx/nginx.pid;
+error_log $ngx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $ngx/client_body; proxy_temp_path $ngx/proxy;
+  fastcgi_temp_path $ngx/fastcgi; uwsgi_temp_path $ngx/uwsgi; scgi_temp_path $ngx/scgi;
+  upstream app { server 127.0.0.1:$plain_port; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / {
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$http_host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto \$scheme;
+      proxy_set_header X-Forwarded-Host \$http_host;
+      proxy_set_header X-Forwarded-Port \$server_port;
+    }
+  }
+}
+NGINX
+nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log" &
+extra_pids+=("$!"); nginx_pid=$!
+await_body "http://127.0.0.1:$NGINX_PORT/" "$plain_host" "fixture:node-plain" 10 0.05
+
+# warm-up: nginx's pool; the JVM's JIT, which on a busy 2-core machine takes tens of seconds to compile the
+# proxy's path (a server runs for days: the comparison is with its steady state)
+wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $plain_host" "http://127.0.0.1:$plain_port/" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $plain_host" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $plain_host" "http://127.0.0.1:$apps_port/" >/dev/null
+rm -f "$work"/m_*
+for r in $(seq 1 "$ROUNDS"); do
+  echo "  round $r (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  wrk_measure direct "$(tree "$plain_pid" | tr '\n' ' ')" "http://127.0.0.1:$plain_port/" "$plain_host"
+  wrk_measure nginx "$(tree "$nginx_pid" | tr '\n' ' ')" "http://127.0.0.1:$NGINX_PORT/" "$plain_host"
+  wrk_measure slipway "$server_pid" "http://127.0.0.1:$apps_port/" "$plain_host"
+done
+paste "$work/m_slipway" "$work/m_nginx" | awk '{print $1/$4}' > "$work/r_rps"
+paste "$work/m_slipway" "$work/m_nginx" | awk '{print $2/$5}' > "$work/r_p99"
+for m in direct nginx slipway; do
+  printf "  median %-8s %10.0f req/s   p99 %6.2f ms   CPU %6.1f us/request\n" "$m" "$(awk '{print $1}' "$work/m_$m" | median)" \
+    "$(awk '{print $2}' "$work/m_$m" | median)" "$(awk '{print $3}' "$work/m_$m" | median)"
+done
+printf "  Slipway / nginx: req/s %.2fx (rounds: %s; target >= 1.0), p99 %.2fx (rounds: %s; target <= 1.5); load %s\n" \
+  "$(median < "$work/r_rps")" "$(paste -sd' ' "$work/r_rps" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')" \
+  "$(median < "$work/r_p99")" "$(paste -sd' ' "$work/r_p99" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)"
+paste "$work/m_slipway" "$work/m_nginx" | awk '{print $3/$6}' > "$work/r_cpu"
+printf "  Slipway / nginx: CPU per request %.2fx (the app's own: direct row)\n" "$(median < "$work/r_cpu")"
+kill "$nginx_pid" 2>/dev/null; wait "$nginx_pid" 2>/dev/null || true
+stop_server
+fi
 echo "Total $SECONDS s"

@@ -67,9 +67,10 @@ start_server() {
     sleep 0.05
   done
   api="http://127.0.0.1:$port"; apps_port="$apps"
-  account=$(env "${server_env[@]}" "$here/slipway" accounts create --name bench --tier team --rate-limit 1000000 --json \
+  # SLIPWAY_JAVA_OPTS (a profiler, say) is for the server, not for these CLI commands
+  account=$(env -u SLIPWAY_JAVA_OPTS "${server_env[@]}" "$here/slipway" accounts create --name bench --tier team --rate-limit 1000000 --json \
       | jq -r .id)
-  key=$(env "${server_env[@]}" "$here/slipway" keys create --account "$account" --json | jq -r .key)
+  key=$(env -u SLIPWAY_JAVA_OPTS "${server_env[@]}" "$here/slipway" keys create --account "$account" --json | jq -r .key)
 }
 
 stop_server() {
@@ -92,11 +93,14 @@ upload() { # upload ZIP → upload id
       --data-binary @"$1" | jq -er .data.id
 }
 
-# make_app NAME MARKER: a copy of the express fixture whose / answers "fixture:express MARKER", and its zip
+# make_app NAME MARKER [LOCK]: a copy of the express fixture whose / answers "fixture:express MARKER", and its
+# zip; with LOCK (a number), package-lock.json ends in that many more spaces: the same packages, but other
+# bytes, so another build cache key
 make_app() {
   local dir="$work/src-$1"
   rm -rf "$dir"; cp -r "$FIXTURE" "$dir"
   sed -i "s#fixture:express#fixture:express $2#" "$dir/app.js"
+  if [ -n "${3:-}" ]; then printf '%*s' "$3" '' >> "$dir/package-lock.json"; fi
   (cd "$dir" && zip -q -r -X "$work/$1.zip" .)
 }
 
@@ -174,6 +178,9 @@ wrk_run() {
   errors=$(echo "$out" | awk '/Socket errors/ {print $0}' | sed 's/^ *//')
   printf "  %-34s %10s req/s   p50 %8s   p99 %8s   non-2xx %s %s\n" "$label" "$rps" "$p50" "$p99" "${non2xx:-0}" "$errors"
   echo "$rps" > "$work/last_rps"
+  if [ -n "$non2xx$errors" ]; then echo 1 > "$work/last_bad"; else echo 0 > "$work/last_bad"; fi
+  # p99 in ms (wrk prints us, ms or s)
+  echo "$p99" | awk '/us$/ {print $1/1000; next} /ms$/ {print $1+0; next} /s$/ {print $1*1000; next} {print $1}' > "$work/last_p99"
 }
 
 # settle: waits (at most 5 s) until the server is idle, i.e. used at most one clock tick of CPU in 200 ms, so that

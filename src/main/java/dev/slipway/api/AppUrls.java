@@ -20,6 +20,11 @@ public final class AppUrls {
         this.apiPort = apiPort;
     }
 
+    /** The domain the platform's own addresses are under ({@code localhost} by default). */
+    public String appsDomain() {
+        return appsDomain;
+    }
+
     public String production(String projectName) {
         return "http://" + projectName + "." + appsDomain + ":" + appsPort;
     }

@@ -28,6 +28,7 @@ public final class Builder {
     private final ArtifactStore store;
     private final FrameworkDetector detector = new FrameworkDetector();
     private final Toolchains toolchains;
+    private final BuildCache buildCache;
     private final Clock clock;
     private final Ids ids;
 
@@ -38,6 +39,7 @@ public final class Builder {
         this.clock = clock;
         this.ids = new Ids(clock);
         this.toolchains = new Toolchains(new ToolStore(config.toolchainsDir(), new NpmRegistry(config.toolchainRegistry())), clock);
+        this.buildCache = new BuildCache(new CacheStore(config.buildCacheDir(), config.cacheMb() * 1_000_000L, clock), runner.confinement());
     }
 
     /**
@@ -62,6 +64,15 @@ public final class Builder {
      */
     public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull, String appDir,
                           Map<String, String> env, Set<String> secretValues, LogSink log) {
+        return build(null, projectId, commitSha, sourceDir, frameworkOrNull, appDir, env, secretValues, log);
+    }
+
+    /**
+     * As above, for a project of {@code accountId}: a Node build reuses the packages an earlier build of the
+     * account installed with the same {@link CacheKey} ({@link BuildCache}); null: no build cache.
+     */
+    public Artifact build(String accountId, String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
+                          String appDir, Map<String, String> env, Set<String> secretValues, LogSink log) {
         Instant started = clock.instant();
         String id = ids.next("art");
         Path workspace = config.workspacesDir().resolve(id);
@@ -92,6 +103,7 @@ public final class Builder {
 
             Optional<PackageJson> pkg = PackageJson.read(app);
             Toolchain toolchain = Toolchain.SYSTEM;
+            boolean ownInstall = false;
             if (framework.isNodeServer() || (framework.isStatic() && pkg.isPresent())) {
                 PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
                 Path installDir = PackageWorkspaces.rootOf(workspace, app);
@@ -100,9 +112,18 @@ public final class Builder {
                             : workspace.relativize(installDir).toString()) + "; building in " + appDir);
                 }
                 toolchain = toolchains.prepare(installDir, log);
-                NodeBuild node = new NodeBuild(toolchain.on(steps), toolchain.packageManager());
-                node.install(installDir, log);
-                node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                Steps nodeSteps = toolchain.on(steps);
+                NodeBuild node = new NodeBuild(nodeSteps, toolchain.packageManager());
+                try (BuildCache.Use cached = buildCache.open(accountId, projectId, workspace, installDir, app, toolchain,
+                        nodeSteps.env().get("PATH"), env, p.dependsOn("next"), log)) {
+                    if (!cached.restore()) {
+                        node.install(installDir, log);
+                        cached.snapshot();
+                    }
+                    node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                    cached.keep();
+                }
+                ownInstall = installDir.equals(app);
             }
 
             Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
@@ -118,8 +139,15 @@ public final class Builder {
                 if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
                 if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
             } else if (framework.isNodeServer()) {
-                start = procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS
+                boolean standalone = framework == Framework.NEXTJS && procfile.isEmpty() && NextStandalone.adopt(root, built, log);
+                start = standalone ? NextStandalone.START : procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS
                         ? StartCommands.nextjs(built, pkg.get(), scriptStart) : StartCommands.express(built, pkg.get(), scriptStart));
+                if (!standalone && ownInstall) {
+                    new DevDependencies(toolchain.on(steps), toolchain.packageManager(), config.workspacesDir().resolve(id + ".prune"))
+                            .prune(root, built, pkg.get(), start, log);
+                } else if (!standalone && !pkg.get().devDependencies().isEmpty()) {
+                    log.log(Level.INFO, "Dev dependencies kept: the packages are installed at the workspace root");
+                }
                 if (framework == Framework.NEXTJS) {
                     // next start writes its image and fetch caches here
                     writable = Set.of(root.relativize(built.resolve(".next/cache")).toString());
@@ -166,14 +194,14 @@ public final class Builder {
 
     /**
      * Deletes what builds killed mid-way left behind (a crash or kill -9 skips {@link #cleanUp}): every
-     * workspace, and every artifact directory the store has no row for. Runs before this server builds
+     * workspace, every artifact directory the store has no row for, and the build cache's half-made entries. Runs before this server builds
      * anything, so nothing it deletes can be in use; a data dir belongs to one server.
      *
      * @return how many directories were deleted
      */
     public int sweepLeftovers() {
         Set<String> recorded = store.recordedIds();
-        int deleted = 0;
+        int deleted = buildCache.sweep();
         for (Path dir : children(config.workspacesDir())) {
             Trees.delete(dir);
             deleted++;

@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  */
 record PackageManager(Kind kind, boolean locked, Path program) {
     enum Kind {
-        NPM("npm", null), PNPM("pnpm", "pnpm"), YARN_CLASSIC("yarn", "yarn"), YARN_BERRY("yarn", "@yarnpkg/cli-dist"), BUN("bun", null);
+        NPM("npm", null), PNPM("pnpm", "pnpm"), YARN_CLASSIC("yarn", "yarn"), YARN_BERRY("yarn", "@yarnpkg/cli-dist"),
+        BUN("bun", bunPackage());
 
         final String command;
         /** The npm package it comes from; null: the machine's own. */
@@ -28,6 +29,11 @@ record PackageManager(Kind kind, boolean locked, Path program) {
         Kind(String command, String registryPackage) {
             this.command = command;
             this.registryPackage = registryPackage;
+        }
+
+        /** bun's own build for this machine, which bun publishes to the npm registry (a binary in {@code bin/bun}). */
+        private static String bunPackage() {
+            return "@oven/bun-linux-" + (System.getProperty("os.arch").equals("aarch64") ? "aarch64" : "x64");
         }
 
         String label() {
@@ -42,7 +48,7 @@ record PackageManager(Kind kind, boolean locked, Path program) {
     /**
      * What an app asks for: a kind and the versions of it that do.
      *
-     * @param range  null for npm and bun (the machine's)
+     * @param range  null for npm (the machine's)
      * @param hash   corepack's {@code +sha512.<hex>} suffix of packageManager, checked against the download
      * @param reason for the build log
      */
@@ -52,6 +58,8 @@ record PackageManager(Kind kind, boolean locked, Path program) {
     private static final Pattern FIELD = Pattern.compile("(pnpm|yarn|npm|bun)@([^+\\s]+)(?:\\+((?:sha1|sha224|sha256|sha384|sha512)\\.[0-9a-fA-F]+))?");
     private static final Pattern PNPM_LOCK = Pattern.compile("(?m)^lockfileVersion:\\s*['\"]?(\\d+)(?:\\.(\\d+))?");
     private static final List<String> BUN_PLACES = List.of("/usr/local/bin/bun", "/usr/bin/bun");
+    /** Without packageManager, a bun lockfile installs with the newest bun of this major (it reads both lockfile formats). */
+    static final String BUN_MAJOR = "1";
 
     /** What the app in {@code dir} asks for; a {@link BuildException} when packageManager is malformed. */
     static Request requested(Path dir) {
@@ -77,7 +85,9 @@ record PackageManager(Kind kind, boolean locked, Path program) {
             return new Request(Kind.YARN_BERRY, true, major, null, "yarn.lock (__metadata version " + metadata.get() + ")");
         }
         for (String bun : List.of("bun.lockb", "bun.lock")) {
-            if (exists(dir, bun)) return new Request(Kind.BUN, true, null, null, bun);
+            if (!exists(dir, bun)) continue;
+            if (field.isPresent() && field.get()[0].equals("bun")) return new Request(Kind.BUN, true, field.get()[1], field.get()[2], bun + ", " + fieldText);
+            return new Request(Kind.BUN, true, BUN_MAJOR, null, bun);
         }
         if (field.isPresent()) {
             String[] f = field.get();
@@ -92,11 +102,15 @@ record PackageManager(Kind kind, boolean locked, Path program) {
         return new Request(Kind.NPM, false, null, null, "no lockfile");
     }
 
-    /** bun is not on the registry as a package manager for this platform: it must be on the machine, where cells see it. */
-    static Path bun() {
+    /**
+     * The machine's bun, for when bun's build cannot be had from the registry ({@code fromRegistry} says why);
+     * else a failure that says what to do.
+     */
+    static Path bun(String fromRegistry) {
         return BUN_PLACES.stream().map(Path::of).filter(Files::isExecutable).findFirst().orElseThrow(() -> new BuildException(
-                "the app uses bun (it has a bun lockfile) and bun is not installed on this build server: ask the operator "
-                        + "to install it as /usr/local/bin/bun, or commit a package-lock.json, pnpm-lock.yaml or yarn.lock instead"));
+                "the app uses bun (it has a bun lockfile or packageManager bun@…) and bun is not available on this build "
+                        + "server: " + fromRegistry + ", and there is no /usr/local/bin/bun or /usr/bin/bun; ask the operator "
+                        + "to install bun there, or commit a package-lock.json, pnpm-lock.yaml or yarn.lock instead"));
     }
 
     List<String> install() {

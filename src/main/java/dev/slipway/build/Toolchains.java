@@ -59,8 +59,7 @@ final class Toolchains {
         PackageManager.Request r = PackageManager.requested(dir);
         PackageManager pm = switch (r.kind()) {
             case NPM -> new PackageManager(PackageManager.Kind.NPM, r.locked(), null);
-            case BUN -> new PackageManager(PackageManager.Kind.BUN, r.locked(), PackageManager.bun());
-            case PNPM, YARN_CLASSIC, YARN_BERRY -> {
+            case PNPM, YARN_CLASSIC, YARN_BERRY, BUN -> {
                 Semver range;
                 try {
                     range = Semver.range(r.range());
@@ -68,15 +67,25 @@ final class Toolchains {
                     throw new BuildException("package.json's packageManager has a version that is not valid: " + e.getMessage());
                 }
                 String label = r.kind().label();
-                NpmRegistry.Release release = newest(r.kind().registryPackage, range, r.reason() + ": no " + label
-                        + " release on the registry matches " + r.range());
-                log.log(Level.INFO, r.reason() + " → " + label + " " + release.version());
-                Path home = install(release, r.hash(), label + " " + release.version(), log);
+                NpmRegistry.Release release;
+                Path home;
+                try {
+                    release = newest(r.kind().registryPackage, range, r.reason() + ": no " + label
+                            + " release on the registry matches " + r.range());
+                    if (r.kind() == PackageManager.Kind.BUN) release = bunRelease(release);
+                    log.log(Level.INFO, r.reason() + " → " + label + " " + release.version());
+                    home = install(release, r.hash(), label + " " + release.version(), log);
+                } catch (BuildException unavailable) {
+                    if (r.kind() != PackageManager.Kind.BUN) throw unavailable;
+                    Path machine = PackageManager.bun(unavailable.getMessage());
+                    log.log(Level.WARNING, "bun from the registry: " + unavailable.getMessage() + "; using the machine's " + machine);
+                    yield new PackageManager(r.kind(), r.locked(), machine);
+                }
                 homes.add(home);
                 yield new PackageManager(r.kind(), r.locked(), home.resolve("bin").resolve(r.kind().command));
             }
         };
-        if (pm.kind() == PackageManager.Kind.NPM || pm.kind() == PackageManager.Kind.BUN) {
+        if (pm.kind() == PackageManager.Kind.NPM) {
             log.log(Level.INFO, r.reason() + " → " + r.kind().label() + " " + pm.install().get(1));
         }
         for (String other : LOCKFILES) {
@@ -85,6 +94,11 @@ final class Toolchains {
             }
         }
         return pm;
+    }
+
+    /** bun's package declares no program: its binary is {@code bin/bun}, and {@code bunx} is the same binary. */
+    private static NpmRegistry.Release bunRelease(NpmRegistry.Release r) {
+        return new NpmRegistry.Release(r.name(), r.version(), r.tarball(), r.integrity(), Map.of("bun", "bin/bun", "bunx", "bin/bun"));
     }
 
     private Path install(NpmRegistry.Release release, String hash, String label, LogSink log) {

@@ -88,6 +88,68 @@ final class Trees {
         return total;
     }
 
+    /** What {@link #mirror} does with what it makes: the folders and links it made, and each regular file. */
+    interface Mirror {
+        void file(Path file, Path target, BasicFileAttributes attrs) throws IOException;
+
+        default void made(Path folderOrLink) throws IOException {}
+    }
+
+    /**
+     * Rebuilds the tree {@code from} (a folder or a single file) at {@code to}: folders made (a folder already at
+     * {@code to} is kept), symbolic links copied as links and never followed, each regular file given to
+     * {@code files}; anything else is left out.
+     */
+    static void mirror(Path from, Path to, Mirror files) throws IOException {
+        Files.createDirectories(to.getParent());
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Path target = to.resolve(from.relativize(dir).toString());
+                if (dir.equals(from) && Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) return FileVisitResult.CONTINUE;
+                Files.createDirectory(target);
+                files.made(target);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (attrs.isSymbolicLink()) {
+                    Files.createSymbolicLink(target, Files.readSymbolicLink(file));
+                    files.made(target);
+                } else if (attrs.isRegularFile()) {
+                    files.file(file, target, attrs);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /**
+     * Copies a tree as hard links to its files (symbolic links copied as links, never followed): a snapshot
+     * that costs no data, and stays whole while the original's files are unlinked. {@code to} must be on
+     * the same file system.
+     */
+    static void linkCopy(Path from, Path to) throws IOException {
+        mirror(from, to, (file, target, attrs) -> Files.createLink(target, file));
+    }
+
+    /**
+     * Whether {@code inside} is below {@code root} without a symbolic link on the way, itself included. The
+     * server works as root on trees a tenant's build wrote: a link there must never lead it elsewhere.
+     */
+    static boolean linkFree(Path root, Path inside) {
+        if (!inside.normalize().startsWith(root.normalize())) return false;
+        Path p = root;
+        for (Path part : root.relativize(inside)) {
+            if (part.toString().isEmpty()) continue;
+            p = p.resolve(part);
+            if (Files.isSymbolicLink(p)) return false;
+        }
+        return true;
+    }
+
     /** Deletes a tree, frozen or not; a missing tree is fine. */
     static void delete(Path dir) {
         dev.slipway.core.FileTrees.delete(dir);

@@ -1,9 +1,12 @@
 package dev.slipway.config;
 
 import dev.slipway.build.BuildConfig;
+import dev.slipway.domains.DomainSettings;
+import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
+import dev.slipway.tls.TlsSettings;
 import dev.slipway.webhooks.WebhookSettings;
 
 import java.nio.file.Path;
@@ -31,6 +34,9 @@ import java.util.Objects;
  * @param build       the build engine's settings
  * @param runtime     the runtime's timings, with this server's regions
  * @param warmNetworks sandbox networks kept ready per kind, so that a start does not wait for one
+ * @param domains     how custom domains are proven (DNS TXT record or off) and which DNS servers are asked
+ * @param tls         automatic HTTPS for the apps: the HTTPS port, the wildcard certificate, the ACME CA
+ * @param images      where builds are pushed as OCI images; off without a registry
  */
 public record ServerConfig(
         String host,
@@ -54,7 +60,10 @@ public record ServerConfig(
         IsolationMode isolation,
         BuildConfig build,
         RuntimeOptions runtime,
-        int warmNetworks) {
+        int warmNetworks,
+        DomainSettings domains,
+        TlsSettings tls,
+        ImageSettings images) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -65,6 +74,8 @@ public record ServerConfig(
         if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("build slots must be from 1 to 64");
         if (uploadLimitBytes <= 0) throw new IllegalArgumentException("the upload limit must be positive");
         if (warmNetworks < 0 || warmNetworks > 16) throw new IllegalArgumentException("warm networks must be from 0 to 16");
+        Objects.requireNonNull(domains, "domains");
+        images = images == null ? ImageSettings.OFF : images;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -83,7 +94,8 @@ public record ServerConfig(
                 + ", store=" + (databaseUrl == null ? "h2" : "external") + ", appsDomain=" + appsDomain
                 + ", regions=" + regions + ", secretKey=" + (secretKey == null ? "key file" : "****")
                 + ", postgresAdmin=" + (postgresAdminUrl == null ? "unset" : "****")
-                + ", mysqlAdmin=" + (mysqlAdminUrl == null ? "unset" : "****") + "]";
+                + ", mysqlAdmin=" + (mysqlAdminUrl == null ? "unset" : "****")
+                + ", appsHttpsPort=" + (tls.httpsPort() == null ? "off" : tls.httpsPort()) + "]";
     }
 
     public static final class Builder {
@@ -109,6 +121,9 @@ public record ServerConfig(
         private BuildConfig build;
         private RuntimeOptions runtime;
         private int warmNetworks = DEFAULT_WARM_NETWORKS;
+        private DomainSettings domains = DomainSettings.DEFAULTS;
+        private TlsSettings tls = TlsSettings.OFF;
+        private ImageSettings images = ImageSettings.OFF;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -121,13 +136,15 @@ public record ServerConfig(
             secretKey = c.secretKey; createDefaultAccount = c.createDefaultAccount; uploadLimitBytes = c.uploadLimitBytes;
             gitHosts = c.gitHosts; buildSlots = c.buildSlots; postgresAdminUrl = c.postgresAdminUrl;
             mysqlAdminUrl = c.mysqlAdminUrl; sandboxPort = c.sandboxPort; webhooks = c.webhooks; isolation = c.isolation;
-            build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks;
+            build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks; domains = c.domains; tls = c.tls;
+            images = c.images;
         }
 
         /**
          * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
          * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
-         * schedule and {@code SLIPWAY_SANDBOX_WARM_NETWORKS}. A bad value is an {@link IllegalArgumentException}
+         * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
+         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}). A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
         public Builder environment(Map<String, String> env) {
@@ -137,6 +154,9 @@ public record ServerConfig(
             runtime = RuntimeOptions.fromEnv(env, regions);
             webhooks = new WebhookSettings(webhooks.allowPrivate(), WebhookSettings.retriesFrom(env));
             warmNetworks = warmNetworks(env.get("SLIPWAY_SANDBOX_WARM_NETWORKS"));
+            domains = DomainSettings.fromEnv(env);
+            tls = TlsSettings.fromEnv(tls, env);
+            images = ImageSettings.fromEnv(env);
             return this;
         }
 
@@ -180,6 +200,17 @@ public record ServerConfig(
         public Builder build(BuildConfig v) { build = v; return this; }
         public Builder runtime(RuntimeOptions v) { runtime = v; return this; }
         public Builder warmNetworks(int v) { warmNetworks = v; return this; }
+        public Builder domains(DomainSettings v) { domains = v; return this; }
+        /** {@code --domain-verification}: true (dns) needs a TXT record before a custom domain is served; false (off) does not. */
+        public Builder domainProof(boolean v) { domains = domains.withProof(v); return this; }
+        public Builder tls(TlsSettings v) { tls = v; return this; }
+        public Builder images(ImageSettings v) { images = v; return this; }
+        /** {@code --image-registry}: push every build as an OCI image there (host[:port][/path]); null keeps the environment's. */
+        public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
+        /** The apps HTTPS listener's port (0: a free one); null: no HTTPS. */
+        public Builder appsHttpsPort(Integer v) { tls = tls.withHttpsPort(v); return this; }
+        /** The operator's PEM certificate and key for {@code *.<apps domain>}; both null: none. */
+        public Builder appsTlsCertificate(Path cert, Path key) { tls = tls.withWildcard(cert, key); return this; }
         /** How long a starting app has to answer HTTP. */
         public Builder healthTimeout(Duration v) { runtime = runtime().withHealthTimeout(v); return this; }
 
@@ -192,7 +223,8 @@ public record ServerConfig(
                     regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
                     mysqlAdminUrl, sandboxPort, webhooks == null ? WebhookSettings.DEFAULTS : webhooks,
                     isolation == null ? IsolationMode.AUTO : isolation,
-                    build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks);
+                    build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
+                    domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images);
         }
     }
 }

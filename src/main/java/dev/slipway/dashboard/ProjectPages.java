@@ -10,7 +10,9 @@ import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectView;
 import dev.slipway.projects.ProjectStore;
+import dev.slipway.projects.ProjectView;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
@@ -23,12 +25,35 @@ public final class ProjectPages {
     private final DeploymentStore deployments;
     private final DeploymentService service;
     private final AppUrls urls;
+    private final ProjectView.Certificates certificates;
 
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls) {
+        this(projects, deployments, service, urls, ProjectView.Certificates.NONE);
+    }
+
+    /** @param certificates the custom domain's certificate, shown on the project's page */
+    public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls,
+                        ProjectView.Certificates certificates) {
         this.projects = projects;
         this.deployments = deployments;
         this.service = service;
         this.urls = urls;
+        this.certificates = certificates;
+    }
+
+    /** The domain's HTTPS state: issued (until when), failed (why, and when it is tried again) or pending; HSTS. */
+    private Safe https(Project p) {
+        if (p.domain() == null) return Html.EMPTY;
+        ProjectView.Certificate c = certificates.of(p.domain()).orElse(null);
+        if (c == null) return Html.EMPTY;
+        Safe state = switch (c.status()) {
+            case "issued" -> Html.fmt("<span class=\"badge badge-live\">issued</span> until %s", Format.time(c.expiresAt()));
+            case "failed" -> Html.fmt("%s %s%s", Format.badge("failed"), Format.orDash(c.lastError()),
+                    c.expiresAt() == null ? Html.EMPTY : Html.fmt(" (the current certificate is served until %s)", Format.time(c.expiresAt())));
+            default -> Html.fmt("%s being ordered", Format.badge("pending"));
+        };
+        return Html.fmt("<dt>Certificate</dt><dd data-certificate=\"%s\">%s</dd><dt>HSTS</dt><dd>%s</dd>",
+                c.status(), state, p.hsts() ? "on" : "off");
     }
 
     public void list(Context ctx, Viewer viewer) {
@@ -96,7 +121,7 @@ public final class ProjectPages {
                 </div>
                 <dl class="fields">
                   <dt>Production</dt><dd>%s</dd>
-                  %s
+                  %s%s
                   <dt>Source</dt><dd>%s</dd>
                   <dt>Branch</dt><dd>%s</dd>
                   <dt>Framework</dt><dd>%s</dd>
@@ -108,13 +133,35 @@ public final class ProjectPages {
                 <h2>Deployments</h2>
                 %s
                 %s""", p.name(), p.id(), Layout.csrf(viewer), production,
-                p.domain() == null ? Html.EMPTY : Html.fmt("<dt>Domain</dt><dd>%s</dd>", p.domain()),
+                domain(p), https(p),
                 p.repo() == null ? p.source() : p.source() + ": " + p.repo(), Format.orDash(p.branch()),
                 Format.orDash(p.framework()), p.region(),
                 p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
                 p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
                         p.database().type(), p.database().id(), p.database().state()),
                 p.id(), Layout.error(error), list));
+    }
+
+    /**
+     * The custom domain, whether it is served, and while it is not, the TXT record that proves it (the server
+     * checks pending domains on its own; {@code POST /v1/projects/{id}/domain/verify} checks at once).
+     */
+    private static Safe domain(Project p) {
+        if (p.domain() == null) return Html.EMPTY;
+        Project.DomainCheck check = p.domainCheck();
+        if (p.servedDomain() != null) {
+            return Html.fmt("<dt>Domain</dt><dd>%s <span class=\"badge\" data-domain-status=\"verified\">verified</span></dd>", p.domain());
+        }
+        Safe record = check == null || check.token() == null ? Html.fmt("<p class=\"muted\">A verification token is being prepared.</p>")
+                : Html.fmt("<p>Publish this DNS record; the domain is served once it is found:</p>"
+                        + "<table class=\"record\"><tr><th>Type</th><th>Name</th><th>Value</th></tr>"
+                        + "<tr><td>TXT</td><td><code>%s</code></td><td><code data-domain-token>%s</code></td></tr></table>",
+                        ProjectView.RECORD_PREFIX + p.domain(), check.token());
+        Safe last = check == null || check.checkedAt() == null ? Html.EMPTY
+                : Html.fmt("<p class=\"muted\">Last checked %s: %s</p>", Format.time(check.checkedAt()),
+                        check.reason() == null ? "not verified" : check.reason());
+        return Html.fmt("<dt>Domain</dt><dd>%s <span class=\"badge\" data-domain-status=\"pending_verification\">pending verification</span>%s%s</dd>",
+                p.domain(), record, last);
     }
 
     Project owned(Context ctx, Viewer viewer) {

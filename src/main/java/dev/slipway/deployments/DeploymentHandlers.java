@@ -70,7 +70,8 @@ public final class DeploymentHandlers {
         Deployment d = LongPoll.await(ctx, deployments.changes(), first.id(), () -> deployments.find(first.id()).orElseThrow(),
                 x -> x.status().label(), x -> x.status().finished());
         Project project = projects.find(d.projectId()).orElseThrow();
-        ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls)));
+        String image = d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
+        ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image)));
     }
 
     public Reply create(Context ctx) {

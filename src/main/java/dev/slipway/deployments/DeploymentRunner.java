@@ -2,6 +2,7 @@ package dev.slipway.deployments;
 
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
+import dev.slipway.images.ImageBuilder;
 import dev.slipway.build.Builder;
 import dev.slipway.api.AppUrls;
 import dev.slipway.databases.DatabaseService;
@@ -52,8 +53,8 @@ public final class DeploymentRunner implements JobRunner {
     /** Where a build's source comes from, and the directory of the workspaces it is put in. */
     public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
 
-    /** The builder, and the builds kept per project. */
-    public record Builds(Builder builder, ArtifactStore artifacts, int keep) {}
+    /** The builder, the builds kept per project, and what makes a build an OCI image (when a registry is set). */
+    public record Builds(Builder builder, ArtifactStore artifacts, int keep, ImageBuilder images) {}
 
     /** What serves a deployment once built. */
     public record Serving(AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls) {}
@@ -77,6 +78,8 @@ public final class DeploymentRunner implements JobRunner {
         Deployment d = p.deployments().find(job.subjectId()).orElseThrow();
         if (d.status().finished()) return;
         Project project = p.projects().find(d.projectId()).orElseThrow();
+        WarmSwitch warm = job.attempts() == 1 ? warmSwitch(d, project) : null;
+        boolean promoted = false;
         RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
         Map<String, String> env = run.env();
         Set<String> secretValues = run.secretValues();
@@ -98,12 +101,15 @@ public final class DeploymentRunner implements JobRunner {
             else if (d.rollbackOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
                     "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
             if (!lease.held()) return;
+            p.builds().images().ensure(artifact, log);
             Target target = start(d, project, artifact, env, secretValues, log);
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
             p.logs().flush(); // the run's lines are stored before anyone sees it live
-            var previous = promoteAndRoute(d, project, target, url);
-            if (project.domain() != null) serving.routes().setDomain(project.domain(), project.name());
+            var previous = promoteAndRoute(d, project, target, url, warm == null ? null : warm.before());
+            promoted = true;
+            // read again: the domain may have been changed or verified while this deployment built
+            p.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
             serving.retiring().reinstate(d.id());
             previous.ifPresent(prev -> serving.retiring().retire(instanceOwner(prev)));
             pruneArtifacts(project.id());
@@ -128,17 +134,53 @@ public final class DeploymentRunner implements JobRunner {
             }
             fail(d.id(), message(e));
         } finally {
+            if (warm != null && !promoted) undo(project, warm);
             if (d.rollbackOf() == null) Workspaces.delete(checkout.workspace(d.id()));
+        }
+    }
+
+    /**
+     * Production's route before a warm rollback switched it, and whether that rollback took the target's
+     * process out of retirement.
+     */
+    private record WarmSwitch(Optional<Target> before, String owner, boolean reinstated) {}
+
+    /**
+     * A rollback to an app still running here is a route switch (issue 18): production's route moves to it
+     * as soon as the job is claimed, before the run's store work (its environment, the build's record, the
+     * state changes and their log lines, which stay exactly as they were), so that the rollback takes effect
+     * in the time of a claim. The run then goes on as before and finds the same process; if it does not get
+     * to live, {@link #undo} puts the previous route back.
+     */
+    private WarmSwitch warmSwitch(Deployment d, Project project) {
+        if (d.rollbackOf() == null) return null;
+        String owner = instanceOwner(d.rollbackOf());
+        var instance = serving.runtime().get(owner);
+        if (instance.isEmpty()) return null;
+        Optional<Target> before = serving.routes().production(project.name());
+        serving.routes().setProduction(project.name(), new Target.Upstream(instance.get().port()));
+        return new WarmSwitch(before, owner, serving.retiring().reinstate(owner));
+    }
+
+    private void undo(Project project, WarmSwitch warm) {
+        try {
+            warm.before().ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
+                    () -> serving.routes().removeProduction(project.name()));
+            if (warm.reinstated()) serving.retiring().retire(warm.owner());
+        } catch (RuntimeException e) {
+            LOG.warn("putting back the route of {} after a failed rollback failed: {}", project.name(), e.toString());
         }
     }
 
     /**
      * Makes the deployment production in the store and in the router. The route switches first: whoever
      * learns that it is live (a long-poll answered at the commit, a webhook) must reach the new app, not
-     * the old one. A failed commit puts the previous route back.
+     * the old one. A failed commit puts the previous route back: {@code switchedFrom} when a warm rollback
+     * switched it already (null otherwise).
      */
-    private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url) {
-        var before = serving.routes().production(project.name());
+    private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url,
+                                             Optional<Target> switchedFrom) {
+        var before = switchedFrom != null ? switchedFrom : serving.routes().production(project.name());
         serving.routes().setProduction(project.name(), target);
         try {
             return promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
@@ -182,7 +224,7 @@ public final class DeploymentRunner implements JobRunner {
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
-            artifact = p.builds().builder().build(project.id(), source.commitSha(), source.dir(), project.framework(),
+            artifact = p.builds().builder().build(project.accountId(), project.id(), source.commitSha(), source.dir(), project.framework(),
                     project.rootDirectory(), buildEnv, secretValues, log);
         } finally {
             watch.ended();

@@ -214,4 +214,10 @@ public final class DeploymentStore {
     private static Instant instant(Timestamp ts) {
         return ts == null ? null : ts.toInstant();
     }
+
+    /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
+    public Optional<String> image(String artifactId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).findOne());
+    }
 }

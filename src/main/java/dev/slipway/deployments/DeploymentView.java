@@ -22,13 +22,18 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
     public record Detail(String id, String projectId, String commitSha, String commitMessage, String branch,
                          String status, String url, Instant createdAt, Instant liveAt, String previewUrl,
                          String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
-                         String rollbackOf, String rolledBackFrom) {
+                         String rollbackOf, String rolledBackFrom, String image) {
         public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
+            return of(d, projectName, production, urls, null);
+        }
+
+        /** @param image the build's OCI image ({@code <repository>@sha256:...}), null when it has none */
+        public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls, String image) {
             String own = urls.deployment(projectName, d.shortId());
             return new Detail(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(), d.status().label(),
                     own, d.createdAt(), d.liveAt(), production ? null : own, d.region(), d.instanceType(),
                     d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
-                    d.rollbackOf(), d.rolledBackFrom());
+                    d.rollbackOf(), d.rolledBackFrom(), image);
         }
     }
 

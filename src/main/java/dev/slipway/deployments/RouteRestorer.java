@@ -34,7 +34,7 @@ public final class RouteRestorer {
             deployments.find(project.productionDeploymentId()).ifPresent(d -> target(d).ifPresent(t -> {
                 routes.setProduction(project.name(), t);
                 routes.setDeployment(project.name(), d.shortId(), t);
-                if (project.domain() != null) routes.setDomain(project.domain(), project.name());
+                if (project.servedDomain() != null) routes.setDomain(project.servedDomain(), project.name());
             }));
         }
         deployments.jdbi().useHandle(h -> h.createQuery(

@@ -29,7 +29,7 @@ import java.util.Set;
 
 /** {@code /v1/migrations}: start one, list, read (with {@code ?wait}), logs. */
 public final class MigrationHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("source", "repo", "branch", "framework", "env_vars",
+    private static final Set<String> CREATE_FIELDS = Set.of("hsts", "source", "repo", "branch", "framework", "env_vars",
             "database", "domain", "region", "upload_id", InstanceTypeField.NAME, "name", "root_directory");
 
     private final MigrationStore migrations;
@@ -72,8 +72,8 @@ public final class MigrationHandlers {
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         String name = ProjectInput.name(body);
-        if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
-        ProjectInput input = ProjectInput.read(body, regions);
+        if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
+        ProjectInput input = ProjectInput.read(body, regions, urls.appsDomain());
         String uploadId = null;
         if ("zip".equals(input.source())) {
             uploadId = body.string("upload_id", true, 40, null, null);

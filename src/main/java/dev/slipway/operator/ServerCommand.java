@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -34,9 +35,33 @@ public final class ServerCommand implements Callable<Integer> {
             description = "Port of the apps listener that serves deployed apps (env SLIPWAY_APPS_PORT; default: ${DEFAULT-VALUE})")
     int appsPort;
 
+    @Option(names = "--image-registry",
+            description = "Push every build as an OCI image to this registry (host[:port][/path]); with it, SLIPWAY_IMAGE_BASES "
+                    + "and SLIPWAY_IMAGE_INSECURE apply (env SLIPWAY_IMAGE_REGISTRY; default: off)")
+    String imageRegistry;
+
+    @Option(names = "--apps-https-port", defaultValue = "${env:SLIPWAY_APPS_HTTPS_PORT}",
+            description = "Port of the apps HTTPS listener; turns on automatic HTTPS (ACME certificates for custom domains, "
+                    + "HTTP→HTTPS redirects) (env SLIPWAY_APPS_HTTPS_PORT; default: off)")
+    Integer appsHttpsPort;
+
+    @Option(names = "--apps-tls-cert", defaultValue = "${env:SLIPWAY_APPS_TLS_CERT}",
+            description = "PEM certificate chain for *.<apps domain>, served for project and deployment addresses "
+                    + "(env SLIPWAY_APPS_TLS_CERT; needs --apps-tls-key and --apps-https-port)")
+    Path appsTlsCert;
+
+    @Option(names = "--apps-tls-key", defaultValue = "${env:SLIPWAY_APPS_TLS_KEY}",
+            description = "PEM private key of --apps-tls-cert (env SLIPWAY_APPS_TLS_KEY)")
+    Path appsTlsKey;
+
     @Option(names = "--apps-domain", defaultValue = "${env:SLIPWAY_APPS_DOMAIN:-localhost}",
             description = "Domain under which apps get <project>.<domain> (env SLIPWAY_APPS_DOMAIN; default: ${DEFAULT-VALUE})")
     String appsDomain;
+
+    @Option(names = "--domain-verification",
+            description = "dns: a custom domain is served once a TXT record at _slipway-challenge.<domain> holds its token; "
+                    + "off: at once, for a single-team install (env SLIPWAY_DOMAIN_VERIFICATION; default: dns)")
+    String domainVerification;
 
     @Option(names = "--public-url", defaultValue = "${env:SLIPWAY_PUBLIC_URL}",
             description = "Address clients reach the API at, for absolute links (env SLIPWAY_PUBLIC_URL; default: http://<host>:<api port>)")
@@ -123,6 +148,10 @@ public final class ServerCommand implements Callable<Integer> {
         System.out.printf("Slipway dashboard at http://%s:%d/dashboard%n", host, slipway.apiPort());
         if (sandboxPort != null) System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());
         System.out.printf("Slipway apps listening on http://<project>.%s:%d%n", appsDomain, slipway.appsPort());
+        if (slipway.appsHttpsPort() != null) {
+            System.out.printf("Slipway apps HTTPS on port %d (certificates from %s)%n", slipway.appsHttpsPort(),
+                    slipway.config().tls().directoryUrl());
+        }
         dev.slipway.isolation.Confinement confinement = slipway.engine().runtime().confinement();
         System.out.println("Isolation: " + confinement.summary());
         if (!confinement.isolated()) System.out.println(dev.slipway.isolation.Confinement.NOT_ISOLATED);
@@ -146,12 +175,17 @@ public final class ServerCommand implements Callable<Integer> {
         if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("--build-slots must be from 1 to 64");
         if (uploadLimitBytes <= 0) throw new IllegalArgumentException("--upload-limit-bytes must be positive");
         List<String> regionList = Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        return ServerConfig.builder(store.dataDir).environment(System.getenv())
+        ServerConfig.Builder builder = ServerConfig.builder(store.dataDir).environment(System.getenv());
+        if (domainVerification != null) {
+            builder.domainProof(dev.slipway.domains.DomainSettings.proof("--domain-verification", domainVerification));
+        }
+        return builder
                 .host(host).ports(apiPort, appsPort).databaseUrl(store.databaseUrl).databasePoolSize(poolSize)
                 .appsDomain(appsDomain).publicUrl(publicUrl).regions(regionList).uploadLimit(uploadLimitBytes)
                 .gitHosts(GitHosts.parse(gitHosts)).buildSlots(buildSlots)
                 .databaseAdmins(blankToNull(postgresAdminUrl), blankToNull(mysqlAdminUrl)).sandboxPort(sandboxPort)
-                .allowPrivateTargets(webhooksAllowPrivate).isolation(IsolationMode.parse(isolation)).build();
+                .allowPrivateTargets(webhooksAllowPrivate).isolation(IsolationMode.parse(isolation))
+                .appsHttpsPort(appsHttpsPort).appsTlsCertificate(appsTlsCert, appsTlsKey).imageRegistry(imageRegistry).build();
     }
 
     private static String blankToNull(String s) {

@@ -8,23 +8,41 @@ import java.util.List;
  *
  * @param database      its database (null: none), for reads; the pipeline uses {@code DatabaseService}
  * @param rootDirectory the app's folder in its source, or null for the top
+ * @param domainCheck   the proof of control of {@code domain}; null when it has none
+ * @param hsts          Strict-Transport-Security on its HTTPS answers
  */
 public record Project(String id, String accountId, String name, String source, String repo, String branch,
                       String framework, String region, String domain, String productionDeploymentId,
-                      Instant createdAt, List<String> envVarNames, DatabaseRef database, String rootDirectory) {
+                      Instant createdAt, List<String> envVarNames, DatabaseRef database, String rootDirectory,
+                      DomainCheck domainCheck, boolean hsts) {
     public Project(String id, String accountId, String name, String source, String repo, String branch,
                    String framework, String region, String domain, String productionDeploymentId,
                    Instant createdAt, List<String> envVarNames) {
         this(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId, createdAt,
-                envVarNames, null, null);
+                envVarNames, null, null, null, false);
     }
 
     /** The same project with its env var names and database as read. */
     public Project with(List<String> names, DatabaseRef db) {
         return new Project(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId,
-                createdAt, List.copyOf(names), db, rootDirectory);
+                createdAt, List.copyOf(names), db, rootDirectory, domainCheck, hsts);
+    }
+
+    /** The custom domain when the router may serve it (its control is proven), else null. */
+    public String servedDomain() {
+        return domain != null && domainCheck != null && domainCheck.status() == DomainStatus.VERIFIED ? domain : null;
     }
 
     /** The project's database as reads show it: {@code db_} id, type, state. */
     public record DatabaseRef(String id, String type, String state) {}
+
+    /**
+     * Where the proof of control of a custom domain stands.
+     *
+     * @param token     what the TXT record at {@code _slipway-challenge.<domain>} must hold (random, not a secret);
+     *                  null only for a domain stored before proofs existed, until the server gives it one
+     * @param checkedAt the last check, or null
+     * @param reason    why the last check did not verify it, or null
+     */
+    public record DomainCheck(DomainStatus status, String token, Instant checkedAt, String reason) {}
 }

@@ -30,6 +30,7 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean informed;
+    private final java.util.List<ProjectChanges> followers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public ProjectCache(Clock clock) {
         this.clock = clock;
@@ -58,10 +59,19 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
         else entries.remove(projectId);
     }
 
+    /**
+     * Also told of each change the feed brings (other servers' writes too), and of {@code null} (any project)
+     * whenever the feed starts listening again, since changes may have gone untold meanwhile.
+     */
+    public void follow(ProjectChanges follower) {
+        followers.add(follower);
+    }
+
     /** A notice of the feed: a project id. */
     @Override
     public void accept(String projectId) {
         changed(projectId);
+        for (ProjectChanges f : followers) f.changed(projectId == null || projectId.isEmpty() ? null : projectId);
     }
 
     /** The store now tells of every change (from this moment on): start keeping projects. */
@@ -69,6 +79,7 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     public void listening() {
         changed(null);
         informed = true;
+        for (ProjectChanges f : followers) f.changed(null);
     }
 
     /** Changes may go untold (the feed is down): keep nothing until {@link #listening()} again. */

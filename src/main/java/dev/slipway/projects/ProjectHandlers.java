@@ -17,28 +17,35 @@ import java.util.Set;
 /** {@code /v1/projects}: list, read, and create without deploying. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars", "root_directory");
+            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
 
     private final ProjectStore projects;
     private final AppUrls urls;
     private final List<String> regions;
+    private final ProjectView.Certificates certificates;
 
     public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions) {
+        this(projects, urls, regions, ProjectView.Certificates.NONE);
+    }
+
+    /** @param certificates the certificate of a custom domain, as its project shows it */
+    public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions, ProjectView.Certificates certificates) {
         this.projects = projects;
         this.urls = urls;
         this.regions = regions;
+        this.certificates = certificates;
     }
 
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
         Page<Project> page = projects.page(principal.accountId(), Paging.request(ctx));
-        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls)).toList(), page.pagination()));
+        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls, certificates)).toList(), page.pagination()));
     }
 
     public void get(Context ctx) {
         String id = ctx.pathParam("project_id");
         Project p = Access.owned(Requests.principal(ctx), projects.read(id), Project::accountId, "Project", id);
-        ctx.json(new Envelope<>(ProjectView.of(p, urls)));
+        ctx.json(new Envelope<>(ProjectView.of(p, urls, certificates)));
     }
 
     public dev.slipway.api.Reply create(Context ctx) {
@@ -46,14 +53,14 @@ public final class ProjectHandlers {
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
         String name = ProjectInput.name(body);
-        ProjectInput input = ProjectInput.read(body, regions);
-        if (name != null && projects.nameTaken(name)) body.problem("name", "is already taken");
+        ProjectInput input = ProjectInput.read(body, regions, urls.appsDomain());
+        if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
         body.check();
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
-                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory()));
-        return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls));
+                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
+        return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates));
     }
 
     /** The project if the caller's account owns it; 404 or 403 otherwise. */

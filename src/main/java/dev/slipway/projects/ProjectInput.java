@@ -11,13 +11,15 @@ import java.util.regex.Pattern;
 
 /** The fields that describe a project's source and serving, validated the same way wherever they are accepted. */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
-                           String domain, Map<String, String> envVars, String rootDirectory) {
+                           String domain, Map<String, String> envVars, String rootDirectory, boolean hsts) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip");
     public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static");
     public static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,254}$");
     public static final Pattern HOSTNAME = Pattern.compile(
             "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$");
+    /** A label that reads as a deployment's address, {@code <project>-<short id>} (the id's last 8 characters). */
+    public static final Pattern DEPLOYMENT_LABEL = Pattern.compile("^(.+)-([0-9a-z]{8})$");
     public static final Pattern PROJECT_NAME = Pattern.compile("^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$");
     /** Folders of letters, digits, '.', '_' and '-', separated by '/'; never '.' or '..', never absolute. */
     public static final Pattern ROOT_DIRECTORY = Pattern.compile(
@@ -26,7 +28,8 @@ public record ProjectInput(String source, String repo, String branch, String fra
     public static final int MAX_ENV_VARS = 200;
     public static final int MAX_ENV_VALUE = 32 * 1024;
 
-    public static ProjectInput read(Body body, List<String> regions) {
+    /** @param appsDomain the domain the platform's own addresses are under: no custom domain may be it or under it */
+    public static ProjectInput read(Body body, List<String> regions, String appsDomain) {
         String source = body.oneOf("source", true, SOURCES);
         String repo = null;
         if (source != null && GIT_SOURCES.contains(source)) {
@@ -49,15 +52,44 @@ public record ProjectInput(String source, String repo, String branch, String fra
         if (!regions.contains(region)) {
             body.problem("region", "must be one of the regions this installation runs apps in: " + String.join(", ", regions));
         }
-        String domain = body.string("domain", false, 253, null, null);
-        if (domain != null) {
-            domain = domain.toLowerCase(Locale.ROOT);
-            if (!HOSTNAME.matcher(domain).matches()) body.problem("domain", "must be a hostname such as app.example.com");
-        }
+        String domain = domain(body, appsDomain);
         Map<String, String> env = body.stringMap("env_vars", MAX_ENV_VARS, ENV_NAME,
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
-                framework, region, domain, env, rootDirectory(body));
+                framework, region, domain, env, rootDirectory(body), hsts(body));
+    }
+
+    /** {@code hsts}: Strict-Transport-Security on the project's HTTPS answers; false when absent. */
+    private static boolean hsts(Body body) {
+        var node = body.node().get("hsts");
+        if (node == null || node.isNull()) return false;
+        if (!node.isBoolean()) {
+            body.problem("hsts", "must be true or false");
+            return false;
+        }
+        return node.booleanValue();
+    }
+
+    /** {@code domain}: a lowercase hostname, never the apps domain or a name under it; null when absent. */
+    public static String domain(Body body, String appsDomain) {
+        String domain = body.string("domain", false, 253, null, null);
+        if (domain == null) return null;
+        domain = domain.toLowerCase(Locale.ROOT);
+        if (domain.endsWith(".")) domain = domain.substring(0, domain.length() - 1);
+        if (underAppsDomain(domain, appsDomain)) {
+            body.problem("domain", "must not be the apps domain (" + appsDomain + ") or a name under it: "
+                    + "addresses under the apps domain belong to the platform");
+        } else if (!HOSTNAME.matcher(domain).matches()) {
+            body.problem("domain", "must be a hostname such as app.example.com");
+        }
+        return domain;
+    }
+
+    /** True when {@code domain} is the apps domain or a name under it (both lowercase, no trailing dot). */
+    public static boolean underAppsDomain(String domain, String appsDomain) {
+        String apps = appsDomain.toLowerCase(Locale.ROOT);
+        if (apps.endsWith(".")) apps = apps.substring(0, apps.length() - 1);
+        return domain.equals(apps) || domain.endsWith("." + apps);
     }
 
     /** {@code root_directory}: a relative folder such as {@code apps/web}; "", "." and "/" mean the top. */

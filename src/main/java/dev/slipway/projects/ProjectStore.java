@@ -10,6 +10,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +25,8 @@ public final class ProjectStore {
             rs.getString("id"), rs.getString("account_id"), rs.getString("name"), rs.getString("source"),
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
-            rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"));
+            rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"), domainCheck(rs),
+            rs.getBoolean("hsts"));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -40,13 +42,31 @@ public final class ProjectStore {
     private final Ids ids;
     private final SecretBox secrets;
     private final ProjectCache cache;
+    private final boolean domainProof;
+    private final DomainListener domainListener;
 
+    /** Told inside the transaction that verifies a project's domain (the webhook outbox). */
+    public interface DomainListener {
+        DomainListener NONE = (h, p) -> {};
+
+        void verified(Handle h, Project project);
+    }
+
+    /** Custom domains need a proof of control; nobody is told when one is verified. */
     public ProjectStore(Jdbi jdbi, Clock clock, SecretBox secrets, ProjectCache cache) {
+        this(jdbi, clock, secrets, cache, true, DomainListener.NONE);
+    }
+
+    /** @param domainProof false: a custom domain is verified as soon as it is set (a single-team install) */
+    public ProjectStore(Jdbi jdbi, Clock clock, SecretBox secrets, ProjectCache cache, boolean domainProof,
+                        DomainListener domainListener) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.ids = new Ids(clock);
         this.secrets = secrets;
         this.cache = cache;
+        this.domainProof = domainProof;
+        this.domainListener = domainListener;
     }
 
     public Project create(NewProject p) {
@@ -57,13 +77,21 @@ public final class ProjectStore {
     public Project create(Handle h, NewProject p) {
         String id = ids.next("prj");
         var now = clock.instant();
+        Project.DomainCheck check = p.domain() == null ? null : newDomainCheck();
         h.createUpdate("""
                         INSERT INTO projects (id, account_id, name, source, repo, branch, framework, region, domain,
-                                              root_directory, created_at)
-                        VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :root, :at)""")
+                                              root_directory, created_at, domain_status, domain_token,
+                                              domain_next_check_at, domain_verified_at, hsts)
+                        VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :root, :at,
+                                :status, :token, :next, :verified, :hsts)""")
                 .bind("id", id).bind("account", p.accountId()).bind("name", p.name()).bind("source", p.source())
                 .bind("repo", p.repo()).bind("branch", p.branch()).bind("framework", p.framework())
                 .bind("region", p.region()).bind("domain", p.domain()).bind("root", p.rootDirectory()).bind("at", now)
+                .bind("status", check == null ? null : check.status().label())
+                .bind("token", check == null ? null : check.token())
+                .bind("next", check == null ? null : now)
+                .bind("verified", check != null && check.status() == DomainStatus.VERIFIED ? now : null)
+                .bind("hsts", p.hsts())
                 .execute();
         Map<String, String> env = p.envVars() == null ? Map.of() : p.envVars();
         for (var e : env.entrySet()) {
@@ -71,7 +99,20 @@ public final class ProjectStore {
                     .bind("p", id).bind("n", e.getKey()).bind("v", secrets.encrypt(e.getValue())).execute();
         }
         return new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
-                p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory());
+                p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory(), check,
+                p.hsts());
+    }
+
+    private Project.DomainCheck newDomainCheck() {
+        return new Project.DomainCheck(domainProof ? DomainStatus.PENDING_VERIFICATION : DomainStatus.VERIFIED,
+                DomainTokens.next(), null, null);
+    }
+
+    private static Project.DomainCheck domainCheck(java.sql.ResultSet rs) throws java.sql.SQLException {
+        if (rs.getString("domain") == null) return null;
+        var checked = rs.getTimestamp("domain_checked_at");
+        return new Project.DomainCheck(DomainStatus.parse(rs.getString("domain_status")), rs.getString("domain_token"),
+                checked == null ? null : checked.toInstant(), rs.getString("domain_check_reason"));
     }
 
     /**
@@ -155,12 +196,12 @@ public final class ProjectStore {
 
     /** The base name if free, else the base with a short random suffix. */
     public String freeName(String base) {
-        if (!nameTaken(base)) return base;
+        if (nameProblem(base).isEmpty()) return base;
         String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
         for (int attempt = 0; attempt < 20; attempt++) {
             StringBuilder s = new StringBuilder(base).append('-');
             for (int i = 0; i < 5; i++) s.append(alphabet.charAt(NAME_SUFFIX.nextInt(alphabet.length())));
-            if (!nameTaken(s.toString())) return s.toString();
+            if (nameProblem(s.toString()).isEmpty()) return s.toString();
         }
         throw new IllegalStateException("no free project name for " + base);
     }
@@ -173,6 +214,151 @@ public final class ProjectStore {
     public boolean domainTaken(String domain) {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE domain = :d")
                 .bind("d", domain).mapTo(Long.class).one()) > 0;
+    }
+
+    /**
+     * Why a new project may not take this name, or empty: it is taken, or it and another project's name could
+     * be read as one project and one of its deployment addresses ({@code <project>-<short id>}, DESIGN §3):
+     * {@code app-ndzz43be} is refused while a project {@code app} exists, and {@code app} while a project named
+     * {@code app-<8 letters or digits>} does. The router also lets a deployment address win over a project of
+     * the same label, for names stored before this rule.
+     */
+    public Optional<String> nameProblem(String name) {
+        if (nameTaken(name)) return Optional.of("is already taken");
+        var m = ProjectInput.DEPLOYMENT_LABEL.matcher(name);
+        if (m.matches() && nameTaken(m.group(1))) {
+            return Optional.of("reads as the address of a deployment of the project '" + m.group(1) + "' (<project>-<short id>): "
+                    + "a name may not end in '-' and 8 letters or digits after an existing project's name");
+        }
+        Optional<String> shadow = jdbi.withHandle(h -> h.createQuery(
+                        "SELECT name FROM projects WHERE name LIKE :prefix AND LENGTH(name) = :length")
+                .bind("prefix", name + "-%").bind("length", name.length() + 9).mapTo(String.class).stream()
+                .filter(n -> ProjectInput.DEPLOYMENT_LABEL.matcher(n).matches()).findFirst());
+        return shadow.map(n -> "would make the project '" + n + "' read as one of its deployment addresses "
+                + "(<project>-<short id>)");
+    }
+
+    /** Every custom domain whose control is proven, in order: the ones the router serves and certificates are for. */
+    public List<String> verifiedDomains() {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT domain FROM projects WHERE domain IS NOT NULL AND domain_status = :verified ORDER BY domain")
+                .bind("verified", DomainStatus.VERIFIED.label()).mapTo(String.class).list());
+    }
+
+    /** Projects whose domain waits for its proof and is due to be checked at {@code now}, the most overdue first. */
+    public List<String> domainChecksDue(Instant now, int limit) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT id FROM projects WHERE domain_status = :pending AND domain_next_check_at <= :now
+                        ORDER BY domain_next_check_at, id LIMIT :limit""")
+                .bind("pending", DomainStatus.PENDING_VERIFICATION.label()).bind("now", now).bind("limit", limit)
+                .mapTo(String.class).list());
+    }
+
+    /**
+     * Takes the project's due check for this server: true when it was still due and pending, and then no other
+     * server (sharing the store) takes it before {@code next}.
+     */
+    public boolean claimDomainCheck(String projectId, Instant now, Instant next) {
+        return jdbi.withHandle(h -> h.createUpdate("""
+                        UPDATE projects SET domain_next_check_at = :next
+                        WHERE id = :id AND domain_status = :pending AND domain_next_check_at <= :now""")
+                .bind("next", next).bind("id", projectId).bind("pending", DomainStatus.PENDING_VERIFICATION.label())
+                .bind("now", now).execute()) == 1;
+    }
+
+    /** Records a check that did not verify the domain, if the project still has the token that was checked. */
+    public void domainNotVerified(String projectId, String token, String reason) {
+        jdbi.useHandle(h -> {
+            h.createUpdate("""
+                            UPDATE projects SET domain_checked_at = :now, domain_check_reason = :reason
+                            WHERE id = :id AND domain_token = :token AND domain_status = :pending""")
+                    .bind("now", clock.instant()).bind("reason", reason.length() > 500 ? reason.substring(0, 500) : reason)
+                    .bind("id", projectId).bind("token", token).bind("pending", DomainStatus.PENDING_VERIFICATION.label())
+                    .execute();
+            cache.changed(projectId);
+        });
+    }
+
+    /**
+     * Moves the project's domain to verified if it still has the token that was proven (its domain may have
+     * been changed meanwhile); the listener hears it in the same transaction. True when this call moved it:
+     * of several servers checking at once, one does.
+     */
+    public boolean domainVerified(String projectId, String token) {
+        Instant now = clock.instant();
+        return jdbi.inTransaction(h -> {
+            String current = h.createQuery("SELECT domain_token FROM projects WHERE id = :id FOR UPDATE")
+                    .bind("id", projectId).mapTo(String.class).findOne().orElse(null);
+            if (current == null || !current.equals(token)) return false;
+            return DomainStatus.MACHINE.stored("projects", "domain_status").move(h, projectId,
+                    DomainStatus.PENDING_VERIFICATION, DomainStatus.VERIFIED,
+                    "domain_verified_at = :now, domain_checked_at = :now, domain_check_reason = NULL", now, moved -> {
+                        cache.changedAfterCommit(moved, projectId);
+                        domainListener.verified(moved, findIn(moved, projectId));
+                    });
+        });
+    }
+
+    /**
+     * Sets (or with null, removes) the project's custom domain: a new domain starts over, pending with a new
+     * token (verified at once when proofs are off), whatever the old one's state.
+     */
+    public void changeDomain(Handle h, String projectId, String domain) {
+        Instant now = clock.instant();
+        Project.DomainCheck check = domain == null ? null : newDomainCheck();
+        h.createUpdate("""
+                        UPDATE projects SET domain = :domain, domain_status = :status, domain_token = :token,
+                            domain_checked_at = NULL, domain_check_reason = NULL, domain_next_check_at = :next,
+                            domain_verified_at = :verified
+                        WHERE id = :id""")
+                .bind("domain", domain).bind("status", check == null ? null : check.status().label())
+                .bind("token", check == null ? null : check.token()).bind("next", check == null ? null : now)
+                .bind("verified", check != null && check.status() == DomainStatus.VERIFIED ? now : null)
+                .bind("id", projectId).execute();
+        cache.changedAfterCommit(h, projectId);
+    }
+
+    /** {@link #changeDomain(Handle, String, String)} in a transaction of its own. */
+    public void changeDomain(String projectId, String domain) {
+        jdbi.useTransaction(h -> changeDomain(h, projectId, domain));
+    }
+
+    /** Every verified custom domain and its project's name (domain → name). */
+    public Map<String, String> servedDomains() {
+        return jdbi.withHandle(h -> {
+            Map<String, String> out = new HashMap<>();
+            h.createQuery("SELECT domain, name FROM projects WHERE domain IS NOT NULL AND domain_status = :verified")
+                    .bind("verified", DomainStatus.VERIFIED.label())
+                    .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2)))
+                    .forEach(e -> out.put(e.getKey(), e.getValue()));
+            return out;
+        });
+    }
+
+    /** Gives a token to each domain stored before proofs existed; returns how many got one. */
+    public int assignMissingDomainTokens() {
+        return jdbi.withHandle(h -> {
+            List<String> ids = h.createQuery("SELECT id FROM projects WHERE domain IS NOT NULL AND domain_token IS NULL")
+                    .mapTo(String.class).list();
+            int n = 0;
+            for (String id : ids) {
+                n += h.createUpdate("UPDATE projects SET domain_token = :token WHERE id = :id AND domain_token IS NULL")
+                        .bind("token", DomainTokens.next()).bind("id", id).execute();
+            }
+            return n;
+        });
+    }
+
+    /** Pending domains, any time due: with proofs off they are all verified at once. */
+    public List<String> pendingDomains() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM projects WHERE domain_status = :pending ORDER BY id")
+                .bind("pending", DomainStatus.PENDING_VERIFICATION.label()).mapTo(String.class).list());
+    }
+
+    /** The project as the caller's transaction sees it, with its env var names and database, as a read shows it. */
+    private static Project findIn(Handle h, String projectId) {
+        return withEnvNames(h, List.of(h.createQuery("SELECT * FROM projects WHERE id = :id").bind("id", projectId)
+                .map(MAPPER).one())).getFirst();
     }
 
     public Page<Project> page(String accountId, PageRequest request) {

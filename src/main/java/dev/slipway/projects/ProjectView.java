@@ -4,20 +4,53 @@ import dev.slipway.api.AppUrls;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The project as the API shows it: env var names only, never values; its database as
- * {@code {type, project_id (the db_ id), status}} (null: none), never its URL or credentials.
+ * {@code {type, project_id (the db_ id), status}} (null: none), never its URL or credentials. With a custom
+ * domain, {@code domain_status} and the TXT record that proves it ({@code domain_verification}); both null without.
+ * Its custom domain's certificate as {@code {status, expires_at, last_error}} (null: no certificate wanted, or
+ * HTTPS is off), never its key.
  */
 public record ProjectView(String id, String name, String source, String repo, String branch, String framework,
-                          String rootDirectory, String region, String domain, String url, String productionDeploymentId,
-                          List<String> envVars, Database database, Instant createdAt) {
+                          String rootDirectory, String region, String domain, String domainStatus,
+                          DomainVerification domainVerification, String url, String productionDeploymentId,
+                          List<String> envVars, Database database, boolean hsts, Certificate certificate, Instant createdAt) {
+    public static final String RECORD_PREFIX = "_slipway-challenge.";
+
     public static ProjectView of(Project p, AppUrls urls) {
+        return of(p, urls, Certificates.NONE);
+    }
+
+    public static ProjectView of(Project p, AppUrls urls, Certificates certificates) {
+        Project.DomainCheck check = p.domain() == null ? null : p.domainCheck();
         return new ProjectView(p.id(), p.name(), p.source(), p.repo(), p.branch(), p.framework(), p.rootDirectory(), p.region(),
-                p.domain(), urls.production(p.name()), p.productionDeploymentId(), p.envVarNames(),
+                p.domain(), check == null || check.status() == null ? null : check.status().label(),
+                check == null || check.token() == null ? null : new DomainVerification("TXT", RECORD_PREFIX + p.domain(),
+                        check.token(), check.checkedAt(), check.status() == DomainStatus.VERIFIED ? null : check.reason()),
+                urls.production(p.name()), p.productionDeploymentId(), p.envVarNames(),
                 p.database() == null ? null : new Database(p.database().type(), p.database().id(), p.database().state()),
-                p.createdAt());
+                p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), p.createdAt());
     }
 
     public record Database(String type, String projectId, String status) {}
+
+    /**
+     * The DNS record that proves control of the domain: a {@code type} record at {@code name} holding {@code value}.
+     *
+     * @param checkedAt when it was last looked up, or null
+     * @param reason    why the last look-up did not verify the domain; null once verified or before any look-up
+     */
+    public record DomainVerification(String type, String name, String value, Instant checkedAt, String reason) {}
+
+    /** A custom domain's certificate: {@code pending}, {@code issued} or {@code failed}. */
+    public record Certificate(String status, Instant expiresAt, String lastError) {}
+
+    /** Where the certificate of a domain is read from (the HTTPS feature, wired by the composition root). */
+    public interface Certificates {
+        Certificates NONE = domain -> Optional.empty();
+
+        Optional<Certificate> of(String domain);
+    }
 }

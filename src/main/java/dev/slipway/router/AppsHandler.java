@@ -1,10 +1,12 @@
 package dev.slipway.router;
 
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +18,13 @@ import java.util.concurrent.TimeoutException;
  * An address without a route, or whose route points at a port nothing listens on any more, is handed
  * to the {@link Waker}; the request waits for it without holding a server thread. A host the waker
  * found nothing at gets the 404 page at once for a few seconds ({@link UnknownHosts}).
+ * <p>
+ * Declared non-blocking, so that Jetty runs a request on the selector thread that read it rather than
+ * handing it to another thread (issue 18: the hand-offs cost more than the proxying). Only the path of a
+ * plain request to a running app stays on that thread, and it never blocks: a route lookup, the proxy's
+ * asynchronous exchange, an error page. What may block (a wake-up reading the store, a WebSocket upgrade
+ * waiting for the app's handshake, a static file read) runs on the server's thread pool, so one tenant's
+ * slow app cannot stall the connections of others.
  */
 final class AppsHandler extends Handler.Wrapper {
     private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
@@ -43,6 +52,11 @@ final class AppsHandler extends Handler.Wrapper {
     }
 
     @Override
+    public Invocable.InvocationType getInvocationType() {
+        return Invocable.InvocationType.NON_BLOCKING;
+    }
+
+    @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String hostHeader = request.getHeaders().get(HttpHeader.HOST);
         Target target = routes.resolve(hostHeader).orElse(null);
@@ -58,6 +72,12 @@ final class AppsHandler extends Handler.Wrapper {
             return true;
         }
         long routesVersion = routes.version();
+        offThread(request, callback, () -> wake(hostHeader, host, stale, routesVersion, request, response, callback));
+        return true;
+    }
+
+    private void wake(String hostHeader, String host, boolean stale, long routesVersion,
+                      Request request, Response response, Callback callback) {
         wakeups.waker().wake(hostHeader).copy().orTimeout(wakeups.maxWait().toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((wake, failure) -> {
                     try {
@@ -67,7 +87,6 @@ final class AppsHandler extends Handler.Wrapper {
                         callback.failed(t);
                     }
                 });
-        return true;
     }
 
     private void answer(Waker.Wake wake, Throwable failure, boolean stale, String host,
@@ -100,11 +119,36 @@ final class AppsHandler extends Handler.Wrapper {
                 }
                 recent.record(u.port());
                 request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
-                if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
-                        request.getHeaders().get(HttpHeader.HOST)));
+                if (isUpgrade(request)) offThread(request, callback, () -> upstream(request, response, callback));
+                else upstream(request, response, callback);
             }
-            case Target.StaticSite s -> staticSites.handle(request, response, callback, s.root(), s.spaFallback());
+            case Target.StaticSite s -> offThread(request, callback,
+                    () -> staticSites.handle(request, response, callback, s.root(), s.spaFallback()));
         }
         return true;
+    }
+
+    private void upstream(Request request, Response response, Callback callback) throws Exception {
+        if (!super.handle(request, response, callback)) ErrorPages.appDown(response, callback, RouteTable.hostOnly(
+                request.getHeaders().get(HttpHeader.HOST)));
+    }
+
+    /** A WebSocket upgrade (HTTP/1.1 Upgrade, or HTTP/2's extended CONNECT): its handshake with the app blocks. */
+    private static boolean isUpgrade(Request request) {
+        return request.getHeaders().contains(HttpHeader.UPGRADE) || HttpMethod.CONNECT.is(request.getMethod());
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    private static void offThread(Request request, Callback callback, Work work) {
+        request.getComponents().getExecutor().execute(() -> {
+            try {
+                work.run();
+            } catch (Throwable t) {
+                callback.failed(t);
+            }
+        });
     }
 }

@@ -52,6 +52,12 @@ public final class AppsListener implements AutoCloseable {
      */
     public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
                                      RecentRequests recent) {
+        return start(port, routes, restarting, wakeups, recent, Edge.NONE);
+    }
+
+    /** As above, with {@code edge} in front of the router (HTTPS, ACME challenges, redirects). */
+    public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
+                                     RecentRequests recent, Edge edge) {
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
         threads.setName("apps");
         Server server = new Server(threads);
@@ -75,7 +81,12 @@ public final class AppsListener implements AutoCloseable {
             container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent));
         });
         upgrades.setHandler(proxy);
-        server.setHandler(new AppsHandler(routes, restarting, wakeups, recent, upgrades));
+        server.setHandler(edge.wrap(new AppsHandler(routes, restarting, wakeups, recent, upgrades)));
+        edge.connect(server, http);
+        // a fixed handler tree: the server takes its handler's invocation type (non-blocking, see AppsHandler;
+        // an edge's handler must keep it so) instead of assuming any handler may block and running every
+        // request on another thread
+        server.setDynamic(false);
         server.setStopTimeout(5_000);
         try {
             server.start();

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Host name to target (DESIGN §3 URLs): {@code <project>.<apps domain>} is the project's production,
  * {@code <project>-<short id>.<apps domain>} one deployment, a custom domain its project's production.
+ * Only custom domains whose control is proven are set here (the callers pass {@code Project.servedDomain()}),
+ * and never one under the apps domain: those addresses belong to the platform.
  * Each change is a single atomic map write: a request sees the old target or the new one, never none.
  * Switch production only after the new app is healthy.
  */
@@ -49,13 +51,35 @@ public final class RouteTable {
         deployments.remove(normalize(projectName) + "-" + normalize(shortId));
     }
 
+    /** Ignored for the apps domain and any name under it (a domain stored before that rule). */
     public void setDomain(String domain, String projectName) {
-        domains.put(normalize(domain), normalize(projectName));
+        String d = normalize(domain);
+        if (d.isEmpty() || ("." + d).endsWith(appsDomainSuffix)) return;
+        domains.put(d, normalize(projectName));
         learned.incrementAndGet();
     }
 
     public void removeDomain(String domain) {
         domains.remove(normalize(domain));
+    }
+
+    /**
+     * Makes {@code domain} (null: none) the project's only custom domain here: a domain it had before (changed,
+     * removed, or no longer verified) stops reaching it.
+     */
+    public void syncDomain(String projectName, String domain) {
+        String project = normalize(projectName);
+        String keep = domain == null ? null : normalize(domain);
+        domains.entrySet().removeIf(e -> e.getValue().equals(project) && !e.getKey().equals(keep));
+        if (keep != null && !project.equals(domains.get(keep))) setDomain(keep, projectName);
+    }
+
+    /** Replaces every custom domain with these (domain → project name), e.g. after changes may have gone untold. */
+    public void replaceDomains(Map<String, String> served) {
+        Map<String, String> wanted = new java.util.HashMap<>();
+        served.forEach((d, p) -> wanted.put(normalize(d), normalize(p)));
+        domains.entrySet().removeIf(e -> !e.getValue().equals(wanted.get(e.getKey())));
+        wanted.forEach((d, p) -> { if (!p.equals(domains.get(d))) setDomain(d, p); });
     }
 
     /** Forgets every route of the project: production, deployments, custom domains. */
@@ -73,7 +97,9 @@ public final class RouteTable {
 
     /**
      * The target for a {@code Host} header value (port and a trailing dot ignored, case-insensitive).
-     * A label that is both a project name and {@code <project>-<short id>} of another resolves to the project.
+     * A label that is both a project name and {@code <project>-<short id>} of another resolves to the deployment:
+     * the platform gave that address out, and a project name that reads like it (refused since issue 18, but
+     * maybe stored before) must not take it over.
      */
     public Optional<Target> resolve(String hostHeader) {
         String host = hostOnly(hostHeader);
@@ -83,10 +109,9 @@ public final class RouteTable {
         if (!host.endsWith(appsDomainSuffix)) return Optional.empty();
         String label = host.substring(0, host.length() - appsDomainSuffix.length());
         if (label.isEmpty() || label.indexOf('.') >= 0) return Optional.empty();
-        Target prod = production.get(label);
-        if (prod != null) return Optional.of(prod);
         DeploymentRoute d = deployments.get(label);
-        return d == null ? Optional.empty() : Optional.of(d.target());
+        if (d != null) return Optional.of(d.target());
+        return Optional.ofNullable(production.get(label));
     }
 
     /**

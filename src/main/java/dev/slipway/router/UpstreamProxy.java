@@ -1,11 +1,14 @@
 package dev.slipway.router;
 
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,9 +46,18 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
                 .path(in.getPath()).query(in.getQuery());
     }
 
+    /** Apps speak HTTP/1.1 on loopback: no protocol negotiation per connection. */
+    @Override
+    protected HttpClient newHttpClient() {
+        return new HttpClient(new HttpClientTransportOverHTTP(new ClientConnector()));
+    }
+
     @Override
     protected void configureHttpClient(HttpClient client) {
         super.configureHttpClient(client);
+        // the proxy's response listeners only write to the client asynchronously: an app's response is relayed
+        // by the thread that read it, with no hand-off to another (see AppsHandler)
+        client.getHttpClientTransport().setInvocationType(Invocable.InvocationType.NON_BLOCKING);
         client.setIdleTimeout(POOLED_IDLE_MS);
         client.setConnectTimeout(5_000);
         client.setMaxConnectionsPerDestination(512);

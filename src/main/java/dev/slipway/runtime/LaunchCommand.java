@@ -28,7 +28,14 @@ final class LaunchCommand {
 
     private LaunchCommand() {}
 
-    static Cell cell(AppSpec spec, int port, String nodeId, Map<String, String> serverEnv, boolean sandboxed) {
+    /** The app's writable scratch directory in a sandbox: its private {@code /tmp}. */
+    static final Path SANDBOX_TMP = Path.of("/tmp");
+
+    /**
+     * @param tmpDir the instance's writable scratch directory, its {@code TMPDIR}: outside the artifact, which
+     *               is read-only ({@link #SANDBOX_TMP} in a sandbox)
+     */
+    static Cell cell(AppSpec spec, int port, String nodeId, Map<String, String> serverEnv, boolean sandboxed, Path tmpDir) {
         List<String> argv = new ArrayList<>();
         for (String arg : spec.artifact().startCommand()) argv.add(arg.replace(PORT_TOKEN, Integer.toString(port)));
 
@@ -43,6 +50,7 @@ final class LaunchCommand {
         if (sandboxed) env.putAll(SANDBOXED); // an app's own PATH or HOME would point outside its sandbox
         if (!spec.artifact().tools().isEmpty()) env.put("PATH", toolPath(spec.artifact().tools(), env.get("PATH")));
         env.put("PORT", Integer.toString(port));
+        env.put("TMPDIR", tmpDir.toString());
         env.put(DEPLOYMENT_MARKER, spec.deploymentId());
         env.put(NODE_MARKER, nodeId);
 

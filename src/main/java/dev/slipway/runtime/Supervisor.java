@@ -58,6 +58,8 @@ final class Supervisor {
     /** The crashed process's cell, released before the restart. */
     private Confined releasing;
     private Thread[] pumps = new Thread[0];
+    /** Without a sandbox: the instance's TMPDIR, made empty at each launch and deleted at stop (guarded by this). */
+    private java.nio.file.Path scratch;
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
 
@@ -100,8 +102,9 @@ final class Supervisor {
 
     /** Starts the process; it is not health-checked yet. */
     void launch() throws IOException {
+        boolean sandboxed = ctx.confinement().isolated();
         Confined started = ctx.confinement().start(LaunchCommand.cell(spec, port, ctx.store().nodeId(), ctx.serverEnv(),
-                ctx.confinement().isolated()));
+                sandboxed, sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch()));
         Process p = started.process();
         // setsid, not a group leader when spawned, calls setsid() and execs: the app's group id is its pid.
         // Until that call the child is still in the server's group, so wait for it before anyone signals.
@@ -129,6 +132,7 @@ final class Supervisor {
         if (abandoned) { // stop() ran while we were spawning
             ProcessGroups.terminate(group, Duration.ZERO);
             started.release();
+            deleteScratch();
             return;
         }
         ctx.store().recordProcess(spec.deploymentId(), p.pid(), group, port, now);
@@ -185,6 +189,24 @@ final class Supervisor {
         }
         if (group > 0) ProcessGroups.terminate(group, grace);
         if (cell != null) cell.release();
+        deleteScratch();
+    }
+
+    /** A new empty scratch directory for the process about to start (a restart does not see the crashed one's files). */
+    private synchronized java.nio.file.Path freshScratch() throws IOException {
+        if (scratch != null) dev.slipway.core.FileTrees.delete(scratch);
+        scratch = java.nio.file.Files.createTempDirectory("slipway-tmp-" + spec.deploymentId() + "-");
+        return scratch;
+    }
+
+    private synchronized void deleteScratch() {
+        if (scratch == null) return;
+        try {
+            dev.slipway.core.FileTrees.delete(scratch);
+        } catch (RuntimeException e) {
+            safeLog(Level.WARNING, "Could not delete the app's scratch directory " + scratch + ": " + e.getMessage());
+        }
+        scratch = null;
     }
 
     private void exited(Process p) {

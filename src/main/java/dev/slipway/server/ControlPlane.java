@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.domains.DomainHandlers;
 import dev.slipway.api.AppUrls;
 import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
@@ -22,6 +23,7 @@ import dev.slipway.net.AddressGuard;
 import dev.slipway.ops.HealthHandlers;
 import dev.slipway.ops.Metrics;
 import dev.slipway.projects.ProjectHandlers;
+import dev.slipway.projects.ProjectView;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.sandbox.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
@@ -65,7 +67,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Dashboard dashboard = dashboard(config, engine.confinement(), stores, sessions, signIns, authenticator,
                 pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
-                idempotency, new ProjectHandlers(stores.projects(), urls, config.regions()),
+                idempotency, new ProjectHandlers(stores.projects(), urls, config.regions(),
+                        projectCertificates(stores)),
                 new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.uploadLimitBytes()),
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
                         logHandlers, urls, config.regions()),
@@ -73,7 +76,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                         logHandlers, urls),
                 new OpenApiDocs(urls, () -> listeners.sandboxBase(urls)),
                 new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
-                new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock));
+                new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
+                new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls));
         Javalin api = ApiServer.create(listeners.api(), gate, metrics, handlers, clock, listeners.sandbox() == null).start();
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
@@ -85,12 +89,19 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         }
     }
 
+    /** The certificate of a project's domain in its view, once HTTPS issues them. */
+    static ProjectView.Certificates projectCertificates(Stores stores) {
+        return domain -> stores.certificates().view(domain)
+                .map(c -> new ProjectView.Certificate(c.status(), c.expiresAt(), c.lastError()));
+    }
+
     private static Dashboard dashboard(ServerConfig config, Confinement confinement, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(Locale.ROOT).startsWith("https:");
         Auth auth = new Auth(sessions, stores.accounts(), https, confinement.isolated() ? null : Confinement.NOT_ISOLATED);
-        ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls);
+        ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
+                projectCertificates(stores));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
                 new KeyPages(stores.keys(), authenticator), webhooks, projectPages,
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),

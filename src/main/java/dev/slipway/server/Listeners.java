@@ -11,21 +11,26 @@ import java.util.List;
  * The first phase: the server's ports, bound before anything is wired, so that links and app URLs are
  * plain values and the sandbox's network policy names the real ports.
  *
- * @param sandbox the plant-store sandbox's own port, or null when it is served under the API's /sandbox
+ * @param sandbox   the plant-store sandbox's own port, or null when it is served under the API's /sandbox
+ * @param appsHttps the apps HTTPS listener's port, or null when HTTPS is off
  */
-record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox) implements AutoCloseable {
+record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort appsHttps) implements AutoCloseable {
 
     static Listeners bind(ServerConfig config) {
         BoundPort api = BoundPort.bind("API listener", config.host(), config.apiPort());
         BoundPort apps = null;
+        BoundPort sandbox = null;
         try {
             apps = BoundPort.bind("apps listener", config.host(), config.appsPort());
-            BoundPort sandbox = config.sandboxPort() == null ? null
+            sandbox = config.sandboxPort() == null ? null
                     : BoundPort.bind("sandbox listener", config.host(), config.sandboxPort());
-            return new Listeners(api, apps, sandbox);
+            BoundPort https = config.tls().httpsPort() == null ? null
+                    : BoundPort.bind("apps HTTPS listener", config.host(), config.tls().httpsPort());
+            return new Listeners(api, apps, sandbox, https);
         } catch (RuntimeException e) {
             api.close();
             if (apps != null) apps.close();
+            if (sandbox != null) sandbox.close();
             throw e;
         }
     }
@@ -43,6 +48,7 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox) implements Au
     List<String> addresses() {
         List<String> out = new ArrayList<>(List.of(url(api), url(apps)));
         if (sandbox != null) out.add(url(sandbox));
+        if (appsHttps != null) out.add("https://" + appsHttps.host() + ":" + appsHttps.port());
         return out;
     }
 
@@ -56,5 +62,6 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox) implements Au
         api.close();
         apps.close();
         if (sandbox != null) sandbox.close();
+        if (appsHttps != null) appsHttps.close();
     }
 }

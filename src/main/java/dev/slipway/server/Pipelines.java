@@ -1,5 +1,8 @@
 package dev.slipway.server;
 
+import dev.slipway.domains.DomainChecks;
+import dev.slipway.domains.DomainProof;
+import dev.slipway.domains.DomainRoutes;
 import dev.slipway.api.AppUrls;
 import dev.slipway.build.Builder;
 import dev.slipway.build.CommandRunner;
@@ -7,6 +10,8 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DatabaseService;
 import dev.slipway.deployments.DeploymentRunner;
+import dev.slipway.images.ImageBuilder;
+import dev.slipway.images.ImageStore;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.RouteRestorer;
 import dev.slipway.jobs.Job;
@@ -27,7 +32,7 @@ import java.util.Map;
  */
 record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
-                 DormantApps dormant, RouteRestorer restorer) {
+                 DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -45,14 +50,20 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases,
                 new DeploymentRunner.Sources(new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
-                new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts()),
+                new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
+                        new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock)),
                 new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls), clock));
         DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deployments,
                 stores.projects(), stores.artifacts(), databases, stores.logs(), engine.runtime(), engine.routes(),
                 engine.retiring(), engine.production(), clock));
         RouteRestorer restorer = new RouteRestorer(stores.deployments(), stores.projects(), stores.artifacts(),
                 engine.runtime(), engine.routes());
-        return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer);
+        DomainChecks domains = new DomainChecks(stores.projects(), new DomainProof(config.domains()), engine.routes(),
+                config.domains(), clock);
+        DomainRoutes domainRoutes = new DomainRoutes(stores.projects(), engine.routes());
+        stores.projectCache().follow(domainRoutes);
+        return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
+                domainRoutes);
     }
 
     Map<String, JobRunner> runners() {

@@ -5,6 +5,7 @@ import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
 import dev.slipway.deployments.DeploymentHandlers;
 import dev.slipway.docs.OpenApiDocs;
+import dev.slipway.domains.DomainHandlers;
 import dev.slipway.sandbox.PlantHandlers;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.ops.HealthHandlers;
@@ -23,7 +24,8 @@ public final class Routes {
 
     public record Handlers(HealthHandlers health, Metrics metrics, Idempotency idempotency, ProjectHandlers projects,
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
-                           OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks) {}
+                           OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
+                           DomainHandlers domains) {}
 
     private Routes() {}
 
@@ -45,6 +47,8 @@ public final class Routes {
         r.get("/v1/projects", h.projects()::list);
         r.post("/v1/projects", once.wrap(h.projects()::create));
         r.get("/v1/projects/{project_id}", h.projects()::get);
+        r.put("/v1/projects/{project_id}/domain", h.domains()::set);
+        r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));
 
         r.post("/v1/uploads", h.uploads()::create);
         r.get("/v1/uploads/{upload_id}", h.uploads()::get);

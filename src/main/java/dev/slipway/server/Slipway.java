@@ -6,6 +6,8 @@ import dev.slipway.auth.KeyStore;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
+import dev.slipway.router.Edge;
+import dev.slipway.tls.AppsTls;
 import dev.slipway.router.Wakeups;
 import dev.slipway.store.Database;
 import dev.slipway.users.FirstStart;
@@ -18,11 +20,13 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A running Slipway server, composed in phases, each a small class that takes the ones before it:
@@ -41,11 +45,14 @@ public final class Slipway implements AutoCloseable {
     private final Pipelines pipelines;
     private final ControlPlane control;
     private final AppsListener apps;
+    /** Null when HTTPS is off. */
+    private final AppsTls tls;
     private final Thread recovery;
     private final ScheduledExecutorService housekeeping;
 
     private Slipway(ServerConfig config, Stores stores, Engine engine, Pipelines pipelines, ControlPlane control,
-                    AppsListener apps, Thread recovery, ScheduledExecutorService housekeeping) {
+                    AppsListener apps, AppsTls tls, Thread recovery, ScheduledExecutorService housekeeping) {
+        this.tls = tls;
         this.config = config;
         this.stores = stores;
         this.engine = engine;
@@ -72,19 +79,24 @@ public final class Slipway implements AutoCloseable {
             if (firstStart != null) firstStart.finish(stores.accounts(), stores.keys(), stores.users(), out);
             ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, urls, clock);
             opened.push(control);
+            AppsTls tls = listeners.appsHttps() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
+                    config.appsDomain(), stores.certificates(), certificateDomains(stores), stores.nodeId(), clock);
+            if (tls != null) opened.push(tls);
             // until the recovery below is done, a wake waits (DormantApps.open)
             AppsListener apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
                     new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),
-                    engine.recent());
+                    engine.recent(), tls == null ? Edge.NONE : tls);
             opened.push(apps);
+            if (tls != null) tls.start(); // the CA's challenges are answered from here on
             stores.dispatcher().start(); // independent of the recovery: the outbox of an earlier run is sent at once
             Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines));
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.apps().port())
-                    .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port()).build();
-            return new Slipway(bound, stores, engine, pipelines, control, apps, recovery, housekeeping);
+                    .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
+                    .appsHttpsPort(tls == null ? null : tls.port()).build();
+            return new Slipway(bound, stores, engine, pipelines, control, apps, tls, recovery, housekeeping);
         } catch (RuntimeException | IOException e) {
             while (!opened.isEmpty()) {
                 try {
@@ -95,6 +107,11 @@ public final class Slipway implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The domains that get certificates from the ACME CA: the custom domains whose control is proven. */
+    private static Supplier<Collection<String>> certificateDomains(Stores stores) {
+        return stores.projects()::verifiedDomains;
     }
 
     /**
@@ -113,6 +130,7 @@ public final class Slipway implements AutoCloseable {
             LOG.error("recovery after restart failed", e);
         } finally {
             pipelines.dormant().open();
+            pipelines.domains().start(); // after the routes: a domain verified now enters them
             try {
                 pipelines.workers().start(pipelines.runners());
             } catch (RuntimeException e) {
@@ -134,6 +152,10 @@ public final class Slipway implements AutoCloseable {
     /** The sandbox's own port, or the API port when it is served there. */
     public int sandboxPort() { return config.sandboxPort() == null ? config.apiPort() : config.sandboxPort(); }
     public int appsPort() { return config.appsPort(); }
+    /** The apps HTTPS listener's port; null when HTTPS is off. */
+    public Integer appsHttpsPort() { return tls == null ? null : tls.port(); }
+    /** Automatic HTTPS; null when it is off. */
+    public AppsTls tls() { return tls; }
     public Engine engine() { return engine; }
     /** The configuration with the ports as bound. */
     public ServerConfig config() { return config; }
@@ -149,12 +171,15 @@ public final class Slipway implements AutoCloseable {
     public void close() {
         housekeeping.shutdownNow();
         pipelines.workers().close();
+        pipelines.domains().close();
+        pipelines.domainRoutes().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (tls != null) tls.close();
         apps.close();
         engine.close();
         stores.close(); // after the apps: their last log lines are written

@@ -21,6 +21,7 @@ import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
 import dev.slipway.store.StatusNotices;
+import dev.slipway.tls.CertificateStore;
 import dev.slipway.users.UserStore;
 import dev.slipway.webhooks.DeliveryStore;
 import dev.slipway.webhooks.Dispatcher;
@@ -41,7 +42,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      AccountStore accounts, KeyStore keys, ProjectStore projects, UploadStore uploads,
                      DeploymentStore deployments, MigrationStore migrations, LogStore logs, JobStore jobs,
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
-                     DeliveryStore webhookDeliveries, Dispatcher dispatcher) implements AutoCloseable {
+                     DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates)
+        implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
             DeploymentStatus.MACHINE.labels(DeploymentStatus.cancellable()),
@@ -65,11 +67,11 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             Outbox outbox = new Outbox(endpoints, deliveries, logs, clock, urls, dispatcher::wake);
             ProjectCache projectCache = new ProjectCache(clock);
             Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
-                    new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache),
+                    new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache, config.domains().proof(), outbox),
                     new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, outbox),
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
-                    deliveries, dispatcher);
+                    deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox));
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,

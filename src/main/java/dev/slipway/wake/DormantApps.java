@@ -124,16 +124,20 @@ public final class DormantApps implements Waker {
         if (address == null) return Optional.empty();
         Optional<Found> found;
         if (address.domain() != null) {
-            found = p.projects().findByDomain(address.domain()).flatMap(this::production);
+            // only a domain whose control is proven is served
+            found = p.projects().findByDomain(address.domain()).filter(project -> project.servedDomain() != null)
+                    .flatMap(this::production);
         } else {
+            // a deployment's address first, as RouteTable.resolve: a project named like it must not take it over
             String label = address.label();
-            found = p.projects().findByName(label).flatMap(this::production);
+            found = Optional.empty();
             int dash = label.lastIndexOf('-');
-            if (found.isEmpty() && dash > 0 && SHORT_ID.matcher(label.substring(dash + 1)).matches()) {
+            if (dash > 0 && SHORT_ID.matcher(label.substring(dash + 1)).matches()) {
                 String shortId = label.substring(dash + 1);
                 found = p.projects().findByName(label.substring(0, dash)).flatMap(project -> p.deployments()
                         .findByShortId(project.id(), shortId).map(d -> new Found(project, d)));
             }
+            if (found.isEmpty()) found = p.projects().findByName(label).flatMap(this::production);
         }
         return found.filter(f -> (f.deployment().status() == DeploymentStatus.LIVE
                 || f.deployment().status() == DeploymentStatus.ROLLED_BACK) && f.deployment().artifactId() != null);
@@ -211,7 +215,7 @@ public final class DormantApps implements Waker {
         p.routes().setDeployment(project.name(), d.shortId(), target);
         if (d.id().equals(project.productionDeploymentId())) {
             p.routes().setProduction(project.name(), target);
-            if (project.domain() != null) p.routes().setDomain(project.domain(), project.name());
+            if (project.servedDomain() != null) p.routes().setDomain(project.servedDomain(), project.name());
         }
         return new Wake.Serve(target);
     }

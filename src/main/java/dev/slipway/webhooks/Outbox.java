@@ -12,6 +12,9 @@ import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.migrations.MigrationStore;
 import dev.slipway.migrations.MigrationView;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.projects.ProjectView;
 import org.jdbi.v3.core.Handle;
 
 import java.time.Clock;
@@ -26,7 +29,7 @@ import java.util.Map;
  * {@code {type, timestamp, data}} with {@code data} the resource as its GET returns it at that
  * moment; a failure also carries {@code logs}, the last lines of the run's log.
  */
-public final class Outbox implements DeploymentStore.Listener, MigrationStore.Listener {
+public final class Outbox implements DeploymentStore.Listener, MigrationStore.Listener, ProjectStore.DomainListener {
     static final int FAILURE_LOG_LINES = 20;
 
     private final EndpointStore endpoints;
@@ -67,6 +70,24 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
         if (targets.isEmpty()) return;
         Object data = MigrationView.Detail.of(m, project(h, m.projectId())[0], urls);
         enqueue(h, targets, type, data, m.id());
+    }
+
+    /**
+     * An event of another feature (a certificate's), queued in the caller's transaction for the account's
+     * endpoints that subscribed to it; {@code data} is the resource as the API shows it.
+     */
+    public void event(Handle h, String accountId, String type, Object data) {
+        List<Endpoint> targets = targets(h, accountId, type);
+        if (!targets.isEmpty()) enqueue(h, targets, type, data, null);
+    }
+
+    /** {@code domain.verified}: the project as its GET shows it, with its domain now verified. */
+    @Override
+    public void verified(Handle h, Project p) {
+        String type = "domain.verified";
+        List<Endpoint> targets = targets(h, p.accountId(), type);
+        if (targets.isEmpty()) return;
+        enqueue(h, targets, type, ProjectView.of(p, urls), p.id());
     }
 
     /** The payload of an event; {@code logOwner} is the run whose last log lines a failure carries. */

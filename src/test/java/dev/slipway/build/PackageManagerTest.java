@@ -80,10 +80,32 @@ class PackageManagerTest {
     }
 
     @Test
-    void bunWithoutBunOnTheMachineSaysWhatToDo() throws IOException {
-        assertThat(with("{}", "bun.lockb", "x").kind()).isEqualTo(PackageManager.Kind.BUN);
+    void bunComesFromTheRegistryAtItsPinnedVersionElseTheMachinesElseASayingFailure() throws IOException {
+        var locked = with("{}", "bun.lockb", "x");
+        assertThat(locked).extracting(PackageManager.Request::kind, PackageManager.Request::range)
+                .containsExactly(PackageManager.Kind.BUN, PackageManager.BUN_MAJOR);
+        assertThat(PackageManager.Kind.BUN.registryPackage).startsWith("@oven/bun-linux-");
+        Files.delete(dir.resolve("bun.lockb"));
+        var pinned = with("{\"packageManager\": \"bun@1.2.21\"}", "bun.lock", "{}");
+        assertThat(pinned).extracting(PackageManager.Request::kind, PackageManager.Request::range, PackageManager.Request::reason)
+                .containsExactly(PackageManager.Kind.BUN, "1.2.21", "bun.lock, packageManager bun@1.2.21 in package.json");
         if (Files.isExecutable(Path.of("/usr/local/bin/bun")) || Files.isExecutable(Path.of("/usr/bin/bun"))) return;
-        assertThatThrownBy(PackageManager::bun).hasMessageContaining("bun is not installed on this build server")
+        assertThatThrownBy(() -> PackageManager.bun("the registry could not be reached"))
+                .hasMessageContaining("bun is not available on this build server: the registry could not be reached")
                 .hasMessageContaining("/usr/local/bin/bun").hasMessageContaining("package-lock.json");
+    }
+
+    @Test
+    void eachPackageManagerDropsDevDependenciesItsOwnWayOrNotAtAll() {
+        assertThat(prune(PackageManager.Kind.NPM, null)).containsExactly("npm", "prune", "--omit=dev", "--no-audit", "--no-fund");
+        assertThat(prune(PackageManager.Kind.PNPM, "/p/bin/pnpm")).containsExactly("/p/bin/pnpm", "prune", "--prod");
+        assertThat(prune(PackageManager.Kind.YARN_CLASSIC, "/y/bin/yarn"))
+                .startsWith("/y/bin/yarn", "install", "--production", "--frozen-lockfile");
+        assertThat(prune(PackageManager.Kind.YARN_BERRY, "/y/bin/yarn")).containsExactly("/y/bin/yarn", "workspaces", "focus", "--production");
+        assertThat(prune(PackageManager.Kind.BUN, "/b/bin/bun")).isEmpty();
+    }
+
+    private static java.util.List<String> prune(PackageManager.Kind kind, String program) {
+        return new DevDependencies(null, new PackageManager(kind, true, program == null ? null : Path.of(program)), null).pruneCommand();
     }
 }

@@ -107,4 +107,28 @@ class TreesTest {
         assertThatThrownBy(() -> Trees.freeze(root.resolve("a/b/c.txt"), Set.of())).isInstanceOf(NotDirectoryException.class);
         assertThatThrownBy(() -> Trees.freeze(root.resolve("missing"), Set.of())).isInstanceOf(java.nio.file.NoSuchFileException.class);
     }
+
+    /** The snapshot of node_modules before a prune: the prune unlinks files, the snapshot keeps them, links stay links. */
+    @Test
+    void aLinkCopySurvivesTheOriginalsFilesBeingDeleted() throws IOException {
+        Path modules = tmp.resolve("app/node_modules");
+        file(modules.resolve("express/index.js"), "module.exports = 1;\n", "rw-r--r--");
+        file(modules.resolve("typescript/lib/tsc.js"), "tsc\n", "rwxr-xr-x");
+        Files.createDirectories(modules.resolve(".bin"));
+        Files.createSymbolicLink(modules.resolve(".bin/tsc"), Path.of("../typescript/lib/tsc.js"));
+        Files.createSymbolicLink(modules.resolve("outside"), Path.of("/etc/hostname"));
+        Path snapshot = tmp.resolve("full/node_modules");
+
+        Trees.linkCopy(modules, snapshot);
+        Trees.delete(modules.resolve("typescript"));
+        Files.delete(modules.resolve(".bin/tsc"));
+
+        assertThat(Files.readString(snapshot.resolve("typescript/lib/tsc.js"))).isEqualTo("tsc\n");
+        assertThat(perms(snapshot.resolve("typescript/lib/tsc.js"))).contains(PosixFilePermission.OWNER_EXECUTE);
+        assertThat(Files.readSymbolicLink(snapshot.resolve(".bin/tsc"))).isEqualTo(Path.of("../typescript/lib/tsc.js"));
+        // a link is copied as the link, never followed: nothing of /etc is copied
+        assertThat(Files.isSymbolicLink(snapshot.resolve("outside"))).isTrue();
+        assertThat(Files.getAttribute(snapshot.resolve("express/index.js"), "unix:ino"))
+                .isEqualTo(Files.getAttribute(modules.resolve("express/index.js"), "unix:ino"));
+    }
 }

@@ -204,6 +204,30 @@ class DashboardHttpTest {
         assertThat(other.get("/dashboard/deployments/" + id).statusCode()).isEqualTo(404);
     }
 
+    /** Issue 18: the project page shows a pending domain's TXT record, and once it is proven, only that it is verified. */
+    @Test
+    void aProjectPageShowsThePendingDomainsTxtRecordUntilItIsVerified() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        String domain = "shop-" + UUID.randomUUID().toString().substring(0, 8) + ".example.test";
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(),
+                "dom-" + UUID.randomUUID().toString().substring(0, 8), "zip", null, null, "static", "us-east-1", domain, null));
+        String token = p.domainCheck().token();
+        HttpResponse<String> pending = web.get("/dashboard/projects/" + p.id());
+        assertThat(pending.statusCode()).isEqualTo(200);
+        assertThat(pending.body()).contains("data-domain-status=\"pending_verification\"")
+                .contains("<code>_slipway-challenge." + domain + "</code>").contains(token);
+        // another account's user sees nothing of it
+        WebClient other = signedIn(server.tenant(Tier.FREE));
+        HttpResponse<String> foreign = other.get("/dashboard/projects/" + p.id());
+        assertThat(foreign.statusCode()).isEqualTo(404);
+        assertThat(foreign.body()).doesNotContain(token).doesNotContain(domain);
+
+        assertThat(server.slipway().projects().domainVerified(p.id(), token)).isTrue();
+        HttpResponse<String> verified = web.get("/dashboard/projects/" + p.id());
+        assertThat(verified.body()).contains("data-domain-status=\"verified\"").doesNotContain(token);
+    }
+
     /** Not a gate on speed: prints how long the project page takes with 100 deployments. */
     @Test
     void measuresTheProjectPageWith100Deployments() {

@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
+import dev.slipway.store.Database;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -92,6 +93,39 @@ class ZipMigrationTest {
         // a zip project takes no commit_sha; a git project takes no upload_id
         assertThat(runs.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"commit_sha\":\"abcdef1\"}")
                 .status()).isEqualTo(400);
+    }
+
+    /**
+     * A warm rollback switches production's route as soon as its job is claimed (issue 18); when its run
+     * then fails (here: the project's database was removed meanwhile), production goes back to what it was.
+     */
+    @Test
+    void aWarmRollbackThatFailsPutsProductionBack() {
+        String projectId = runs.awaitMigration(migrateZip(runs, upload(runs.http(), zip("w1"))), "complete")
+                .get("project_id").asText();
+        String productionUrl = runs.http().get("/v1/projects/" + projectId).json().at("/data/url").asText();
+        String firstDeployment = runs.firstDeployment(projectId);
+        var deployed = runs.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"upload_id\":\""
+                + upload(runs.http(), zip("w2")) + "\"}");
+        runs.awaitDeployment(deployed.json().at("/data/id").asText(), "live");
+        assertThat(Apps.get(productionUrl).body()).startsWith("app:w2");
+
+        try (Database db = Database.open(server.store().jdbcUrl(), 2)) {
+            db.jdbi().useHandle(h -> h.createUpdate("""
+                            INSERT INTO databases (id, account_id, project_id, type, action, host, port, db_name, username,
+                                                   state, created_at, updated_at)
+                            SELECT 'db_gone' || SUBSTRING(id, 5), account_id, id, 'postgres', 'create', '127.0.0.1', 5432,
+                                   'gone', 'gone', 'dropped', :at, :at FROM projects WHERE id = :p""")
+                    .bind("p", projectId).bind("at", java.time.Instant.now()).execute());
+        }
+        var rollback = runs.http().send("POST", "/v1/deployments/" + firstDeployment + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        String rollbackId = rollback.json().at("/data/id").asText();
+        runs.awaitDeployment(rollbackId, "failed");
+        assertThat(runs.messages("deployments", rollbackId)).anyMatch(m -> m.contains("database"));
+        for (int i = 0; i < 5; i++) assertThat(Apps.get(productionUrl).body()).startsWith("app:w2");
+        assertThat(runs.http().get("/v1/projects/" + projectId).json().at("/data/production_deployment_id").asText())
+                .isEqualTo(deployed.json().at("/data/id").asText());
     }
 
     @Test

@@ -55,10 +55,29 @@ class RouteTableTest {
     }
 
     @Test
-    void aProjectNameWinsOverAnotherProjectsDeploymentLabel() {
-        routes.setDeployment("shop", "abc", preview);
-        routes.setProduction("shop-abc", prod);
-        assertThat(routes.resolve("shop-abc.localhost")).contains(prod);
+    void aDeploymentAddressWinsOverAProjectNamedLikeIt() {
+        // issue 18: another account's project named like the deployment's address must not take it over
+        routes.setDeployment("shop", "a1b2c3d4", preview);
+        routes.setProduction("shop-a1b2c3d4", prod);
+        assertThat(routes.resolve("shop-a1b2c3d4.localhost")).contains(preview);
+        routes.removeDeployment("shop", "a1b2c3d4");
+        assertThat(routes.resolve("shop-a1b2c3d4.localhost")).contains(prod);
+    }
+
+    @Test
+    void aCustomDomainAtOrUnderTheAppsDomainIsNeverSet() {
+        routes.setProduction("shop", prod);
+        routes.setProduction("evil", preview);
+        long before = routes.version();
+        for (String hijack : new String[]{"shop.localhost", "SHOP.localhost.", "localhost", "x.shop.localhost"}) {
+            routes.setDomain(hijack, "evil");
+        }
+        assertThat(routes.version()).isEqualTo(before);
+        assertThat(routes.resolve("shop.localhost")).contains(prod);
+        assertThat(routes.resolve("localhost")).isEmpty();
+        assertThat(routes.resolve("x.shop.localhost")).isEmpty();
+        routes.setDomain("notlocalhost", "evil"); // a name that merely ends like it is not under it
+        assertThat(routes.resolve("notlocalhost")).contains(preview);
     }
 
     @Test

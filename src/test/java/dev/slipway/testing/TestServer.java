@@ -50,7 +50,7 @@ public final class TestServer implements AutoCloseable {
             ServerConfig c = slipway.config();
             ServerConfig peer = config(store, dir).uploadLimit(c.uploadLimitBytes()).gitHosts(c.gitHosts())
                     .buildSlots(c.buildSlots()).databaseAdmins(c.postgresAdminUrl(), c.mysqlAdminUrl())
-                    .webhooks(c.webhooks()).isolation(c.isolation()).build();
+                    .webhooks(c.webhooks()).isolation(c.isolation()).domains(c.domains()).build();
             return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
         } catch (Exception e) {
             throw new IllegalStateException("peer server did not start: " + e.getMessage(), e);

@@ -1,0 +1,91 @@
+package dev.slipway.tls;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+
+/**
+ * Automatic HTTPS for the apps: the HTTPS listener, the operator's wildcard certificate, and the ACME CA.
+ *
+ * @param httpsPort    the apps HTTPS listener's port (0: any free one); null: no HTTPS at all (no listener, no ACME)
+ * @param wildcardCert PEM chain of the operator's certificate for {@code *.<apps domain>}; null: none
+ * @param wildcardKey  its PEM private key
+ * @param directoryUrl the ACME directory ({@code SLIPWAY_ACME_DIRECTORY_URL})
+ * @param email        the ACME account's contact ({@code SLIPWAY_ACME_EMAIL}); null: none
+ * @param caPem        an extra CA trusted for the ACME server's own HTTPS ({@code SLIPWAY_ACME_CA_PEM}), e.g. Pebble's
+ * @param renewBefore  a certificate is renewed this long before it expires ({@code SLIPWAY_ACME_RENEW_BEFORE})
+ * @param retryMin     the first delay after a failed order; each further failure doubles it ({@code SLIPWAY_ACME_RETRY_MIN})
+ * @param retryMax     the longest delay between attempts ({@code SLIPWAY_ACME_RETRY_MAX})
+ * @param checkEvery   how often the domains are checked and the certificates other servers issued are loaded
+ *                     ({@code SLIPWAY_ACME_CHECK_INTERVAL})
+ */
+public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey, String directoryUrl, String email,
+                          Path caPem, Duration renewBefore, Duration retryMin, Duration retryMax, Duration checkEvery) {
+    public static final String LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory";
+    public static final TlsSettings OFF = new TlsSettings(null, null, null, LETS_ENCRYPT, null, null,
+            Duration.ofDays(30), Duration.ofMinutes(1), Duration.ofHours(24), Duration.ofMinutes(1));
+
+    public TlsSettings {
+        if ((wildcardCert == null) != (wildcardKey == null)) {
+            throw new IllegalArgumentException("the apps TLS certificate and key go together: set both or neither");
+        }
+        if (httpsPort != null && (httpsPort < 0 || httpsPort > 65535)) {
+            throw new IllegalArgumentException("the apps HTTPS port must be from 0 to 65535");
+        }
+        if (directoryUrl == null || !(directoryUrl.startsWith("https://") || directoryUrl.startsWith("http://"))) {
+            throw new IllegalArgumentException("SLIPWAY_ACME_DIRECTORY_URL must be an http(s) URL");
+        }
+    }
+
+    public boolean enabled() {
+        return httpsPort != null;
+    }
+
+    public TlsSettings withHttpsPort(Integer port) {
+        return new TlsSettings(port, wildcardCert, wildcardKey, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery);
+    }
+
+    public TlsSettings withWildcard(Path cert, Path key) {
+        return new TlsSettings(httpsPort, cert, key, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery);
+    }
+
+    public TlsSettings withAcme(String directory, Path ca) {
+        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directory, email, ca, renewBefore, retryMin, retryMax, checkEvery);
+    }
+
+    public TlsSettings withTimings(Duration renew, Duration min, Duration max, Duration check) {
+        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directoryUrl, email, caPem, renew, min, max, check);
+    }
+
+    /** The ACME settings of the environment over {@code base} (the flags' HTTPS port and wildcard stay). */
+    public static TlsSettings fromEnv(TlsSettings base, Map<String, String> env) {
+        String dir = blank(env.get("SLIPWAY_ACME_DIRECTORY_URL")) ? base.directoryUrl() : env.get("SLIPWAY_ACME_DIRECTORY_URL").strip();
+        String email = blank(env.get("SLIPWAY_ACME_EMAIL")) ? base.email() : env.get("SLIPWAY_ACME_EMAIL").strip();
+        Path ca = blank(env.get("SLIPWAY_ACME_CA_PEM")) ? base.caPem() : Path.of(env.get("SLIPWAY_ACME_CA_PEM").strip());
+        return new TlsSettings(base.httpsPort(), base.wildcardCert(), base.wildcardKey(), dir, email, ca,
+                duration(env, "SLIPWAY_ACME_RENEW_BEFORE", base.renewBefore()),
+                duration(env, "SLIPWAY_ACME_RETRY_MIN", base.retryMin()),
+                duration(env, "SLIPWAY_ACME_RETRY_MAX", base.retryMax()),
+                duration(env, "SLIPWAY_ACME_CHECK_INTERVAL", base.checkEvery()));
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    /** Seconds ({@code 30}), milliseconds ({@code 200ms}) or ISO-8601 ({@code P30D}). */
+    private static Duration duration(Map<String, String> env, String name, Duration fallback) {
+        String v = env.get(name);
+        if (blank(v)) return fallback;
+        String p = v.strip();
+        try {
+            Duration d = p.endsWith("ms") ? Duration.ofMillis(Long.parseLong(p.substring(0, p.length() - 2)))
+                    : p.toUpperCase().startsWith("P") ? Duration.parse(p) : Duration.ofSeconds(Long.parseLong(p));
+            if (d.isNegative() || d.isZero()) throw new IllegalArgumentException();
+            return d;
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            throw new IllegalArgumentException(name + ": '" + p + "' is not a positive duration (seconds, 200ms, or ISO-8601 like P30D)");
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.slipway.pipeline;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.testing.Apps;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The build cache (issue 17), through the API with real builds of the express fixture from git: a code-only
+ * redeploy skips the install and serves the new code; a changed lockfile installs again; another account's
+ * identical app never gets the first account's packages; and a build script that attacks the cached packages
+ * leaves nothing in them for the account's next project or for another account. Each test has accounts of its
+ * own, so their caches do not meet. H2 only: it builds.
+ */
+class BuildCacheTest {
+    private static final Duration BUILD = Duration.ofMinutes(5);
+    private static final Pattern HIT = Pattern.compile("Build cache: hit for key ([0-9a-f]{12}): reused node_modules .*skipping npm ci");
+    private static final Pattern MISS = Pattern.compile("Build cache: no entry for key ([0-9a-f]{12}); installing");
+
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
+
+    /** Reports whether the express package it runs with was changed by anyone. */
+    private static final String APP = """
+            const express = require("express");
+            const fs = require("fs");
+            const path = require("path");
+            const dir = path.dirname(require.resolve("express/package.json"));
+            const seen = [];
+            if (fs.readFileSync(path.join(dir, "index.js"), "utf8").includes("POISON")) seen.push("index.js");
+            if (fs.readFileSync(path.join(dir, "lib/express.js"), "utf8").includes("POISON")) seen.push("lib/express.js");
+            if (fs.existsSync(path.join(dir, "planted.js"))) seen.push("planted.js");
+            const app = express();
+            app.get("/", (req, res) => res.type("text/plain").send("fixture:cache VERSION " + (seen.length ? "poisoned " + seen.join(",") : "clean") + "\\n"));
+            app.listen(Number(process.env.PORT || 3000), "127.0.0.1");
+            """;
+
+    /** A build script that tries every way to change the installed express in place, and two that change its own copy. */
+    private static final String POISON = """
+            const fs = require("fs");
+            const path = require("path");
+            const dir = path.dirname(require.resolve("express/package.json"));
+            const index = path.join(dir, "index.js");
+            function attempt(what, fn) {
+              try { fn(); console.log("poison: " + what + ": done"); } catch (e) { console.log("poison: " + what + ": refused (" + e.code + ")"); }
+            }
+            attempt("append to index.js", () => fs.appendFileSync(index, "\\n// POISON\\n"));
+            attempt("write index.js in place", () => {
+              const fd = fs.openSync(index, "r+");
+              try { fs.writeSync(fd, "\\n// POISON\\n", fs.fstatSync(fd).size); } finally { fs.closeSync(fd); }
+            });
+            attempt("chmod index.js", () => fs.chmodSync(index, 0o666));
+            attempt("truncate index.js", () => fs.truncateSync(index, 0));
+            attempt("replace lib/express.js", () => {
+              const f = path.join(dir, "lib/express.js");
+              const text = fs.readFileSync(f, "utf8");
+              fs.unlinkSync(f);
+              fs.writeFileSync(f, text + "\\n// POISON\\n");
+            });
+            attempt("plant planted.js", () => fs.writeFileSync(path.join(dir, "planted.js"), "// POISON"));
+            """;
+
+    private static String text(Map<String, byte[]> files, String name) {
+        return new String(files.get(name), StandardCharsets.UTF_8);
+    }
+
+    /** The express fixture serving {@link #APP}; with a build script that runs {@link #POISON} when {@code hostile}. */
+    private static Map<String, byte[]> app(String version, boolean hostile) {
+        Map<String, byte[]> files = new LinkedHashMap<>(FrameworksTest.fixture("express"));
+        files.put("app.js", APP.replace("VERSION", version).getBytes(StandardCharsets.UTF_8));
+        if (hostile) {
+            String pkg = text(files, "package.json").replace("\"start\": \"node app.js\"", "\"build\": \"node poison.js\",\n    \"start\": \"node app.js\"");
+            assertThat(pkg).contains("poison.js");
+            files.put("package.json", pkg.getBytes(StandardCharsets.UTF_8));
+            files.put("poison.js", POISON.getBytes(StandardCharsets.UTF_8));
+        }
+        return files;
+    }
+
+    private record Project(Runs runs, String repo, String id, String lastRun) {}
+
+    /** Pushes {@code files} as a new repository and migrates it for {@code runs}'s account; waits until it is live. */
+    private static Project migrate(Runs runs, String repo, Map<String, byte[]> files) {
+        deploys.push(repo, files);
+        String migration = runs.migrate(repo);
+        runs.await("migrations", migration, "complete", BUILD);
+        return new Project(runs, repo, runs.projectOf(migration), runs.firstDeployment(runs.projectOf(migration)));
+    }
+
+    /** As {@link #migrate}, with the framework detected. */
+    private static Project migrateDetected(Runs runs, String repo, Map<String, byte[]> files) {
+        deploys.push(repo, files);
+        var r = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        String migration = r.json().at("/data/id").asText();
+        runs.await("migrations", migration, "complete", BUILD);
+        return new Project(runs, repo, runs.projectOf(migration), runs.firstDeployment(runs.projectOf(migration)));
+    }
+
+    /** Commits {@code files} on top and deploys the project; waits until it is live. */
+    private static Project redeploy(Project p, Map<String, byte[]> files) {
+        deploys.git().commitBytes(p.repo(), "main", files, "change");
+        String deployment = p.runs().deploy(p.id());
+        p.runs().await("deployments", deployment, "live", BUILD);
+        return new Project(p.runs(), p.repo(), p.id(), deployment);
+    }
+
+    private static List<String> log(Project p) {
+        return p.runs().messages("deployments", p.lastRun());
+    }
+
+    private static String body(Project p) {
+        String url = p.runs().http().get("/v1/projects/" + p.id()).json().at("/data/url").asText();
+        return Apps.get(url + "/").body();
+    }
+
+    private static String key(List<String> log, Pattern pattern) {
+        for (String line : log) {
+            Matcher m = pattern.matcher(line);
+            if (m.find()) return m.group(1);
+        }
+        throw new AssertionError("no line matches " + pattern + " in " + log);
+    }
+
+    private static boolean installed(List<String> log) {
+        return log.stream().anyMatch(m -> m.matches("(?s)\\w+ Running (\\S*/)?npm ci .*"));
+    }
+
+    private static Runs newAccount() {
+        return new Runs(deploys.server().tenant(Tier.TEAM).http());
+    }
+
+    @Test
+    void aCodeOnlyRedeployReusesThePackagesAndALockfileChangeInstallsAgain() {
+        Runs account = newAccount();
+        Project first = migrate(account, "cache/express", app("v1", false));
+        List<String> firstLog = log(first);
+        String key = key(firstLog, MISS);
+        assertThat(installed(firstLog)).as("the first build installs: " + firstLog).isTrue();
+        assertThat(firstLog).anyMatch(m -> m.contains("Build cache: saved node_modules as key " + key));
+        assertThat(body(first)).isEqualTo("fixture:cache v1 clean\n");
+
+        Project second = redeploy(first, Map.of("app.js", APP.replace("VERSION", "v2").getBytes(StandardCharsets.UTF_8)));
+        List<String> secondLog = log(second);
+        assertThat(key(secondLog, HIT)).isEqualTo(key);
+        assertThat(installed(secondLog)).as("the install step is skipped: " + secondLog).isFalse();
+        assertThat(body(second)).isEqualTo("fixture:cache v2 clean\n");
+
+        // the same packages, but the lockfile's bytes changed: another key, a full install
+        String lock = text(FrameworksTest.fixture("express"), "package-lock.json");
+        Project third = redeploy(second, Map.of("package-lock.json", (lock.strip() + "\n\n").getBytes(StandardCharsets.UTF_8)));
+        List<String> thirdLog = log(third);
+        assertThat(key(thirdLog, MISS)).isNotEqualTo(key);
+        assertThat(installed(thirdLog)).isTrue();
+        assertThat(body(third)).isEqualTo("fixture:cache v2 clean\n");
+
+        // an identical app of another account has the same key, and still installs everything itself
+        Project other = migrate(newAccount(), "cache/express-other", app("v2", false));
+        List<String> otherLog = log(other);
+        assertThat(key(otherLog, MISS)).isEqualTo(key);
+        assertThat(otherLog).noneMatch(m -> HIT.matcher(m).find());
+        assertThat(installed(otherLog)).isTrue();
+        assertThat(body(other)).isEqualTo("fixture:cache v2 clean\n");
+    }
+
+    @Test
+    void aNextAppGetsItsPackagesAndItsNextCacheBack() {
+        Runs account = newAccount();
+        Project first = migrateDetected(account, "cache/next", FrameworksTest.fixture("nextjs"));
+        List<String> firstLog = log(first);
+        String key = key(firstLog, MISS);
+        assertThat(firstLog).anyMatch(m -> m.contains("Build cache: saved .next/cache ("))
+                .noneMatch(m -> m.contains("restored .next/cache"));
+
+        String page = text(FrameworksTest.fixture("nextjs"), "app/page.js");
+        Project second = redeploy(first, Map.of("app/page.js", page.replace("fixture:nextjs", "fixture:nextjs v2").getBytes(StandardCharsets.UTF_8)));
+        List<String> secondLog = log(second);
+        assertThat(key(secondLog, HIT)).isEqualTo(key);
+        assertThat(installed(secondLog)).as("the install step is skipped: " + secondLog).isFalse();
+        assertThat(secondLog).anyMatch(m -> m.contains("Build cache: restored .next/cache from this project's last build"));
+        assertThat(body(second)).contains("fixture:nextjs v2");
+    }
+
+    @Test
+    void aPnpmAppsPackagesComeBackToo() {
+        Project first = migrateDetected(newAccount(), "cache/pnpm", FrameworksTest.fixture("pnpm"));
+        String key = key(log(first), MISS);
+        String server = text(FrameworksTest.fixture("pnpm"), "server.js");
+        Project second = redeploy(first, Map.of("server.js", server.replace("'fixture:pnpm'", "'fixture:pnpm v2'").getBytes(StandardCharsets.UTF_8)));
+        List<String> secondLog = log(second);
+        assertThat(secondLog).anyMatch(m -> m.contains("Build cache: hit for key " + key + ": reused node_modules ")
+                && m.endsWith("; skipping pnpm install"));
+        assertThat(secondLog).noneMatch(m -> m.matches("(?s)\\w+ Running \\S*pnpm install.*"));
+        String body = body(second);
+        // ms as pnpm-lock.yaml pins it, linked from the cache; the build ran with pnpm
+        assertThat(body).contains("fixture:pnpm v2").contains("\"ms\":\"2.1.1\"").contains("pnpm/8.15.9");
+    }
+
+    @Test
+    void aBuildScriptCannotChangeTheCachedPackagesOfItsAccountsOtherProjectsNorAnotherAccounts() {
+        assertThat(deploys.server().anonymous().get("/readyz").json().get("isolation").asText())
+                .as("this test needs the sandbox (bubblewrap, passt, nftables, root)").isEqualTo("sandbox");
+        Runs account = newAccount();
+        // the attacker builds first: its install is what the account's cache keeps, and its build script then
+        // attacks those very files
+        Project attacker = migrate(account, "cache/attacker", app("attacker", true));
+        List<String> attackLog = log(attacker);
+        String key = key(attackLog, MISS);
+        assertThat(attackLog).anyMatch(m -> m.contains("poison: append to index.js:"));
+        // what it changed in its own copy is in its own app, which proves the attack ran
+        assertThat(body(attacker)).isEqualTo("fixture:cache attacker poisoned lib/express.js,planted.js\n");
+        assertThat(attackLog).anyMatch(m -> m.contains("poison: append to index.js: refused (EACCES)"))
+                .anyMatch(m -> m.contains("poison: write index.js in place: refused (EACCES)"))
+                .anyMatch(m -> m.contains("poison: chmod index.js: refused (EPERM)"))
+                .anyMatch(m -> m.contains("poison: truncate index.js: refused (EACCES)"));
+
+        // a victim project of the same account, with the same packages: a hit, and nothing of the attack
+        Project victim = migrate(account, "cache/victim", app("victim", false));
+        assertThat(key(log(victim), HIT)).isEqualTo(key);
+        assertThat(body(victim)).isEqualTo("fixture:cache victim clean\n");
+
+        // the attacker again, now from the cache's files, then the victim again
+        Project again = redeploy(attacker, Map.of("app.js", APP.replace("VERSION", "attacker2").getBytes(StandardCharsets.UTF_8)));
+        assertThat(key(log(again), HIT)).isEqualTo(key);
+        assertThat(log(again)).anyMatch(m -> m.contains("poison: append to index.js: refused (EACCES)"));
+        Project victimAgain = redeploy(victim, Map.of("app.js", APP.replace("VERSION", "victim2").getBytes(StandardCharsets.UTF_8)));
+        assertThat(key(log(victimAgain), HIT)).isEqualTo(key);
+        assertThat(body(victimAgain)).isEqualTo("fixture:cache victim2 clean\n");
+
+        // another account's identical app gets nothing of the first account's cache
+        Project stranger = migrate(newAccount(), "cache/stranger", app("stranger", false));
+        assertThat(key(log(stranger), MISS)).isEqualTo(key);
+        assertThat(body(stranger)).isEqualTo("fixture:cache stranger clean\n");
+    }
+}

@@ -1,0 +1,110 @@
+package dev.slipway.tls;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.router.Target;
+import dev.slipway.server.Slipway;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * One HTTPS scenario's world: a DNS server and Pebble on loopback, a fresh store, and Slipway servers on it
+ * whose ACME CA is that Pebble (the first server's apps listener answers Pebble's validation requests).
+ */
+final class Rig implements AutoCloseable {
+    final LoopbackDns dns;
+    final Pebble pebble;
+    final TestStore store;
+    final int appsPort;
+    final List<Slipway> servers = new ArrayList<>();
+
+    private Rig(LoopbackDns dns, Pebble pebble, TestStore store, int appsPort) {
+        this.dns = dns;
+        this.pebble = pebble;
+        this.store = store;
+        this.appsPort = appsPort;
+    }
+
+    static Rig start(StoreKind kind) throws Exception {
+        LoopbackDns dns = LoopbackDns.start();
+        int appsPort = Pebble.freePort();
+        Pebble pebble;
+        try {
+            pebble = Pebble.start(appsPort, dns);
+        } catch (Exception | AssertionError e) {
+            dns.close();
+            throw e;
+        }
+        return new Rig(dns, pebble, TestStore.create(kind), appsPort);
+    }
+
+    /** The test settings: checks every 200 ms, first retry after 1 s. */
+    TlsSettings tls() {
+        return TlsSettings.OFF.withHttpsPort(0).withAcme(pebble.directoryUrl(), pebble.caPem())
+                .withTimings(Duration.ofDays(30), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMillis(200));
+    }
+
+    /** A server on the rig's store; the first one gets the apps port Pebble validates on. */
+    Slipway server(Clock clock, UnaryOperator<ServerConfig.Builder> customize) throws Exception {
+        Path dir = servers.isEmpty() ? store.dataDir() : Files.createTempDirectory(store.dataDir(), "peer-");
+        int apps = servers.stream().anyMatch(s -> s.appsPort() == appsPort) ? 0 : appsPort;
+        ServerConfig config = customize.apply(ServerConfig.builder(dir).environment(System.getenv()).ports(0, apps)
+                .databaseUrl(store.jdbcUrl()).secretKey(store.secretKey()).createDefaultAccount(false)
+                .allowPrivateTargets(true).tls(tls()).domainProof(false)
+                .domains(dev.slipway.domains.DomainSettings.DEFAULTS.withProof(false).withDnsServers(
+                        java.util.List.of(new java.net.InetSocketAddress("127.0.0.1", dns.port()))))).build();
+        Slipway s = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
+        servers.add(s);
+        return s;
+    }
+
+    Slipway server() throws Exception {
+        return server(Clock.systemUTC(), c -> c);
+    }
+
+    void stop(Slipway s) {
+        servers.remove(s);
+        s.close();
+    }
+
+    static TestServer.Tenant tenant(Slipway s, Tier tier) {
+        var account = s.accounts().create("t-" + UUID.randomUUID().toString().substring(0, 12), tier, null);
+        String key = s.keys().create(account.id(), "test").secret();
+        return new TestServer.Tenant(account, key, new Http("http://127.0.0.1:" + s.apiPort(), key));
+    }
+
+    /** A one-page static site served for {@code project} and its domain on server {@code s}. */
+    static void route(Slipway s, String project, String domain, String page) throws Exception {
+        Path site = Files.createTempDirectory("site-");
+        Files.writeString(site.resolve("index.html"), page);
+        s.engine().routes().setProduction(project, new Target.StaticSite(site));
+        if (domain != null) s.engine().routes().setDomain(domain, project);
+    }
+
+    @Override
+    public void close() {
+        for (Slipway s : List.copyOf(servers)) {
+            try {
+                s.close();
+            } catch (RuntimeException ignored) {
+                // the next ones still close
+            }
+        }
+        pebble.close();
+        dns.close();
+        store.close();
+    }
+}

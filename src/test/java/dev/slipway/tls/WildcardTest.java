@@ -1,0 +1,104 @@
+package dev.slipway.tls;
+
+import dev.slipway.config.ServerConfig;
+import dev.slipway.router.Target;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.TestServer;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.junit.jupiter.api.Test;
+
+import javax.net.ssl.SSLHandshakeException;
+import java.math.BigInteger;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The operator's wildcard certificate for {@code *.<apps domain>} (SLIPWAY_APPS_TLS_CERT / _KEY): served by SNI
+ * for project addresses, one label deep only, and a certificate that cannot be read stops the start with its reason.
+ */
+@EachStore
+class WildcardTest {
+    private final StoreKind kind;
+
+    WildcardTest(StoreKind kind) {
+        this.kind = kind;
+    }
+
+    @Test
+    void projectAddressesAreServedWithTheOperatorsWildcardCertificate() throws Exception {
+        Path dir = Files.createTempDirectory("wildcard-");
+        KeyPair caKey = Pem.newKeyPair();
+        X509Certificate ca = certificate(new X500Name("CN=operator test CA"), caKey, new X500Name("CN=operator test CA"),
+                caKey, true, null);
+        KeyPair leafKey = Pem.newKeyPair();
+        X509Certificate leaf = certificate(new X500Name("CN=*.localhost"), leafKey, new X500Name("CN=operator test CA"),
+                caKey, false, "*.localhost");
+        Files.writeString(dir.resolve("cert.pem"), Pem.chain(List.of(leaf, ca)));
+        Files.writeString(dir.resolve("key.pem"), Pem.privateKey(leafKey.getPrivate()));
+        try (TestServer server = TestServer.start(kind, c -> c.appsHttpsPort(0)
+                .appsTlsCertificate(dir.resolve("cert.pem"), dir.resolve("key.pem")))) {
+            Path site = Files.createDirectories(server.store().dataDir().resolve("site"));
+            Files.writeString(site.resolve("index.html"), "wildcard site");
+            server.slipway().engine().routes().setProduction("wired", new Target.StaticSite(site));
+            int https = server.slipway().appsHttpsPort();
+
+            var page = new TlsClient(ca).get(https, "wired.localhost", "/");
+            assertThat(page.status()).isEqualTo(200);
+            assertThat(page.body()).contains("wildcard site");
+            assertThat(page.chain().getFirst()).isEqualTo(leaf);
+            assertThat(page.header("strict-transport-security")).isNull(); // the project did not opt in
+
+            var redirect = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.slipway().appsPort() + "/x"))
+                            .header("Host", "wired.localhost").build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(redirect.statusCode()).isEqualTo(308);
+            assertThat(redirect.headers().firstValue("Location")).hasValue("https://wired.localhost:" + https + "/x");
+
+            // two labels deep is not covered by *.localhost; another domain gets nothing
+            assertThatThrownBy(() -> new TlsClient(ca).get(https, "a.wired.localhost", "/")).isInstanceOf(SSLHandshakeException.class);
+            assertThatThrownBy(() -> new TlsClient(ca).get(https, "bank.example.test", "/")).isInstanceOf(SSLHandshakeException.class);
+        }
+        // a key that is not a key: the server refuses to start and says which file
+        Files.writeString(dir.resolve("bad.pem"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+        assertThatThrownBy(() -> TestServer.start(kind, c -> c.appsHttpsPort(0)
+                .appsTlsCertificate(dir.resolve("cert.pem"), dir.resolve("bad.pem"))))
+                .hasMessageContaining("cert.pem").hasMessageContaining("cannot be read");
+        assertThatThrownBy(() -> ServerConfig.builder(dir).appsTlsCertificate(dir.resolve("cert.pem"), null).build())
+                .hasMessageContaining("set both or neither");
+        dev.slipway.testing.TestStore.deleteTree(dir);
+    }
+
+    private static X509Certificate certificate(X500Name subject, KeyPair key, X500Name issuer, KeyPair issuerKey,
+                                               boolean ca, String dnsName) throws Exception {
+        Instant now = Instant.now();
+        var b = new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now.toEpochMilli() + (ca ? 0 : 1)),
+                Date.from(now.minusSeconds(60)), Date.from(now.plus(Duration.ofDays(2))), subject, key.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
+        if (dnsName != null) {
+            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(GeneralName.dNSName, dnsName)));
+        }
+        return new JcaX509CertificateConverter().getCertificate(
+                b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey.getPrivate())));
+    }
+}
