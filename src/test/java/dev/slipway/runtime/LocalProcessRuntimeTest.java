@@ -56,6 +56,8 @@ class LocalProcessRuntimeTest {
         assertThat(ProcessGroups.pgidOf(instance.pid())).hasValue(instance.pid());
         // output reaches the log line by line, secrets masked
         log.await(Duration.ofSeconds(5), "the token line", e -> e.message().startsWith("connecting with token"));
+        // the app's lines are read on their own thread: the listening line may land after the health check
+        log.await(Duration.ofSeconds(5), "the listening line", e -> e.message().equals("listening on " + instance.port()));
         assertThat(log.messages()).contains("connecting with token ****", "listening on " + instance.port());
         assertThat(String.join("\n", log.messages())).doesNotContain("s3cr3t-value-42");
         assertThat(log.messages()).anyMatch(m -> m.startsWith("App answered HTTP 200 on port " + instance.port()));
