@@ -118,7 +118,7 @@ final class AppsHandler extends Handler.Wrapper {
                     return true;
                 }
                 recent.record(u.port());
-                request.setAttribute(UpstreamProxy.PORT_ATTRIBUTE, u.port());
+                request.setAttribute(UpstreamProxy.TARGET_ATTRIBUTE, u);
                 if (isUpgrade(request)) offThread(request, callback, () -> upstream(request, response, callback));
                 else upstream(request, response, callback);
             }

@@ -5,10 +5,25 @@ import java.nio.file.Path;
 /** Where the apps listener sends a request. */
 public sealed interface Target permits Target.Upstream, Target.StaticSite {
 
-    /** An app process listening on a loopback port. */
-    record Upstream(int port) implements Target {
+    /**
+     * An app listening on {@code host:port}: a local process on loopback, or (another runtime) an address
+     * the router reaches over the network, such as a cluster Service.
+     */
+    record Upstream(String host, int port) implements Target {
+        public static final String LOOPBACK = "127.0.0.1";
+
         public Upstream {
+            if (host == null || host.isBlank()) throw new IllegalArgumentException("upstream host is empty");
             if (port < 1 || port > 65535) throw new IllegalArgumentException("port out of range: " + port);
+        }
+
+        /** An app process on a loopback port. */
+        public Upstream(int port) {
+            this(LOOPBACK, port);
+        }
+
+        public boolean loopback() {
+            return LOOPBACK.equals(host);
         }
     }
 

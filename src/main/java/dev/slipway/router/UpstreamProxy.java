@@ -17,13 +17,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
 
 /**
- * Reverse proxy to an app on a loopback port (Jetty's core {@code ProxyHandler}): streams both ways
+ * Reverse proxy to an app (on a loopback port, or another runtime's address) (Jetty's core {@code ProxyHandler}): streams both ways
  * without buffering, adds X-Forwarded-For/Proto/Host, and answers its own 502/503/504 pages when the
  * app cannot be reached. The upstream port is chosen per request by {@link AppsHandler}.
  */
 final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamProxy.class);
-    static final String PORT_ATTRIBUTE = UpstreamProxy.class.getName() + ".port";
+    static final String TARGET_ATTRIBUTE = UpstreamProxy.class.getName() + ".target";
     /**
      * Pooled idle connections to apps close sooner than the usual app keep-alive (Node and uvicorn: 5 s),
      * so the proxy never sends a request on a connection the app is closing.
@@ -40,9 +40,9 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
     }
 
     private static HttpURI upstreamUri(Request request) {
-        int port = (Integer) request.getAttribute(PORT_ATTRIBUTE);
+        Target.Upstream upstream = (Target.Upstream) request.getAttribute(TARGET_ATTRIBUTE);
         HttpURI in = request.getHttpURI();
-        return HttpURI.build().scheme("http").host("127.0.0.1").port(port)
+        return HttpURI.build().scheme("http").host(upstream.host()).port(upstream.port())
                 .path(in.getPath()).query(in.getQuery());
     }
 
@@ -86,8 +86,9 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
         }
         proxyToClient.reset();
         String host = RouteTable.hostOnly(clientToProxy.getHeaders().get(HttpHeader.HOST));
-        int port = (Integer) clientToProxy.getAttribute(PORT_ATTRIBUTE);
-        LOG.debug("upstream 127.0.0.1:{} for {} failed: {}", port, host, failure.toString());
+        Target.Upstream upstream = (Target.Upstream) clientToProxy.getAttribute(TARGET_ATTRIBUTE);
+        int port = upstream.port();
+        LOG.debug("upstream {}:{} for {} failed: {}", upstream.host(), port, host, failure.toString());
         if (failure instanceof TimeoutException) ErrorPages.timeout(proxyToClient, callback, host);
         else if (restarting.test(port)) ErrorPages.appStarting(proxyToClient, callback, host);
         else ErrorPages.appDown(proxyToClient, callback, host);

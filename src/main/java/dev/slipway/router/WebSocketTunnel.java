@@ -47,10 +47,11 @@ final class WebSocketTunnel implements WebSocketCreator {
 
     @Override
     public Object createWebSocket(ServerUpgradeRequest request, ServerUpgradeResponse response, Callback callback) {
-        int port = (Integer) request.getAttribute(UpstreamProxy.PORT_ATTRIBUTE);
+        Target.Upstream target = (Target.Upstream) request.getAttribute(UpstreamProxy.TARGET_ATTRIBUTE);
+        int port = target.port();
         String host = RouteTable.hostOnly(request.getHeaders().get(HttpHeader.HOST));
         var uri = request.getHttpURI();
-        URI upstream = URI.create("ws://127.0.0.1:" + port + uri.getPath() + (uri.getQuery() == null ? "" : "?" + uri.getQuery()));
+        URI upstream = URI.create("ws://" + target.host() + ":" + port + uri.getPath() + (uri.getQuery() == null ? "" : "?" + uri.getQuery()));
         ClientUpgradeRequest upgrade = new ClientUpgradeRequest();
         for (String name : request.getHeaders().getFieldNamesCollection()) {
             if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) upgrade.setHeader(name, request.getHeaders().getValuesList(name));
