@@ -58,7 +58,7 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
         if (targets.isEmpty()) return;
         String[] project = project(h, d.projectId());
         boolean production = d.id().equals(project[1]);
-        Object data = DeploymentView.Detail.of(d, project[0], production, urls);
+        Object data = DeploymentView.Detail.of(d, project[0], production, urls, image(h, d.artifactId()));
         enqueue(h, targets, type, data, d.id());
     }
 
@@ -114,6 +114,13 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
 
     private List<Endpoint> targets(Handle h, String accountId, String type) {
         return endpoints.enabled(h, accountId).stream().filter(e -> EventTypes.matches(e.events(), type)).toList();
+    }
+
+    /** The build's OCI image, as {@code GET /v1/deployments/{id}} shows it: null without a build or an image. */
+    private static String image(Handle h, String artifactId) {
+        if (artifactId == null) return null;
+        return h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).findOne().orElse(null);
     }
 
     /** The project's name and production deployment id, as the caller's transaction sees them. */

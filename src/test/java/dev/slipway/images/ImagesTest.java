@@ -8,6 +8,8 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
+import dev.slipway.testing.WebhookReceiver;
+import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,7 +42,8 @@ class ImagesTest {
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit(c -> c.images(
-            new ImageSettings(registry.host() + "/slipway", Map.of("node", base), true)));
+            new ImageSettings(registry.host() + "/slipway", Map.of("node", base), true))
+            .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));
 
     /** A plain Node server whose build leaves links: one to /etc/shadow, one to /etc, one inside the build. */
     private static Map<String, byte[]> app(String name) {
@@ -58,9 +61,12 @@ class ImagesTest {
     private record Deployed(Http http, String projectId, String deploymentId) {}
 
     private static Deployed migrate(TestServer on, String repo) {
+        return migrate(on.tenant(Tier.TEAM).http(), repo);
+    }
+
+    private static Deployed migrate(Http http, String repo) {
         server.git().createRepo(repo);
         server.git().commitBytes(repo, "main", app(repo.replace('/', '-')), "the app");
-        Http http = on.tenant(Tier.TEAM).http();
         var r = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\",\"framework\":\"node\"}");
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         String migration = r.json().at("/data/id").asText();
@@ -162,8 +168,25 @@ class ImagesTest {
     }
 
     @Test
-    void aRollbackUsesTheSameImageWithoutAnImageStep() {
-        Deployed d = migrate(server.get(), "images/" + server.kind().name().toLowerCase() + "-rollback");
+    void aRollbackUsesTheSameImageWithoutAnImageStep_andWebhooksCarryIt() {
+        Http tenant = server.get().tenant(Tier.TEAM).http();
+        try (WebhookReceiver receiver = WebhookReceiver.start()) {
+            var hook = tenant.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/hooks") + "\",\"events\":[\"deployment.live\"]}");
+            assertThat(hook.status()).as(hook.body()).isEqualTo(201);
+            Deployed d = migrate(tenant, "images/" + server.kind().name().toLowerCase() + "-rollback");
+            String first = rollsBackToTheSameImage(d);
+            // deployment.live of the first deployment and of the rollback: the same image as the API shows
+            var events = receiver.await(Duration.ofSeconds(30), "the rollback's deployment.live", r ->
+                    r.type().equals("deployment.live") && r.json().at("/data/rollback_of").asText().equals(d.deploymentId()));
+            assertThat(events.json().at("/data/image").asText()).isEqualTo(first);
+            var firstLive = receiver.await(Duration.ofSeconds(30), "the first deployment.live", r ->
+                    r.type().equals("deployment.live") && r.json().at("/data/id").asText().equals(d.deploymentId()));
+            assertThat(firstLive.json().at("/data/image").asText()).isEqualTo(first);
+        }
+    }
+
+    /** Returns the first deployment's image, which the rollback to it runs again. */
+    private static String rollsBackToTheSameImage(Deployed d) {
         String first = Statuses.await(d.http(), "deployments", d.deploymentId(), "live", BUILD).get("image").asText();
         var again = d.http().post("/v1/deployments", "{\"project_id\":\"" + d.projectId() + "\"}");
         assertThat(again.status()).as(again.body()).isEqualTo(201);
@@ -176,6 +199,7 @@ class ImagesTest {
         JsonNode live = Statuses.await(d.http(), "deployments", id, "live", BUILD);
         assertThat(live.get("image").asText()).isEqualTo(first);
         assertThat(messages(d.http(), id)).noneMatch(m -> m.startsWith("Image"));
+        return first;
     }
 
     @Test
