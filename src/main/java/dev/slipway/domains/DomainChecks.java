@@ -97,6 +97,9 @@ public final class DomainChecks implements AutoCloseable {
     private Project verified(Project p) {
         if (projects.domainVerified(p.id(), p.domainCheck().token())) {
             LOG.info("domain {} of project {} verified", p.domain(), p.name());
+        } else if (projects.domainVerifiedElsewhere(p.id())) {
+            projects.domainNotVerified(p.id(), p.domainCheck().token(),
+                    "another project proved control of " + p.domain() + " first; remove the domain here or from that project");
         }
         Project now = projects.find(p.id()).orElse(p);
         // into this server's routes: the project's production (if it runs here) answers at the domain from now on

@@ -81,9 +81,9 @@ public final class ProjectStore {
         h.createUpdate("""
                         INSERT INTO projects (id, account_id, name, source, repo, branch, framework, region, domain,
                                               root_directory, created_at, domain_status, domain_token,
-                                              domain_next_check_at, domain_verified_at, hsts)
+                                              domain_next_check_at, domain_verified_at, verified_domain, hsts)
                         VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :root, :at,
-                                :status, :token, :next, :verified, :hsts)""")
+                                :status, :token, :next, :verified, :verifiedDomain, :hsts)""")
                 .bind("id", id).bind("account", p.accountId()).bind("name", p.name()).bind("source", p.source())
                 .bind("repo", p.repo()).bind("branch", p.branch()).bind("framework", p.framework())
                 .bind("region", p.region()).bind("domain", p.domain()).bind("root", p.rootDirectory()).bind("at", now)
@@ -91,6 +91,7 @@ public final class ProjectStore {
                 .bind("token", check == null ? null : check.token())
                 .bind("next", check == null ? null : now)
                 .bind("verified", check != null && check.status() == DomainStatus.VERIFIED ? now : null)
+                .bind("verifiedDomain", check != null && check.status() == DomainStatus.VERIFIED ? p.domain() : null)
                 .bind("hsts", p.hsts())
                 .execute();
         Map<String, String> env = p.envVars() == null ? Map.of() : p.envVars();
@@ -184,9 +185,12 @@ public final class ProjectStore {
         return idWhere("name", name).flatMap(this::find);
     }
 
-    /** The project with this custom domain (domains are unique), read as {@link #find} reads it. */
+    /**
+     * The project that proved control of this custom domain, read as {@link #find} reads it. Several projects
+     * may claim a domain while it waits for its proof; one may hold it verified.
+     */
     public Optional<Project> findByDomain(String domain) {
-        return idWhere("domain", domain).flatMap(this::find);
+        return idWhere("verified_domain", domain).flatMap(this::find);
     }
 
     private Optional<String> idWhere(String uniqueColumn, String value) {
@@ -211,8 +215,12 @@ public final class ProjectStore {
                 .bind("n", name).mapTo(Long.class).one()) > 0;
     }
 
+    /**
+     * True when another project proved control of the domain. A claim still waiting for its proof takes
+     * nothing: whoever controls the domain's DNS can claim it and prove it, whoever claimed it first.
+     */
     public boolean domainTaken(String domain) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE domain = :d")
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE verified_domain = :d")
                 .bind("d", domain).mapTo(Long.class).one()) > 0;
     }
 
@@ -286,17 +294,37 @@ public final class ProjectStore {
      */
     public boolean domainVerified(String projectId, String token) {
         Instant now = clock.instant();
-        return jdbi.inTransaction(h -> {
-            String current = h.createQuery("SELECT domain_token FROM projects WHERE id = :id FOR UPDATE")
-                    .bind("id", projectId).mapTo(String.class).findOne().orElse(null);
-            if (current == null || !current.equals(token)) return false;
-            return DomainStatus.MACHINE.stored("projects", "domain_status").move(h, projectId,
-                    DomainStatus.PENDING_VERIFICATION, DomainStatus.VERIFIED,
-                    "domain_verified_at = :now, domain_checked_at = :now, domain_check_reason = NULL", now, moved -> {
-                        cache.changedAfterCommit(moved, projectId);
-                        domainListener.verified(moved, findIn(moved, projectId));
-                    });
-        });
+        try {
+            return jdbi.inTransaction(h -> {
+                String current = h.createQuery("SELECT domain_token FROM projects WHERE id = :id FOR UPDATE")
+                        .bind("id", projectId).mapTo(String.class).findOne().orElse(null);
+                if (current == null || !current.equals(token)) return false;
+                if (verifiedElsewhere(h, projectId)) return false;
+                return DomainStatus.MACHINE.stored("projects", "domain_status").move(h, projectId,
+                        DomainStatus.PENDING_VERIFICATION, DomainStatus.VERIFIED,
+                        "domain_verified_at = :now, domain_checked_at = :now, domain_check_reason = NULL, verified_domain = domain",
+                        now, moved -> {
+                            cache.changedAfterCommit(moved, projectId);
+                            domainListener.verified(moved, findIn(moved, projectId));
+                        });
+            });
+        } catch (org.jdbi.v3.core.JdbiException e) {
+            // another project's proof of the same domain committed first: the unique index kept it theirs
+            if (jdbi.withHandle(h -> verifiedElsewhere(h, projectId))) return false;
+            throw e;
+        }
+    }
+
+    /** True when another project holds this project's claimed domain verified. */
+    public boolean domainVerifiedElsewhere(String projectId) {
+        return jdbi.withHandle(h -> verifiedElsewhere(h, projectId));
+    }
+
+    private static boolean verifiedElsewhere(Handle h, String projectId) {
+        return h.createQuery("""
+                        SELECT COUNT(*) FROM projects o JOIN projects p ON o.verified_domain = p.domain
+                        WHERE p.id = :id AND o.id <> p.id""")
+                .bind("id", projectId).mapTo(Long.class).one() > 0;
     }
 
     /**
@@ -309,11 +337,12 @@ public final class ProjectStore {
         h.createUpdate("""
                         UPDATE projects SET domain = :domain, domain_status = :status, domain_token = :token,
                             domain_checked_at = NULL, domain_check_reason = NULL, domain_next_check_at = :next,
-                            domain_verified_at = :verified
+                            domain_verified_at = :verified, verified_domain = :verifiedDomain
                         WHERE id = :id""")
                 .bind("domain", domain).bind("status", check == null ? null : check.status().label())
                 .bind("token", check == null ? null : check.token()).bind("next", check == null ? null : now)
                 .bind("verified", check != null && check.status() == DomainStatus.VERIFIED ? now : null)
+                .bind("verifiedDomain", check != null && check.status() == DomainStatus.VERIFIED ? domain : null)
                 .bind("id", projectId).execute();
         cache.changedAfterCommit(h, projectId);
     }

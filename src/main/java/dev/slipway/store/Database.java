@@ -48,7 +48,7 @@ public final class Database implements AutoCloseable {
             Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ChangeNotices(), new StatusNotices())
+                    .javaMigrations(new ChangeNotices(), new StatusNotices(), new VerifiedDomains())
                     .load()
                     .migrate();
         } catch (RuntimeException e) {

@@ -124,11 +124,11 @@ public final class CertificateStore {
 
     /** The event goes to the account of the project that has the domain now (none: no event). */
     private void emit(Handle h, String domain, String type) {
-        Optional<String> account = h.createQuery("SELECT account_id FROM projects WHERE domain = :d")
+        Optional<String> account = h.createQuery("SELECT account_id FROM projects WHERE verified_domain = :d")
                 .bind("d", domain).mapTo(String.class).findOne();
         if (account.isEmpty()) return;
         CertificateView view = view(h, domain).orElseThrow();
-        outbox.event(h, account.get(), type, new Event(domain, h.createQuery("SELECT id FROM projects WHERE domain = :d")
+        outbox.event(h, account.get(), type, new Event(domain, h.createQuery("SELECT id FROM projects WHERE verified_domain = :d")
                 .bind("d", domain).mapTo(String.class).one(), view.status(), view.expiresAt(), view.lastError()));
     }
 

@@ -244,7 +244,12 @@ class DomainVerificationTest {
             assertThat(foreign.json().at("/error/code").asText()).isEqualTo("forbidden");
             assertThat(Apps.get(app(first)).body()).contains("moving-site");
             String theirs = Sites.unique("theirs") + ".example.test";
-            assertThat(stranger.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + theirs + "\"}").status()).isEqualTo(201);
+            var strangers = stranger.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + theirs + "\"}");
+            assertThat(strangers.status()).isEqualTo(201);
+            // proven: a claim alone would take nothing (aPendingClaimLocksNobodyOut…)
+            dns.txt("_slipway-challenge." + theirs, strangers.json().at("/data/domain_verification/value").asText());
+            assertThat(verify(stranger, strangers.json().at("/data/id").asText()).json().at("/data/domain_status").asText())
+                    .isEqualTo("verified");
             for (String[] bad : new String[][]{
                     {"{\"domain\":\"x.localhost\"}", "apps domain"},
                     {"{}", "is required"},
@@ -329,18 +334,44 @@ class DomainVerificationTest {
     }
 
     @Test
-    void aDomainBelongsToOneProjectCaseInsensitivelyAcrossAccounts() {
-        var a = server.tenant(Tier.TEAM).http();
-        var b = server.tenant(Tier.TEAM).http();
+    void aPendingClaimLocksNobodyOut_theFirstToProveItWins_thenTheDomainBelongsToOneProjectCaseInsensitively() {
+        var squatter = server.tenant(Tier.TEAM).http();
+        var owner = server.tenant(Tier.TEAM).http();
         String domain = Sites.unique("dup") + ".example.test";
-        var first = a.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain.toUpperCase(java.util.Locale.ROOT) + "\"}");
-        assertThat(first.status()).as(first.body()).isEqualTo(201);
-        assertThat(first.json().at("/data/domain").asText()).isEqualTo(domain);
+        String record = "_slipway-challenge." + domain;
+        var claimed = squatter.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain.toUpperCase(java.util.Locale.ROOT) + "\"}");
+        assertThat(claimed.status()).as(claimed.body()).isEqualTo(201);
+        assertThat(claimed.json().at("/data/domain").asText()).isEqualTo(domain);
+        String squatterId = claimed.json().at("/data/id").asText();
+
+        // a claim without proof takes nothing: the domain's real owner can still add it, and prove it
+        var mine = owner.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain + ".\"}");
+        assertThat(mine.status()).as(mine.body()).isEqualTo(201);
+        assertThat(mine.json().at("/data/domain_status").asText()).isEqualTo("pending_verification");
+        String ownerId = mine.json().at("/data/id").asText();
+        dns.txt(record, mine.json().at("/data/domain_verification/value").asText());
+        var proven = verify(owner, ownerId);
+        assertThat(proven.status()).as(proven.body()).isEqualTo(200);
+        assertThat(proven.json().at("/data/domain_status").asText()).isEqualTo("verified");
+
+        // the squatter's claim stays pending, even with its own token in DNS later
+        dns.txt(record, claimed.json().at("/data/domain_verification/value").asText());
+        var late = verify(squatter, squatterId);
+        assertThat(late.status()).as(late.body()).isEqualTo(200);
+        assertThat(late.json().at("/data/domain_status").asText()).isEqualTo("pending_verification");
+        assertThat(late.json().at("/data/domain_verification/reason").asText()).contains("another project proved control of " + domain + " first");
+        assertThat(server.slipway().projects().findByDomain(domain).orElseThrow().id()).isEqualTo(ownerId);
+
+        // once proven, the domain is the owner's alone, in any spelling
         for (String same : List.of(domain, domain + ".", "DUP" + domain.substring(3))) {
-            var r = b.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + same + "\"}");
+            var r = squatter.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + same + "\"}");
             assertThat(r.status()).as(same).isEqualTo(400);
             assertThat(r.json().at("/error/details/domain").asText()).isEqualTo("is already used by a project");
+            // its own pending claim, spelled another way, is no change: still pending, still not served
+            var again = put(squatter, squatterId, "{\"domain\":\"" + same + "\"}");
+            assertThat(again.status()).as(again.body()).isEqualTo(200);
+            assertThat(again.json().at("/data/domain_status").asText()).isEqualTo("pending_verification");
         }
-        assertThat(b.get("/v1/projects").json().get("data").size()).isZero();
+        assertThat(squatter.get("/v1/projects").json().get("data").size()).isEqualTo(1);
     }
 }
