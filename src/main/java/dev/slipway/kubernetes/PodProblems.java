@@ -57,8 +57,10 @@ final class PodProblems {
             String key = uid + "|" + cs.getName();
             String reason = waitingReason(cs);
             String previous = lastWaiting.put(key, reason == null ? "" : reason);
-            if ("ErrImagePull".equals(reason) || ("ImagePullBackOff".equals(reason) && !"ErrImagePull".equals(previous)
-                    && !"ImagePullBackOff".equals(previous))) {
+            // a failed pull is ErrImagePull, then ImagePullBackOff until the next try: one failure per entry into them
+            boolean newPullFailure = "ErrImagePull".equals(reason) ? !"ErrImagePull".equals(previous)
+                    : "ImagePullBackOff".equals(reason) && !"ErrImagePull".equals(previous) && !"ImagePullBackOff".equals(previous);
+            if (newPullFailure) {
                 int n = pullFailures.merge(key, 1, Integer::sum);
                 log.log(Level.WARNING, "Pulling image " + cs.getImage() + " failed (pod " + name + ", attempt " + n + "): "
                         + oneLine(cs.getState().getWaiting().getMessage()));
