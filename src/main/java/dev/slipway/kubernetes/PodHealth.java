@@ -79,9 +79,7 @@ public final class PodHealth {
             Thread.currentThread().interrupt();
             throw new StartFailedException("interrupted while waiting for " + deploymentName + " to become ready", e);
         } catch (KubernetesClientException e) {
-            String message = "the Kubernetes API refused to show " + deploymentName + ": "
-                    + PodProblems.oneLine(e.getStatus() != null && e.getStatus().getMessage() != null
-                    ? e.getStatus().getMessage() : String.valueOf(e.getMessage()));
+            String message = "the Kubernetes API refused to show " + deploymentName + " and its pods: " + PodLogs.message(e);
             log.log(Level.ERROR, message);
             throw new StartFailedException(message, e);
         } finally {

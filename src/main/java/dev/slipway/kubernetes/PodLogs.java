@@ -57,11 +57,17 @@ public final class PodLogs implements AutoCloseable {
     public static AutoCloseable follow(KubernetesClient client, String namespace, String labelSelector, LogSink log,
                                        Set<String> secretValues) {
         PodLogs logs = new PodLogs(client, namespace, log, new Masker(secretValues));
-        logs.informer = client.pods().inNamespace(namespace).withLabelSelector(labelSelector).inform(new ResourceEventHandler<>() {
-            @Override public void onAdd(Pod pod) { logs.seen(pod); }
-            @Override public void onUpdate(Pod old, Pod pod) { logs.seen(pod); }
-            @Override public void onDelete(Pod pod, boolean unknownFinalState) { }
-        });
+        try {
+            logs.informer = client.pods().inNamespace(namespace).withLabelSelector(labelSelector).inform(new ResourceEventHandler<>() {
+                @Override public void onAdd(Pod pod) { logs.seen(pod); }
+                @Override public void onUpdate(Pod old, Pod pod) { logs.seen(pod); }
+                @Override public void onDelete(Pod pod, boolean unknownFinalState) { }
+            });
+        } catch (KubernetesClientException e) {
+            // the app runs without its log in the deployment log: a deploy does not fail for want of it
+            log.log(Level.WARNING, "Could not follow the logs of the app's pods: " + message(e));
+            logs.close();
+        }
         return logs;
     }
 
@@ -158,11 +164,14 @@ public final class PodLogs implements AutoCloseable {
             }
         } catch (KubernetesClientException e) {
             if (!closed) {
-                log.log(Level.WARNING, "Could not read the log of pod " + pod + ": "
-                        + PodProblems.oneLine(e.getStatus() != null && e.getStatus().getMessage() != null
-                        ? e.getStatus().getMessage() : e.getMessage()));
+                log.log(Level.WARNING, "Could not read the log of pod " + pod + ": " + message(e));
             }
         }
+    }
+
+    static String message(KubernetesClientException e) {
+        return PodProblems.oneLine(e.getStatus() != null && e.getStatus().getMessage() != null
+                ? e.getStatus().getMessage() : e.getMessage());
     }
 
     private static void closeQuietly(Closeable c) {

@@ -8,12 +8,14 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -42,6 +44,7 @@ class PodHealthTest {
     static final String POD = NAME + "-7d9f8-abcde";
     static final String IMAGE = "127.0.0.1:5000/slipway/prj_1@sha256:0123";
 
+    KubernetesMockServer server;
     KubernetesClient client;
     final List<String> log = new CopyOnWriteArrayList<>();
 
@@ -207,6 +210,19 @@ class PodHealthTest {
     void noDeploymentAtAll_failsAtTheTimeoutSayingSo() throws Exception {
         assertThat(failure(await(Duration.ofMillis(300))))
                 .isEqualTo(NAME + " did not become ready within 300 ms (the Deployment does not exist)");
+    }
+
+    @Test
+    void apiServerRefusesToListDeployments_failsWithItsMessage() throws Exception {
+        server.expect().get().withPath("/apis/apps/v1/namespaces/" + NS + "/deployments?fieldSelector=metadata.name%3D" + NAME
+                + "&resourceVersion=0").andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
+                .withMessage("deployments.apps is forbidden: User \"system:serviceaccount:slipway:slipway\" cannot list resource")
+                .build()).always();
+        long start = System.nanoTime();
+        String reason = failure(await(Duration.ofSeconds(30)));
+        System.out.println("awaitReady failed " + (System.nanoTime() - start) / 1_000_000 + " ms after a 403");
+        assertThat(reason).isEqualTo("the Kubernetes API refused to show " + NAME
+                + " and its pods: deployments.apps is forbidden: User \"system:serviceaccount:slipway:slipway\" cannot list resource");
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -202,6 +203,17 @@ class PodLogsTest {
         assertThat(requests).hasSize(2);
         assertThat(log).containsExactlyInAnyOrder("INFO a", "INFO b");
         follow.close(); // twice is fine
+    }
+
+    @Test
+    void apiServerRefusesToListPods_aWarningAndNothingElse() throws Exception {
+        server.expect().get().withPath("/api/v1/namespaces/" + NS + "/pods?labelSelector=slipway.dev%2Fdeployment%3Ddep_01&resourceVersion=0")
+                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
+                        .withMessage("pods is forbidden: cannot list resource \"pods\"").build()).always();
+        AutoCloseable follow = PodLogs.follow(client, NS, SELECTOR, this::record, Set.of());
+        assertThat(log).containsExactly("WARNING Could not follow the logs of the app's pods: pods is forbidden: cannot list resource \"pods\"");
+        assertThat(podLogThreads()).isEmpty();
+        follow.close();
     }
 
     // --- the kubelet's side ---
