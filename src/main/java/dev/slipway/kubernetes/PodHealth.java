@@ -39,6 +39,12 @@ public final class PodHealth {
 
     public static void awaitReady(KubernetesClient client, String namespace, String deploymentName, Duration timeout,
                                   LogSink log, Clock clock) throws StartFailedException {
+        awaitReady(client, namespace, deploymentName, timeout, log, clock, RECHECK);
+    }
+
+    /** {@code recheck}: the longest wait without an event; a test sets it long to see that events wake the wait. */
+    static void awaitReady(KubernetesClient client, String namespace, String deploymentName, Duration timeout,
+                           LogSink log, Clock clock, Duration recheck) {
         Instant started = clock.instant();
         Instant deadline = started.plus(timeout);
         Semaphore changed = new Semaphore(0);
@@ -72,7 +78,7 @@ public final class PodHealth {
                     fail(log, deploymentName + " did not become ready within " + human(timeout) + " ("
                             + (d == null ? "the Deployment does not exist" : PodProblems.describe(current)) + ")");
                 }
-                long wait = Math.min(left.toMillis(), RECHECK.toMillis());
+                long wait = Math.min(left.toMillis(), recheck.toMillis());
                 if (changed.tryAcquire(Math.max(1, wait), TimeUnit.MILLISECONDS)) changed.drainPermits();
             }
         } catch (InterruptedException e) {

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,8 @@ class PodHealthTest {
     void kubeletMarksThePodReady_awaitReadyReturnsPromptly() throws Exception {
         createDeployment();
         Pod pod = createPod();
-        CompletableFuture<Void> wait = await(Duration.ofSeconds(30));
+        // re-checks far apart: only the watch's event can end the wait promptly
+        CompletableFuture<Void> wait = await(Duration.ofSeconds(60), Duration.ofSeconds(60));
         kubelet(pod, s -> s.withPhase("Running").withContainerStatuses(running(0, false)));
         Thread.sleep(200); // a running, not yet ready container: the wait goes on
         assertThat(wait).isNotDone();
@@ -60,10 +62,10 @@ class PodHealthTest {
         long readyAt = System.nanoTime();
         kubelet(pod, s -> s.withPhase("Running").withContainerStatuses(running(0, true))
                 .addNewCondition().withType("Ready").withStatus("True").endCondition());
-        wait.get(5, TimeUnit.SECONDS);
+        wait.get(20, TimeUnit.SECONDS);
         long tookMs = (System.nanoTime() - readyAt) / 1_000_000;
         System.out.println("awaitReady returned " + tookMs + " ms after the pod was marked ready");
-        assertThat(tookMs).isLessThan(PodHealth.RECHECK.toMillis()); // woken by the watch, not by the re-check
+        assertThat(tookMs).isLessThan(10_000); // woken by the watch (a loaded machine takes a while), not the 60 s re-check
         assertThat(log).singleElement().asString().startsWith("INFO Kubernetes reports pod " + POD + " of " + NAME + " ready after ");
     }
 
@@ -76,7 +78,7 @@ class PodHealthTest {
             d.setStatus(new DeploymentStatusBuilder().withReplicas(1).withReadyReplicas(1).build());
             return d;
         });
-        wait.get(5, TimeUnit.SECONDS);
+        wait.get(20, TimeUnit.SECONDS);
         assertThat(log).singleElement().asString().startsWith("INFO Kubernetes reports a replica of " + NAME + " ready after ");
     }
 
@@ -202,7 +204,7 @@ class PodHealthTest {
         String reason = failure(wait);
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertThat(reason).isEqualTo(NAME + " did not become ready within 1.5 s (pod " + POD + ": Pending, ContainerCreating)");
-        assertThat(tookMs).isBetween(1500L, 1500L + 1000L);
+        assertThat(tookMs).isBetween(1500L, 1500L + 2500L); // not the next re-check: at the deadline, with room for a loaded machine
         assertThat(log).containsExactly("ERROR " + reason);
     }
 
@@ -244,14 +246,18 @@ class PodHealthTest {
     // --- the cluster's side ---
 
     private CompletableFuture<Void> await(Duration timeout) {
+        return await(timeout, PodHealth.RECHECK);
+    }
+
+    private CompletableFuture<Void> await(Duration timeout, Duration recheck) {
         return CompletableFuture.runAsync(() -> PodHealth.awaitReady(client, NS, NAME, timeout,
-                (level, message) -> log.add(level.name() + " " + message), Clock.systemUTC()),
+                (level, message) -> log.add(level.name() + " " + message), Clock.systemUTC(), recheck),
                 r -> Thread.ofPlatform().name("await-" + NAME).start(r));
     }
 
     private static String failure(CompletableFuture<Void> wait) throws Exception {
         try {
-            wait.get(10, TimeUnit.SECONDS);
+            wait.get(20, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(StartFailedException.class);
             return e.getCause().getMessage();
@@ -260,7 +266,7 @@ class PodHealthTest {
     }
 
     private void waitForLogLines(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (log.size() < n && System.nanoTime() < deadline) Thread.sleep(10);
         assertThat(log).hasSizeGreaterThanOrEqualTo(n);
     }
@@ -270,11 +276,11 @@ class PodHealthTest {
                 .withNewMetadata().withName(NAME).withLabels(labels()).endMetadata()
                 .withNewSpec().withReplicas(1).withNewSelector().withMatchLabels(Map.of("slipway.dev/deployment", ID)).endSelector()
                 .withNewTemplate().withNewMetadata().withLabels(labels()).endMetadata().withSpec(pod().getSpec()).endTemplate()
-                .endSpec().build()).create();
+                .endSpec().build()).createOr(NonDeletingOperation::update);
     }
 
     private Pod createPod() {
-        Pod created = client.pods().inNamespace(NS).resource(pod()).create();
+        Pod created = client.pods().inNamespace(NS).resource(pod()).createOr(NonDeletingOperation::update);
         kubelet(created, s -> s.withPhase("Pending"));
         return created;
     }

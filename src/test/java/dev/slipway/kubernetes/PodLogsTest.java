@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -258,7 +259,8 @@ class PodLogsTest {
                 "slipway.dev/deployment", "dep_01"));
         all.putAll(labels);
         client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(name).withLabels(all).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("img").endContainer().endSpec().build()).create();
+                .withNewSpec().addNewContainer().withName("app").withImage("img").endContainer().endSpec().build())
+                .createOr(NonDeletingOperation::update);
         setStatus(name, status);
     }
 
