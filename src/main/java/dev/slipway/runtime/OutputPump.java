@@ -13,9 +13,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * Copies one output stream of an app to its log, line by line as the lines come (each held until the next
  * arrives, at most {@link HeldLine#HOLD_MILLIS}), secrets masked, also where one spans two lines.
+ * A local process's stdout and stderr, and a Kubernetes pod's log stream ({@link #copy}), go the same way.
  */
-final class OutputPump implements Runnable {
-    static final int MAX_LINE = 16 * 1024;
+public final class OutputPump implements Runnable {
+    public static final int MAX_LINE = 16 * 1024;
 
     private final InputStream in;
     private final Masker mask;
@@ -25,13 +26,18 @@ final class OutputPump implements Runnable {
         this.in = in;
         this.mask = mask;
         this.held = new HeldLine(mask, masked -> {
-            tail.add(masked);
+            if (tail != null) tail.add(masked);
             log.log(Level.INFO, masked);
         });
     }
 
     static Thread start(String name, InputStream in, LogSink log, Masker mask, OutputTail tail) {
         return Thread.ofVirtual().name(name).start(new OutputPump(in, log, mask, tail));
+    }
+
+    /** Copies {@code in} to {@code log} on the calling thread until it ends or is closed. */
+    public static void copy(InputStream in, LogSink log, Masker mask) {
+        new OutputPump(in, log, mask, null).run();
     }
 
     @Override
