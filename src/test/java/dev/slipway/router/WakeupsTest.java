@@ -69,8 +69,9 @@ class WakeupsTest {
     void start() {
         fixture = RuntimeFixture.h2();
         routes = new RouteTable("localhost");
+        // a request waits this long for its wake-up: a Node start under CI's load can take over 1.5 s
         listener = AppsListener.start("127.0.0.1", 0, routes, fixture.runtime::restarting,
-                new Wakeups(this::wake, fixture.runtime::serves, Duration.ofMillis(1500), clock));
+                new Wakeups(this::wake, fixture.runtime::serves, Duration.ofMillis(5000), clock));
         client = new AppsClient(listener.port());
     }
 
