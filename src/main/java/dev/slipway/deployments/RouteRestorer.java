@@ -52,6 +52,6 @@ public final class RouteRestorer {
         var artifact = artifacts.find(d.artifactId());
         if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
         return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
-                .map(i -> new Target.Upstream(i.port()));
+                .map(i -> new Target.Upstream(i.host(), i.port()));
     }
 }
