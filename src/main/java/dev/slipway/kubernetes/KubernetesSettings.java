@@ -20,12 +20,13 @@ public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMo
                                  String routerNamespace, List<String> clusterCidrs) {
     public enum NamespaceMode { INSTALLATION, ACCOUNT }
 
+    // before LOCAL: its constructor uses them
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?");
+    private static final Pattern CIDR = Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}|[0-9a-fA-F:]+/[0-9]{1,3}");
     public static final List<String> DEFAULT_CLUSTER_CIDRS =
             List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16");
     public static final KubernetesSettings LOCAL = new KubernetesSettings(false, null, NamespaceMode.INSTALLATION,
             "slipway-apps", "slipway", DEFAULT_CLUSTER_CIDRS);
-    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?");
-    private static final Pattern CIDR = Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}|[0-9a-fA-F:]+/[0-9]{1,3}");
 
     public KubernetesSettings {
         if (namespaces == null) namespaces = NamespaceMode.INSTALLATION;
