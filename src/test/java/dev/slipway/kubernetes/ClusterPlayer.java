@@ -89,10 +89,11 @@ final class ClusterPlayer implements AutoCloseable {
     }
 
     private void stopPod(String key, String ns, String name) {
+        // not ready first, as a kubelet reports a terminating pod: a waiter must not see a stale ready replica
+        if (client.apps().deployments().inNamespace(ns).withName(name).get() != null) setReady(ns, name, 0);
+        client.pods().inNamespace(ns).withName(name + "-pod").delete();
         HttpServer s = pods.remove(key);
         if (s != null) s.stop(0);
-        client.pods().inNamespace(ns).withName(name + "-pod").delete();
-        if (client.apps().deployments().inNamespace(ns).withName(name).get() != null) setReady(ns, name, 0);
     }
 
     private void setReady(String ns, String name, int ready) {
