@@ -8,6 +8,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RecoveryReport;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.runtime.StartFailedException;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -154,6 +155,19 @@ public final class KubernetesRuntime implements AppRuntime {
         // the production port is served while the deployment it selects is
         byPort.put(a.port(), deploymentId);
         return Optional.of(new Instance(deploymentId, projectId, a.host(), a.port(), 0, clock.instant()));
+    }
+
+    @Override
+    public Optional<Instance> production(String projectId) {
+        String ns = namespaces.of(accountOfProject.apply(projectId));
+        Service s = client.services().inNamespace(ns).withName(Names.production(projectId)).get();
+        String selected = s == null || s.getSpec() == null || s.getSpec().getSelector() == null ? null
+                : s.getSpec().getSelector().get(Names.DEPLOYMENT);
+        if (selected == null) return Optional.empty();
+        return ServiceAddress.of(s).map(a -> {
+            byPort.put(a.port(), selected);
+            return new Instance(selected, projectId, a.host(), a.port(), 0, clock.instant());
+        });
     }
 
     @Override

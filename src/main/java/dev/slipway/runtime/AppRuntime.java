@@ -35,6 +35,14 @@ public interface AppRuntime extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The project's production address as the runtime has it now, without changing it (a server that did not
+     * promote, routing a request or restoring its routes). Empty: the runtime has none (the local runtime).
+     */
+    default Optional<Instance> production(String projectId) {
+        return Optional.empty();
+    }
+
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
     void stop(String deploymentId);
 

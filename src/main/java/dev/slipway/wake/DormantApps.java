@@ -211,11 +211,15 @@ public final class DormantApps implements Waker {
         return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
     }
 
-    /** Production goes to the runtime's production address when it has one (a Kubernetes Service), else the instance. */
+    /**
+     * Production goes to the runtime's production address when it has one (a Kubernetes Service, whose
+     * selector was set at promotion and is only read here: a wake-up racing a promotion on another server must
+     * not move it back), else to the instance.
+     */
     private Wake route(Project project, Deployment d, Instance instance) {
         Target target = new Target.Upstream(instance.host(), instance.port());
         if (!d.id().equals(project.productionDeploymentId())) return route(project, d, target, target);
-        Target production = p.runtime().switchProduction(project.id(), instance.deploymentId())
+        Target production = p.runtime().production(project.id())
                 .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
         return route(project, d, target, production);
     }

@@ -30,12 +30,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *       {@code status.readyReplicas}; scaled to zero, the server stops and the Pod goes. A deployment named
  *       in {@link #neverReady} gets no ready pod;</li>
  *   <li>kube-proxy: each Slipway Service gets a TCP forwarder on a loopback port and {@code clusterIP
- *       127.0.0.1} with that port written into it; each connection reads the Service's selector from the
+ *       127.0.0.2} with that port written into it; each connection reads the Service's selector from the
  *       API and goes to the pod of the deployment it selects (refused when none runs: no endpoints).</li>
  * </ul>
  * It polls the API every 50 ms.
  */
 final class ClusterPlayer implements AutoCloseable {
+    /**
+     * The Services' "cluster IP": a loopback address that is not 127.0.0.1, so that the router treats it as
+     * the network address it stands for (no pooled connections), as it would a real cluster IP.
+     */
+    static final String CLUSTER_IP = "127.0.0.2";
     private final KubernetesClient client;
     private final Map<String, HttpServer> pods = new ConcurrentHashMap<>();
     private final Map<String, ServerSocket> proxies = new ConcurrentHashMap<>();
@@ -126,13 +131,13 @@ final class ClusterPlayer implements AutoCloseable {
         if (proxies.containsKey(key)) return;
         ServerSocket socket;
         try {
-            socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            socket = new ServerSocket(0, 50, InetAddress.getByName(CLUSTER_IP));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
         proxies.put(key, socket);
         Thread.ofVirtual().start(() -> accept(socket, ns, name));
-        client.services().inNamespace(ns).withName(name).edit(x -> new ServiceBuilder(x).editSpec().withClusterIP("127.0.0.1")
+        client.services().inNamespace(ns).withName(name).edit(x -> new ServiceBuilder(x).editSpec().withClusterIP(CLUSTER_IP)
                 .editFirstPort().withPort(socket.getLocalPort()).endPort().endSpec().build());
     }
 

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The Kubernetes runtime against fabric8's mock API server in CRUD mode. The mock stores objects and runs
  * no controllers: {@link ClusterPlayer} plays the kubelet (pods ready, or never) and kube-proxy (a Service's
- * cluster IP is 127.0.0.1 and a port where a real forwarder follows its selector); tests that rely on it
+ * cluster IP is 127.0.0.2 and a port where a real forwarder follows its selector); tests that rely on it
  * say so in their names. Requests in these tests go over real loopback sockets.
  */
 @EnableKubernetesMockClient(crud = true)
@@ -192,7 +192,7 @@ class KubernetesRuntimeTest {
 
         // the instance is the Service's address, as the API server (here: the kube-proxy player) gave it
         Service now = client.services().inNamespace(NS).withName("d-dep-ab1").get();
-        assertThat(i.host()).isEqualTo(now.getSpec().getClusterIP()).isEqualTo("127.0.0.1");
+        assertThat(i.host()).isEqualTo(now.getSpec().getClusterIP()).isEqualTo(ClusterPlayer.CLUSTER_IP);
         assertThat(i.port()).isEqualTo(now.getSpec().getPorts().getFirst().getPort());
         assertThat(i.pid()).isZero();
         assertThat(get(i)).isEqualTo("app dep_Ab1");
@@ -235,6 +235,11 @@ class KubernetesRuntimeTest {
                 .doesNotContainKey("slipway.dev/deployment");
         assertThat(prod.getSpec().getSelector()).isEqualTo(Map.of("app.kubernetes.io/managed-by", "slipway", "slipway.dev/deployment", "dep_a"));
         assertThat(prodA.port()).isNotEqualTo(a.port());
+        // read without moving it, as another server routing a request or restoring its routes
+        assertThat(runtime(KubernetesSettings.LOCAL.withEnabled(true), Duration.ofSeconds(10)).production("prj_a"))
+                .hasValueSatisfying(p -> assertThat(p.deploymentId() + "@" + p.host() + ":" + p.port())
+                        .isEqualTo("dep_a@" + prodA.host() + ":" + prodA.port()));
+        assertThat(runtime.production("prj_unknown")).isEmpty();
         assertThat(get(prodA)).isEqualTo("app dep_a");
 
         Instance b = runtime.start(spec("dep_b"), new RecordingLog());

@@ -70,7 +70,8 @@ class KubernetesServersTest {
                 try {
                     assertThat(a.slipway().engine().runtime()).isInstanceOf(KubernetesRuntime.class);
                     assertThat(b.engine().runtime()).isInstanceOf(KubernetesRuntime.class);
-                    Http http = a.tenant(Tier.TEAM).http();
+                    TestServer.Tenant tenant = a.tenant(Tier.TEAM);
+                    Http http = tenant.http();
                     // from git, not an upload: whichever server claims the job fetches the source (an upload is
                     // in the data dir of the server it was sent to)
                     git.createRepo("kube/app");
@@ -99,6 +100,32 @@ class KubernetesServersTest {
                     Await.until(Duration.ofSeconds(20), "the other server to serve " + name,
                             () -> Apps.get(viaB).body().equals("app " + deploymentId));
                     assertThat(b.engine().runtime().get(deploymentId)).isPresent();
+
+                    // a new deployment through the other server: the production Service's selector moves, and the first
+                    // server, which keeps polling production all along, follows it (one connection per request)
+                    git.commit("kube/app", "main", Map.of("server.js",
+                            "require('http').createServer((q, s) => s.end('v2')).listen(process.env.PORT);"), "v2");
+                    Http viaPeer = new Http("http://127.0.0.1:" + b.apiPort(), tenant.key());
+                    var second = viaPeer.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
+                    assertThat(second.status()).as(second.body()).isEqualTo(201);
+                    String secondId = second.json().at("/data/id").asText();
+                    Await.until(RUN, "production through the first server to answer from " + secondId,
+                            () -> Apps.get(viaA).body().equals("app " + secondId));
+                    assertThat(Apps.get(viaB).body()).isEqualTo("app " + secondId);
+                    assertThat(client.services().inNamespace("slipway-apps").withName(Names.production(project)).get()
+                            .getSpec().getSelector()).containsEntry(Names.DEPLOYMENT, secondId);
+                    // the previous production is kept scaled up: a warm rollback target
+                    assertThat(client.apps().deployments().inNamespace("slipway-apps").withName(Names.deployment(deploymentId)).get()
+                            .getSpec().getReplicas()).isEqualTo(1);
+
+                    // a rollback: the selector moves back to the first deployment's pods
+                    var rollback = http.post("/v1/deployments/" + deploymentId + "/rollback", "");
+                    assertThat(rollback.status()).as(rollback.body()).isIn(200, 201, 202);
+                    Await.until(RUN, "production through the other server to answer from " + deploymentId + " again",
+                            () -> Apps.get(viaB).body().equals("app " + deploymentId));
+                    assertThat(Apps.get(viaA).body()).isEqualTo("app " + deploymentId);
+                    assertThat(client.services().inNamespace("slipway-apps").withName(Names.production(project)).get()
+                            .getSpec().getSelector()).containsEntry(Names.DEPLOYMENT, deploymentId);
                 } finally {
                     b.close();
                 }
