@@ -37,6 +37,7 @@ import java.util.Objects;
  * @param domains     how custom domains are proven (DNS TXT record or off) and which DNS servers are asked
  * @param tls         automatic HTTPS for the apps: the HTTPS port, the wildcard certificate, the ACME CA
  * @param images      where builds are pushed as OCI images; off without a registry
+ * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
  */
 public record ServerConfig(
         String host,
@@ -63,7 +64,8 @@ public record ServerConfig(
         int warmNetworks,
         DomainSettings domains,
         TlsSettings tls,
-        ImageSettings images) {
+        ImageSettings images,
+        dev.slipway.kubernetes.KubernetesSettings kubernetes) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -76,6 +78,7 @@ public record ServerConfig(
         if (warmNetworks < 0 || warmNetworks > 16) throw new IllegalArgumentException("warm networks must be from 0 to 16");
         Objects.requireNonNull(domains, "domains");
         images = images == null ? ImageSettings.OFF : images;
+        kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -124,6 +127,7 @@ public record ServerConfig(
         private DomainSettings domains = DomainSettings.DEFAULTS;
         private TlsSettings tls = TlsSettings.OFF;
         private ImageSettings images = ImageSettings.OFF;
+        private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -138,6 +142,7 @@ public record ServerConfig(
             mysqlAdminUrl = c.mysqlAdminUrl; sandboxPort = c.sandboxPort; webhooks = c.webhooks; isolation = c.isolation;
             build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks; domains = c.domains; tls = c.tls;
             images = c.images;
+            kubernetes = c.kubernetes;
         }
 
         /**
@@ -157,6 +162,7 @@ public record ServerConfig(
             domains = DomainSettings.fromEnv(env);
             tls = TlsSettings.fromEnv(tls, env);
             images = ImageSettings.fromEnv(env);
+            kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
             return this;
         }
 
@@ -207,6 +213,13 @@ public record ServerConfig(
         public Builder images(ImageSettings v) { images = v; return this; }
         /** {@code --image-registry}: push every build as an OCI image there (host[:port][/path]); null keeps the environment's. */
         public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
+        public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
+        /** {@code local} or {@code kubernetes}; null keeps the environment's. */
+        public Builder runtimeKind(String v) {
+            if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
+            return this;
+        }
+        public Builder kubeconfig(String v) { if (v != null && !v.isBlank()) kubernetes = kubernetes.withKubeconfig(v); return this; }
         /** The apps HTTPS listener's port (0: a free one); null: no HTTPS. */
         public Builder appsHttpsPort(Integer v) { tls = tls.withHttpsPort(v); return this; }
         /** The operator's PEM certificate and key for {@code *.<apps domain>}; both null: none. */
@@ -224,7 +237,8 @@ public record ServerConfig(
                     mysqlAdminUrl, sandboxPort, webhooks == null ? WebhookSettings.DEFAULTS : webhooks,
                     isolation == null ? IsolationMode.AUTO : isolation,
                     build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
-                    domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images);
+                    domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
+                    kubernetes);
         }
     }
 }

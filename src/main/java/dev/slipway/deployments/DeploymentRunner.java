@@ -143,7 +143,7 @@ public final class DeploymentRunner implements JobRunner {
      * Production's route before a warm rollback switched it, and whether that rollback took the target's
      * process out of retirement.
      */
-    private record WarmSwitch(Optional<Target> before, String owner, boolean reinstated) {}
+    private record WarmSwitch(Optional<Target> before, String owner, boolean reinstated, String previousOwner) {}
 
     /**
      * A rollback to an app still running here is a route switch (issue 18): production's route moves to it
@@ -158,14 +158,18 @@ public final class DeploymentRunner implements JobRunner {
         var instance = serving.runtime().get(owner);
         if (instance.isEmpty()) return null;
         Optional<Target> before = serving.routes().production(project.name());
-        serving.routes().setProduction(project.name(), new Target.Upstream(instance.get().port()));
-        return new WarmSwitch(before, owner, serving.retiring().reinstate(owner));
+        String previousOwner = project.productionDeploymentId() == null ? null : instanceOwner(project.productionDeploymentId());
+        serving.routes().setProduction(project.name(), production(project, instance.get()));
+        return new WarmSwitch(before, owner, serving.retiring().reinstate(owner), previousOwner);
     }
 
     private void undo(Project project, WarmSwitch warm) {
         try {
             warm.before().ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
                     () -> serving.routes().removeProduction(project.name()));
+            if (warm.previousOwner() != null && serving.runtime().get(warm.previousOwner()).isPresent()) {
+                serving.runtime().switchProduction(project.id(), warm.previousOwner());
+            }
             if (warm.reinstated()) serving.retiring().retire(warm.owner());
         } catch (RuntimeException e) {
             LOG.warn("putting back the route of {} after a failed rollback failed: {}", project.name(), e.toString());
@@ -181,12 +185,22 @@ public final class DeploymentRunner implements JobRunner {
     private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url,
                                              Optional<Target> switchedFrom) {
         var before = switchedFrom != null ? switchedFrom : serving.routes().production(project.name());
-        serving.routes().setProduction(project.name(), target);
+        String previousOwner = project.productionDeploymentId() == null ? null : instanceOwner(project.productionDeploymentId());
+        Target production = target;
+        if (target instanceof Target.Upstream) {
+            String owner = serving.runtime().get(d.id()).isPresent() || d.rollbackOf() == null ? d.id() : instanceOwner(d.rollbackOf());
+            production = serving.runtime().switchProduction(project.id(), owner)
+                    .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
+        }
+        serving.routes().setProduction(project.name(), production);
         try {
             return promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
         } catch (RuntimeException e) {
             before.ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
                     () -> serving.routes().removeProduction(project.name()));
+            if (previousOwner != null && production != target && serving.runtime().get(previousOwner).isPresent()) {
+                serving.runtime().switchProduction(project.id(), previousOwner);
+            }
             throw e;
         }
     }
@@ -253,8 +267,8 @@ public final class DeploymentRunner implements JobRunner {
             var warm = serving.runtime().get(owner);
             if (warm.isPresent()) {
                 serving.retiring().reinstate(owner);
-                log.log(Level.INFO, "Switching to the still-running app of " + owner + " (pid " + warm.get().pid() + ")");
-                return new Target.Upstream(warm.get().port());
+                log.log(Level.INFO, "Switching to the still-running app of " + owner + " (" + where(warm.get()) + ")");
+                return new Target.Upstream(warm.get().host(), warm.get().port());
             }
         }
         Instance instance;
@@ -264,8 +278,22 @@ public final class DeploymentRunner implements JobRunner {
         } catch (dev.slipway.runtime.StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }
-        log.log(Level.INFO, "App is healthy on its port (pid " + instance.pid() + ")");
-        return new Target.Upstream(instance.port());
+        log.log(Level.INFO, "App is healthy on its port (" + where(instance) + ")");
+        return new Target.Upstream(instance.host(), instance.port());
+    }
+
+    private static String where(Instance i) {
+        return i.pid() > 0 ? "pid " + i.pid() : i.host() + ":" + i.port();
+    }
+
+    /**
+     * Production's target for an instance: the runtime's production address when it has one (the Kubernetes
+     * runtime moves the project Service's selector to the instance's pods), else the instance itself.
+     */
+    private Target production(Project project, Instance instance) {
+        return serving.runtime().switchProduction(project.id(), instance.deploymentId())
+                .<Target>map(i -> new Target.Upstream(i.host(), i.port()))
+                .orElseGet(() -> new Target.Upstream(instance.host(), instance.port()));
     }
 
     /** The deployment whose process serves {@code deploymentId}: itself, or the target it rolled back to. */

@@ -32,7 +32,9 @@ public final class RouteRestorer {
     public void restore() {
         for (Project project : projects.withProduction()) {
             deployments.find(project.productionDeploymentId()).ifPresent(d -> target(d).ifPresent(t -> {
-                routes.setProduction(project.name(), t);
+                // the runtime's production address when it has one (a Kubernetes Service that follows promotions)
+                routes.setProduction(project.name(), t instanceof Target.Upstream
+                        ? runtime.production(project.id()).<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(t) : t);
                 routes.setDeployment(project.name(), d.shortId(), t);
                 if (project.servedDomain() != null) routes.setDomain(project.servedDomain(), project.name());
             }));
@@ -52,6 +54,6 @@ public final class RouteRestorer {
         var artifact = artifacts.find(d.artifactId());
         if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
         return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
-                .map(i -> new Target.Upstream(i.port()));
+                .map(i -> new Target.Upstream(i.host(), i.port()));
     }
 }

@@ -40,6 +40,16 @@ public final class ServerCommand implements Callable<Integer> {
                     + "and SLIPWAY_IMAGE_INSECURE apply (env SLIPWAY_IMAGE_REGISTRY; default: off)")
     String imageRegistry;
 
+    @Option(names = "--runtime",
+            description = "What runs the apps: local (processes of this server, in its sandbox) or kubernetes (a Deployment "
+                    + "per deployment of its image; needs --image-registry) (env SLIPWAY_RUNTIME; default: local)")
+    String runtimeKind;
+
+    @Option(names = "--kubeconfig",
+            description = "With --runtime=kubernetes: a kubeconfig file (env SLIPWAY_KUBECONFIG; default: the in-cluster "
+                    + "service account, or ~/.kube/config)")
+    String kubeconfig;
+
     @Option(names = "--apps-https-port", defaultValue = "${env:SLIPWAY_APPS_HTTPS_PORT}",
             description = "Port of the apps HTTPS listener; turns on automatic HTTPS (ACME certificates for custom domains, "
                     + "HTTP→HTTPS redirects) (env SLIPWAY_APPS_HTTPS_PORT; default: off)")
@@ -152,7 +162,7 @@ public final class ServerCommand implements Callable<Integer> {
             System.out.printf("Slipway apps HTTPS on port %d (certificates from %s)%n", slipway.appsHttpsPort(),
                     slipway.config().tls().directoryUrl());
         }
-        dev.slipway.isolation.Confinement confinement = slipway.engine().runtime().confinement();
+        dev.slipway.isolation.Confinement confinement = slipway.engine().confinement();
         System.out.println("Isolation: " + confinement.summary());
         if (!confinement.isolated()) System.out.println(dev.slipway.isolation.Confinement.NOT_ISOLATED);
         StringBuilder providers = new StringBuilder();
@@ -185,7 +195,8 @@ public final class ServerCommand implements Callable<Integer> {
                 .gitHosts(GitHosts.parse(gitHosts)).buildSlots(buildSlots)
                 .databaseAdmins(blankToNull(postgresAdminUrl), blankToNull(mysqlAdminUrl)).sandboxPort(sandboxPort)
                 .allowPrivateTargets(webhooksAllowPrivate).isolation(IsolationMode.parse(isolation))
-                .appsHttpsPort(appsHttpsPort).appsTlsCertificate(appsTlsCert, appsTlsKey).imageRegistry(imageRegistry).build();
+                .appsHttpsPort(appsHttpsPort).appsTlsCertificate(appsTlsCert, appsTlsKey).imageRegistry(imageRegistry)
+                .runtimeKind(runtimeKind).kubeconfig(kubeconfig).build();
     }
 
     private static String blankToNull(String s) {

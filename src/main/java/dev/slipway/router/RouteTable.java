@@ -119,9 +119,13 @@ public final class RouteTable {
      * again on their next request instead of reaching whatever listens on that port later.
      */
     public void forgetUpstream(int port) {
-        Target stopped = new Target.Upstream(port);
-        production.values().removeIf(stopped::equals);
-        deployments.values().removeIf(d -> d.target().equals(stopped));
+        // by port alone: a runtime's upstreams have distinct ports, on loopback or (Kubernetes Services) not
+        production.values().removeIf(t -> onPort(t, port));
+        deployments.values().removeIf(d -> onPort(d.target(), port));
+    }
+
+    private static boolean onPort(Target t, int port) {
+        return t instanceof Target.Upstream u && u.port() == port;
     }
 
     /**

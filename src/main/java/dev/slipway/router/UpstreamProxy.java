@@ -73,6 +73,12 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
     protected void addProxyHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
         super.addProxyHeaders(clientToProxy, proxyToServer);
         proxyToServer.headers(h -> ForwardedHeaders.of(clientToProxy).forEach(h::put));
+        Target.Upstream upstream = (Target.Upstream) clientToProxy.getAttribute(TARGET_ATTRIBUTE);
+        if (upstream != null && !upstream.loopback() && !clientToProxy.getHeaders().contains(HttpHeader.UPGRADE)) {
+            // a cluster Service: kube-proxy picks a pod per connection, so a pooled connection would stay on the
+            // pods of before a production switch for as long as it is busy; one connection per request follows it
+            proxyToServer.headers(h -> h.put(HttpHeader.CONNECTION, "close"));
+        }
     }
 
     @Override

@@ -26,6 +26,23 @@ public interface AppRuntime extends AutoCloseable {
     /** As {@link #get}, but empty once a stop of the instance has begun: what may still serve requests. */
     Optional<Instance> active(String deploymentId);
 
+    /**
+     * Makes the deployment's instance what the project's production address reaches, once it is healthy
+     * (promotion, warm rollback). Empty: production is routed to the instance itself (the local runtime);
+     * otherwise the runtime's own production address (a Kubernetes Service whose selector moved).
+     */
+    default Optional<Instance> switchProduction(String projectId, String deploymentId) {
+        return Optional.empty();
+    }
+
+    /**
+     * The project's production address as the runtime has it now, without changing it (a server that did not
+     * promote, routing a request or restoring its routes). Empty: the runtime has none (the local runtime).
+     */
+    default Optional<Instance> production(String projectId) {
+        return Optional.empty();
+    }
+
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
     void stop(String deploymentId);
 

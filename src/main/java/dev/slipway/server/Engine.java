@@ -6,6 +6,11 @@ import dev.slipway.isolation.Isolations;
 import dev.slipway.isolation.NetworkPolicy;
 import dev.slipway.router.RecentRequests;
 import dev.slipway.router.RouteTable;
+import dev.slipway.images.ImageStore;
+import dev.slipway.kubernetes.KubernetesClients;
+import dev.slipway.kubernetes.KubernetesRuntime;
+import dev.slipway.projects.Project;
+import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.LocalProcessRuntime;
 import dev.slipway.runtime.RetiringPool;
@@ -25,7 +30,7 @@ import java.util.List;
  *
  * @param recent when each app was last sent a request: a busy retired app is kept running
  */
-public record Engine(Confinement confinement, InstanceStore instances, LocalProcessRuntime runtime, RouteTable routes,
+public record Engine(Confinement confinement, InstanceStore instances, AppRuntime runtime, RouteTable routes,
                      RecentRequests recent, ProductionInstances production, RetiringPool retiring) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
@@ -38,7 +43,7 @@ public record Engine(Confinement confinement, InstanceStore instances, LocalProc
                 NetworkPolicy.of(platform, adminAddresses(config)), config.warmNetworks());
         if (confinement.isolated()) LOG.info(confinement.summary());
         else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
-        LocalProcessRuntime runtime = new LocalProcessRuntime(instances, config.runtime(), clock, confinement);
+        AppRuntime runtime = runtime(config, stores, instances, confinement, clock);
         try {
             RouteTable routes = new RouteTable(config.appsDomain());
             RecentRequests recent = new RecentRequests(clock);
@@ -50,6 +55,21 @@ public record Engine(Confinement confinement, InstanceStore instances, LocalProc
             runtime.close();
             throw e;
         }
+    }
+
+    /** The local runtime, or with {@code --runtime=kubernetes} the cluster's (builds stay local, in the sandbox). */
+    private static AppRuntime runtime(ServerConfig config, Stores stores, InstanceStore instances, Confinement confinement,
+                                      Clock clock) {
+        if (!config.kubernetes().enabled()) return new LocalProcessRuntime(instances, config.runtime(), clock, confinement);
+        if (!config.images().enabled()) {
+            LOG.warn("--runtime=kubernetes without --image-registry: builds are not pushed, so no deployment can start");
+        }
+        ImageStore images = new ImageStore(stores.database().jdbi());
+        LOG.info("apps run on Kubernetes ({} namespace mode, namespace {})", config.kubernetes().namespaces(),
+                config.kubernetes().namespace());
+        return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.runtime(), clock,
+                images::find, projectId -> stores.projects().find(projectId).map(Project::accountId)
+                        .orElseThrow(() -> new IllegalStateException("project " + projectId + " does not exist")));
     }
 
     private static List<String> adminAddresses(ServerConfig config) {

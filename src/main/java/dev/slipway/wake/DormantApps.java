@@ -153,7 +153,7 @@ public final class DormantApps implements Waker {
         Project project = f.project();
         // a process serving this code may run already: its own, its rollback target's, or a rollback's to it
         Optional<Instance> warm = runningFor(d);
-        if (warm.isPresent()) return route(project, d, new Target.Upstream(warm.get().port()));
+        if (warm.isPresent()) return route(project, d, warm.get());
         Optional<Artifact> artifact = p.artifacts().find(d.artifactId());
         if (artifact.isEmpty()) {
             LOG.info("deployment {} was asked for but its build {} was pruned", d.id(), d.artifactId());
@@ -180,7 +180,7 @@ public final class DormantApps implements Waker {
         long ms = (System.nanoTime() - started) / 1_000_000;
         log.log(Level.INFO, "Woken by a request; started in " + ms + " ms");
         if (!p.production().test(d.id())) p.retiring().retire(d.id());
-        return route(project, d, new Target.Upstream(instance.port()));
+        return route(project, d, instance);
     }
 
     /** How long the deployment's last failed start still keeps it from being started again. */
@@ -211,10 +211,27 @@ public final class DormantApps implements Waker {
         return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
     }
 
+    /**
+     * Production goes to the runtime's production address when it has one (a Kubernetes Service, whose
+     * selector was set at promotion and is only read here: a wake-up racing a promotion on another server must
+     * not move it back), else to the instance.
+     */
+    private Wake route(Project project, Deployment d, Instance instance) {
+        Target target = new Target.Upstream(instance.host(), instance.port());
+        if (!d.id().equals(project.productionDeploymentId())) return route(project, d, target, target);
+        Target production = p.runtime().production(project.id())
+                .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
+        return route(project, d, target, production);
+    }
+
     private Wake route(Project project, Deployment d, Target target) {
+        return route(project, d, target, target);
+    }
+
+    private Wake route(Project project, Deployment d, Target target, Target production) {
         p.routes().setDeployment(project.name(), d.shortId(), target);
         if (d.id().equals(project.productionDeploymentId())) {
-            p.routes().setProduction(project.name(), target);
+            p.routes().setProduction(project.name(), production);
             if (project.servedDomain() != null) p.routes().setDomain(project.servedDomain(), project.name());
         }
         return new Wake.Serve(target);

@@ -33,7 +33,7 @@ import java.util.zip.GZIPInputStream;
  * A real registry (Debian's docker-registry, distribution 2.8) on a free loopback port with its storage in a
  * temp dir, and a reader of its HTTP API. Fails, never skips, when the binary is missing.
  */
-final class LoopbackRegistry implements AutoCloseable {
+public final class LoopbackRegistry implements AutoCloseable {
     static final String BINARY = "/usr/bin/docker-registry";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String ACCEPT = "application/vnd.oci.image.manifest.v1+json,"
@@ -50,7 +50,7 @@ final class LoopbackRegistry implements AutoCloseable {
         this.port = port;
     }
 
-    static LoopbackRegistry start() {
+    public static LoopbackRegistry start() {
         if (!Files.isExecutable(Path.of(BINARY))) throw new AssertionError(BINARY + " is not installed (apt-get install docker-registry)");
         try {
             Path dir = Files.createTempDirectory("slipway-registry");
@@ -80,12 +80,12 @@ final class LoopbackRegistry implements AutoCloseable {
         }
     }
 
-    String host() {
+    public String host() {
         return "127.0.0.1:" + port;
     }
 
     /** Pushes a small real base image built from scratch: one layer with {@code /base/marker.txt}. */
-    String pushBase(String name) {
+    public String pushBase(String name) {
         try {
             Path files = Files.createTempDirectory(dir, "base");
             Path marker = Files.writeString(files.resolve("marker.txt"), "slipway test base\n");

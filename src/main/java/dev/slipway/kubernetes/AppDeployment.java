@@ -1,0 +1,77 @@
+package dev.slipway.kubernetes;
+
+import dev.slipway.runtime.InstanceType;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A deployment's Kubernetes Deployment: its image, one replica, the instance type's resources, and the
+ * restricted Pod Security Standard (non-root, read-only root with an emptyDir {@code /tmp}, no
+ * capabilities, seccomp RuntimeDefault, no service-account token). Env vars come from the Secret.
+ */
+final class AppDeployment {
+    /** The image's user (see ImageBuilder): not root. */
+    static final long APP_UID = 65532;
+
+    private AppDeployment() {
+    }
+
+    static Deployment build(String namespace, Map<String, String> labels, String deploymentId, String image,
+                            InstanceType type, Duration stopGrace) {
+        Quantity memory = new Quantity(type.memoryMb() + "Mi");
+        Quantity cpu = new Quantity(type.cpuMillis() + "m");
+        return new DeploymentBuilder()
+                .withNewMetadata().withName(Names.deployment(deploymentId)).withNamespace(namespace).withLabels(labels).endMetadata()
+                .withNewSpec()
+                    .withReplicas(1)
+                    .withRevisionHistoryLimit(1)
+                    .withNewSelector().withMatchLabels(Names.selector(deploymentId)).endSelector()
+                    .withNewTemplate()
+                        .withNewMetadata().withLabels(labels).endMetadata()
+                        .withNewSpec()
+                            .withAutomountServiceAccountToken(false)
+                            .withEnableServiceLinks(false)
+                            .withTerminationGracePeriodSeconds(Math.max(1, stopGrace.toSeconds()))
+                            .withNewSecurityContext()
+                                .withRunAsNonRoot(true).withRunAsUser(APP_UID).withRunAsGroup(APP_UID)
+                                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                            .endSecurityContext()
+                            .addNewContainer()
+                                .withName("app")
+                                .withImage(image)
+                                .withImagePullPolicy("IfNotPresent")
+                                .addNewPort().withName("http").withContainerPort(Names.APP_PORT).withProtocol("TCP").endPort()
+                                .addNewEnv().withName("PORT").withValue(String.valueOf(Names.APP_PORT)).endEnv()
+                                .addNewEnvFrom().withNewSecretRef().withName(Names.secret(deploymentId)).endSecretRef().endEnvFrom()
+                                .withNewResources()
+                                    .addToRequests("cpu", cpu).addToRequests("memory", memory)
+                                    .addToLimits("cpu", cpu).addToLimits("memory", memory)
+                                .endResources()
+                                // "answers on $PORT", as the local runtime's check: any HTTP status counts there,
+                                // which an httpGet probe (200-399 only) would not match
+                                .withNewReadinessProbe()
+                                    .withNewTcpSocket().withNewPort(Names.APP_PORT).endTcpSocket()
+                                    .withPeriodSeconds(1).withFailureThreshold(3)
+                                .endReadinessProbe()
+                                .withNewSecurityContext()
+                                    .withAllowPrivilegeEscalation(false)
+                                    .withReadOnlyRootFilesystem(true)
+                                    .withRunAsNonRoot(true)
+                                    .withNewCapabilities().withDrop("ALL").endCapabilities()
+                                    .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                                .endSecurityContext()
+                                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                            .endContainer()
+                            .addNewVolume().withName("tmp")
+                                .withNewEmptyDir().withSizeLimit(new Quantity(type.scratchMb() + "Mi")).endEmptyDir()
+                            .endVolume()
+                        .endSpec()
+                    .endTemplate()
+                .endSpec()
+                .build();
+    }
+}

@@ -1,0 +1,388 @@
+package dev.slipway.kubernetes;
+
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.StartFailedException;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Runs each deployment as a Kubernetes Deployment of its OCI image, with a Secret, a Service and a
+ * NetworkPolicy; production is a per-project Service whose selector moves ({@link ProductionSwitch}).
+ * The cluster is the state: what this server keeps is a cache of addresses, read again from the API
+ * whenever a caller asks for an instance, so any server on the same store and cluster sees the same apps.
+ * An {@link Instance} here has the Service's cluster IP and port, and pid 0 (no local process).
+ */
+public final class KubernetesRuntime implements AppRuntime {
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesRuntime.class);
+    /** How long a new Service may wait for its cluster IP. */
+    private static final Duration ADDRESS_WAIT = Duration.ofSeconds(10);
+
+    private final KubernetesClient client;
+    private final KubernetesSettings settings;
+    private final RuntimeOptions options;
+    private final Clock clock;
+    private final Function<String, Optional<String>> imageOfArtifact;
+    private final Function<String, String> accountOfProject;
+    private final Namespaces namespaces;
+    /** Deployment id to what this server last read of it. */
+    private final Map<String, Known> known = new ConcurrentHashMap<>();
+    /** Service port to deployment id: {@link #serves} is asked on every request, without a call to the API. */
+    private final Map<Integer, String> byPort = new ConcurrentHashMap<>();
+    private final Set<String> stopping = ConcurrentHashMap.newKeySet();
+    private final Map<String, AutoCloseable> logFollowers = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+
+    private record Known(String namespace, Instance instance) {}
+
+    /**
+     * @param imageOfArtifact  the pushed image of a build ({@code <repository>@sha256:…}), if any
+     * @param accountOfProject the account a project belongs to (labels, and its namespace when one per account)
+     */
+    public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
+                             Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject) {
+        this.client = client;
+        this.settings = settings;
+        this.options = options;
+        this.clock = clock;
+        this.imageOfArtifact = imageOfArtifact;
+        this.accountOfProject = accountOfProject;
+        this.namespaces = new Namespaces(client, settings);
+    }
+
+    @Override
+    public Instance start(AppSpec spec, LogSink log) {
+        synchronized (lock(spec.deploymentId())) {
+            Optional<Instance> existing = get(spec.deploymentId());
+            if (existing.isPresent()) return existing.get();
+            return startNew(spec, log);
+        }
+    }
+
+    private Instance startNew(AppSpec spec, LogSink log) {
+        String image = imageOfArtifact.apply(spec.artifact().id()).orElseThrow(() -> new StartFailedException(
+                "This server runs apps on Kubernetes, which runs images: the build " + spec.artifact().id()
+                        + " has none. Set SLIPWAY_IMAGE_REGISTRY (--image-registry) so that builds are pushed, then deploy again"));
+        String account = accountOfProject.apply(spec.projectId());
+        String ns;
+        try {
+            ns = namespaces.ensure(account);
+        } catch (KubernetesClientException e) {
+            throw new StartFailedException("The Kubernetes API refused the namespace of account " + account + ": " + reason(e), e);
+        }
+        String name = Names.deployment(spec.deploymentId());
+        Map<String, String> labels = Names.labels(account, spec.projectId(), spec.deploymentId());
+        Deployment existing = client.apps().deployments().inNamespace(ns).withName(name).get();
+        try {
+            if (existing != null) {
+                // a retired or dormant deployment: its objects are kept, it is scaled back up
+                log.log(Level.INFO, "Scaling " + ns + "/" + name + " back up from zero");
+                Scaling.scale(client, ns, name, 1);
+            } else {
+                write(spec, log, image, ns, labels);
+            }
+        } catch (KubernetesClientException e) {
+            String message = "The Kubernetes API refused the objects of " + name + ": " + reason(e);
+            log.log(Level.ERROR, message);
+            deleteObjects(ns, spec.deploymentId());
+            throw new StartFailedException(message, e);
+        }
+        follow(spec, log, ns);
+        try {
+            PodHealth.awaitReady(client, ns, name, options.healthTimeout(), log, clock);
+            ServiceAddress a = ServiceAddress.await(client, ns, name, ADDRESS_WAIT, clock);
+            Instance instance = new Instance(spec.deploymentId(), spec.projectId(), a.host(), a.port(), 0, clock.instant());
+            track(ns, instance);
+            log.log(Level.INFO, "A pod of " + name + " is ready; its Service is " + a.host() + ":" + a.port());
+            return instance;
+        } catch (RuntimeException e) {
+            unfollow(spec.deploymentId());
+            if (existing == null) deleteObjects(ns, spec.deploymentId());
+            else Scaling.scale(client, ns, name, 0);
+            if (e instanceof StartFailedException s) throw s;
+            String message = "The app did not start on Kubernetes: " + e.getMessage();
+            log.log(Level.ERROR, message);
+            throw new StartFailedException(message, e);
+        }
+    }
+
+    /** The Secret first (the pods read it at start), then the NetworkPolicy, the Service and the Deployment. */
+    private void write(AppSpec spec, LogSink log, String image, String ns, Map<String, String> labels) {
+        String id = spec.deploymentId();
+        client.secrets().resource(AppSecret.build(ns, labels, id, spec.env())).createOr(op -> op.update());
+        List<DatabaseAddress> databases = DatabaseAddress.of(spec.env().get("DATABASE_URL"));
+        client.network().v1().networkPolicies().resource(AppNetworkPolicy.build(ns, labels, id, settings.routerNamespace(),
+                settings.clusterCidrs(), databases)).createOr(op -> op.update());
+        if (client.services().inNamespace(ns).withName(Names.deployment(id)).get() == null) {
+            int port = ServicePorts.pick(client, ns, namespaces.perAccount(), Names.deployment(id));
+            client.services().resource(AppService.forDeployment(ns, labels, id, port)).create();
+        }
+        client.apps().deployments().resource(AppDeployment.build(ns, labels, id, image, spec.instanceType(), options.stopGrace()))
+                .createOr(op -> op.update());
+        log.log(Level.INFO, "Starting " + image + " as " + ns + "/" + Names.deployment(id) + " (" + spec.instanceType().label()
+                + ": " + spec.instanceType().memoryMb() + " MB, " + spec.instanceType().cpuMillis() + " mCPU)");
+    }
+
+    @Override
+    public Optional<Instance> switchProduction(String projectId, String deploymentId) {
+        String ns = namespaceOf(deploymentId).orElseThrow(() ->
+                new IllegalStateException("deployment " + deploymentId + " has no Deployment in the cluster"));
+        String account = accountOfProject.apply(projectId);
+        String before = ProductionSwitch.switchTo(client, ns, account, projectId, deploymentId, namespaces.perAccount());
+        LOG.info("production of {} now selects {} (was {})", projectId, deploymentId, before);
+        ServiceAddress a = ServiceAddress.await(client, ns, Names.production(projectId), ADDRESS_WAIT, clock);
+        // the production port is served while the deployment it selects is
+        byPort.put(a.port(), deploymentId);
+        return Optional.of(new Instance(deploymentId, projectId, a.host(), a.port(), 0, clock.instant()));
+    }
+
+    @Override
+    public Optional<Instance> production(String projectId) {
+        String ns = namespaces.of(accountOfProject.apply(projectId));
+        Service s = client.services().inNamespace(ns).withName(Names.production(projectId)).get();
+        String selected = s == null || s.getSpec() == null || s.getSpec().getSelector() == null ? null
+                : s.getSpec().getSelector().get(Names.DEPLOYMENT);
+        if (selected == null) return Optional.empty();
+        return ServiceAddress.of(s).map(a -> {
+            byPort.put(a.port(), selected);
+            return new Instance(selected, projectId, a.host(), a.port(), 0, clock.instant());
+        });
+    }
+
+    @Override
+    public Optional<Instance> get(String deploymentId) {
+        Optional<String> ns = namespaceOf(deploymentId);
+        if (ns.isEmpty()) {
+            forget(deploymentId);
+            return Optional.empty();
+        }
+        String name = Names.deployment(deploymentId);
+        Deployment d = client.apps().deployments().inNamespace(ns.get()).withName(name).get();
+        if (d == null || Scaling.replicas(d) == 0) {
+            forget(deploymentId);
+            return Optional.empty();
+        }
+        Known k = known.get(deploymentId);
+        if (k != null && k.namespace().equals(ns.get())) return Optional.of(k.instance());
+        return ServiceAddress.of(client.services().inNamespace(ns.get()).withName(name).get()).map(a -> {
+            Instance i = new Instance(deploymentId, label(d, Names.PROJECT), a.host(), a.port(), 0, created(d));
+            track(ns.get(), i);
+            return i;
+        });
+    }
+
+    @Override
+    public Optional<Instance> active(String deploymentId) {
+        if (stopping.contains(deploymentId)) return Optional.empty();
+        return get(deploymentId);
+    }
+
+    /** Scales the deployment to zero and keeps its objects: a cold rollback or a wake-up scales it up again. */
+    @Override
+    public void stop(String deploymentId) {
+        synchronized (lock(deploymentId)) {
+            stopping.add(deploymentId);
+            try {
+                unfollow(deploymentId);
+                namespaceOf(deploymentId).ifPresent(ns -> Scaling.scale(client, ns, Names.deployment(deploymentId), 0));
+                forget(deploymentId);
+            } finally {
+                stopping.remove(deploymentId);
+            }
+        }
+    }
+
+    /** Deletes the deployment's objects (Deployment, Service, NetworkPolicy, Secret). */
+    public void delete(String deploymentId) {
+        synchronized (lock(deploymentId)) {
+            Optional<String> ns = namespaceOf(deploymentId);
+            stop(deploymentId);
+            ns.ifPresent(n -> deleteObjects(n, deploymentId));
+        }
+    }
+
+    /** Deletes every deployment of the project and its production Service. */
+    public void deleteProject(String projectId) {
+        var deployments = managed().withLabel(Names.PROJECT, projectId).list().getItems();
+        for (Deployment d : deployments) delete(label(d, Names.DEPLOYMENT));
+        String ns = namespaces.of(accountOfProject.apply(projectId));
+        client.services().inNamespace(ns).withName(Names.production(projectId)).delete();
+    }
+
+    private void deleteObjects(String ns, String deploymentId) {
+        String name = Names.deployment(deploymentId);
+        try {
+            client.apps().deployments().inNamespace(ns).withName(name).delete();
+            client.services().inNamespace(ns).withName(name).delete();
+            client.network().v1().networkPolicies().inNamespace(ns).withName(name).delete();
+            client.secrets().inNamespace(ns).withName(Names.secret(deploymentId)).delete();
+        } catch (KubernetesClientException e) {
+            LOG.warn("deleting the objects of {} failed: {}", name, reason(e));
+        }
+    }
+
+    @Override
+    public List<Instance> list() {
+        List<Instance> out = new ArrayList<>();
+        for (Deployment d : managed().list().getItems()) {
+            if (Scaling.replicas(d) == 0) continue;
+            get(label(d, Names.DEPLOYMENT)).ifPresent(out::add);
+        }
+        out.sort(Comparator.comparing(Instance::deploymentId));
+        return out;
+    }
+
+    /**
+     * The cluster kept running while this server was down: nothing is started or killed, the view is read
+     * from the labels. Deployments with a ready replica count as running; the others as failing.
+     */
+    @Override
+    public RecoveryReport recover(Function<String, LogSink> logs) {
+        List<Instance> running = new ArrayList<>();
+        List<String> failing = new ArrayList<>();
+        for (Deployment d : managed().list().getItems()) {
+            if (Scaling.replicas(d) == 0) continue;
+            String id = label(d, Names.DEPLOYMENT);
+            Optional<Instance> i = get(id);
+            if (i.isEmpty()) continue;
+            Integer ready = d.getStatus() == null ? null : d.getStatus().getReadyReplicas();
+            if (ready != null && ready > 0) running.add(i.get());
+            else failing.add(id);
+            followRecovered(d.getMetadata().getNamespace(), id, logs.apply(id));
+        }
+        LOG.info("kubernetes runtime: {} deployment(s) found running, {} not ready", running.size(), failing.size());
+        return new RecoveryReport(0, List.copyOf(running), List.copyOf(failing));
+    }
+
+    /** Kubernetes restarts crashed containers itself; the router answers 502 while no pod is ready. */
+    @Override
+    public boolean restarting(int port) {
+        return false;
+    }
+
+    @Override
+    public boolean serves(int port) {
+        String id = byPort.get(port);
+        return id != null && !stopping.contains(id);
+    }
+
+    @Override
+    public boolean isolated() {
+        return true;
+    }
+
+    @Override
+    public List<String> regions() {
+        return options.regions();
+    }
+
+    @Override
+    public String instanceType() {
+        return "kubernetes";
+    }
+
+    /** Stops following logs and closes the client; the apps keep running in the cluster. */
+    @Override
+    public void close() {
+        for (String id : List.copyOf(logFollowers.keySet())) unfollow(id);
+        client.close();
+    }
+
+    private Optional<String> namespaceOf(String deploymentId) {
+        Known k = known.get(deploymentId);
+        if (k != null) return Optional.of(k.namespace());
+        if (!namespaces.perAccount()) return Optional.of(settings.namespace());
+        return client.apps().deployments().inAnyNamespace().withLabel(Names.DEPLOYMENT, deploymentId).list().getItems()
+                .stream().map(d -> d.getMetadata().getNamespace()).findFirst();
+    }
+
+    private io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<Deployment, io.fabric8.kubernetes.api.model.apps.DeploymentList,
+            io.fabric8.kubernetes.client.dsl.RollableScalableResource<Deployment>> managed() {
+        return namespaces.perAccount()
+                ? client.apps().deployments().inAnyNamespace().withLabel(Names.MANAGED_BY, Names.SLIPWAY)
+                : client.apps().deployments().inNamespace(settings.namespace()).withLabel(Names.MANAGED_BY, Names.SLIPWAY);
+    }
+
+    private void track(String ns, Instance i) {
+        Known before = known.put(i.deploymentId(), new Known(ns, i));
+        if (before != null && before.instance().port() != i.port()) byPort.remove(before.instance().port(), i.deploymentId());
+        byPort.put(i.port(), i.deploymentId());
+    }
+
+    private void forget(String deploymentId) {
+        known.remove(deploymentId);
+        byPort.values().removeIf(deploymentId::equals);
+    }
+
+    private void follow(AppSpec spec, LogSink log, String ns) {
+        unfollow(spec.deploymentId());
+        try {
+            logFollowers.put(spec.deploymentId(), PodLogs.follow(client, ns, Names.selectorString(spec.deploymentId()), log,
+                    spec.secretValues()));
+        } catch (RuntimeException e) {
+            log.log(Level.WARNING, "The app's output cannot be followed: " + e.getMessage());
+        }
+    }
+
+    /** After a restart the secret values are not known here; the store's sink masks what it was given. */
+    private void followRecovered(String ns, String deploymentId, LogSink log) {
+        try {
+            logFollowers.put(deploymentId, PodLogs.follow(client, ns, Names.selectorString(deploymentId), log, Set.of()));
+        } catch (RuntimeException e) {
+            LOG.warn("following the logs of {} failed: {}", deploymentId, e.getMessage());
+        }
+    }
+
+    private void unfollow(String deploymentId) {
+        AutoCloseable f = logFollowers.remove(deploymentId);
+        if (f == null) return;
+        try {
+            f.close();
+        } catch (Exception e) {
+            LOG.debug("closing the log follower of {}: {}", deploymentId, e.toString());
+        }
+    }
+
+    private Object lock(String deploymentId) {
+        return locks.computeIfAbsent(deploymentId, k -> new Object());
+    }
+
+    private static String label(Deployment d, String key) {
+        return d.getMetadata().getLabels() == null ? null : d.getMetadata().getLabels().get(key);
+    }
+
+    private Instant created(Deployment d) {
+        String ts = d.getMetadata().getCreationTimestamp();
+        try {
+            return ts == null ? clock.instant() : Instant.parse(ts);
+        } catch (RuntimeException e) {
+            return clock.instant();
+        }
+    }
+
+    private static String reason(KubernetesClientException e) {
+        if (e.getStatus() != null && e.getStatus().getMessage() != null) return e.getStatus().getMessage();
+        return e.getMessage();
+    }
+}
