@@ -33,6 +33,15 @@ final class Relay implements AutoCloseable {
 
     record Route(Target.Upstream target, RelayFraming body, boolean close) {}
 
+    /** A client connection's addresses, as the forwarded fields spell them: read once per connection. */
+    record Peer(String client, String local, int localPort) {
+        static Peer of(SocketChannel channel) throws IOException {
+            InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
+            InetSocketAddress local = (InetSocketAddress) channel.getLocalAddress();
+            return new Peer(remote.getAddress().getHostAddress(), local.getAddress().getHostAddress(), local.getPort());
+        }
+    }
+
     private final ServerSocketChannel server;
     private final InetSocketAddress jetty;
     private final RouteTable routes;
@@ -137,10 +146,8 @@ final class Relay implements AutoCloseable {
     }
 
     /** The request head the app gets. */
-    ByteBuffer rewriteRequest(RelayHead head, SocketChannel client) throws IOException {
-        InetSocketAddress remote = (InetSocketAddress) client.getRemoteAddress();
-        InetSocketAddress local = (InetSocketAddress) client.getLocalAddress();
-        String clientAddress = remote.getAddress().getHostAddress();
+    ByteBuffer rewriteRequest(RelayHead head, Peer peer) {
+        String clientAddress = peer.client();
         StringBuilder out = new StringBuilder(head.length + 256);
         out.append(head.first).append(' ').append(head.second).append(" HTTP/1.1\r\n");
         List<String> options = head.connectionOptions();
@@ -164,9 +171,9 @@ final class Relay implements AutoCloseable {
         out.append("X-Forwarded-For: ").append(priorFor == null || priorFor.isBlank() ? clientAddress : priorFor + ", " + clientAddress).append("\r\n");
         out.append("X-Forwarded-Proto: http\r\n");
         out.append("X-Forwarded-Host: ").append(host).append("\r\n");
-        out.append("X-Forwarded-Port: ").append(local.getPort()).append("\r\n");
+        out.append("X-Forwarded-Port: ").append(peer.localPort()).append("\r\n");
         out.append("Via: ").append(priorVia == null ? via : priorVia + ", " + via).append("\r\n");
-        String forwarded = "by=" + quote(local.getAddress().getHostAddress()) + ";for=" + quote(clientAddress)
+        String forwarded = "by=" + quote(peer.local()) + ";for=" + quote(clientAddress)
                 + ";host=" + quote(host) + ";proto=http";
         out.append("Forwarded: ").append(priorForwarded == null ? forwarded : priorForwarded + ", " + forwarded).append("\r\n\r\n");
         return ByteBuffer.wrap(out.toString().getBytes(StandardCharsets.ISO_8859_1));

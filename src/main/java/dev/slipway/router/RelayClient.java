@@ -17,15 +17,18 @@ import java.util.concurrent.TimeUnit;
  */
 final class RelayClient implements RelayLoop.Io {
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(UpstreamProxy.REQUEST_IDLE_MS);
+    /** How long a closing connection's late bytes are read and dropped, so that its last answer is not reset. */
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(WebSocketTunnel.CONNECT_TIMEOUT_MS);
 
-    private enum Phase { HEAD, CONNECTING, EXCHANGE, CLOSED }
+    private enum Phase { HEAD, CONNECTING, EXCHANGE, LINGER, CLOSED }
 
     private final RelayLoop loop;
     private final SocketChannel channel;
     private final SelectionKey key;
     private final ByteBuffer in = ByteBuffer.allocateDirect(RelayLoop.BUFFER).limit(0);
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final Relay.Peer peer;
     private Phase phase = Phase.HEAD;
     private long lastActive;
 
@@ -46,23 +49,36 @@ final class RelayClient implements RelayLoop.Io {
     private boolean upstreamReusable;
     private boolean upstreamEof;
     private boolean handedOff;
+    private boolean clientEof;
 
     RelayClient(RelayLoop loop, SocketChannel channel) throws IOException {
         this.loop = loop;
         this.channel = channel;
         channel.configureBlocking(false);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.peer = Relay.Peer.of(channel);
         this.key = channel.register(loop.selector, SelectionKey.OP_READ, this);
         this.lastActive = loop.now;
     }
 
     @Override
     public void ready(SelectionKey k) throws IOException {
+        if (phase == Phase.LINGER) {
+            in.clear();
+            if (channel.read(in) < 0) close();
+            in.clear().limit(0);
+            return;
+        }
         if (k.isReadable()) {
             int n = RelayLoop.fill(channel, in);
             if (n < 0) {
-                close();
-                return;
+                if (phase != Phase.EXCHANGE || !requestDone) {
+                    close();
+                    return;
+                }
+                // the client is done sending, with its request complete: the answer still goes out
+                clientEof = true;
+                closeAfter = true;
             }
             lastActive = loop.now;
             if (phase == Phase.HEAD) head();
@@ -121,9 +137,9 @@ final class RelayClient implements RelayLoop.Io {
     private void start(RelayHead head, Relay.Route route) throws IOException {
         headLength = head.length;
         headRequest = "HEAD".equals(head.first);
-        closeAfter = route.close();
+        closeAfter = route.close() || clientEof;
         requestBody = route.body();
-        requestOut = loop.relay.rewriteRequest(head, channel);
+        requestOut = loop.relay.rewriteRequest(head, peer);
         requestPass = 0;
         requestDone = false;
         responseOut = null;
@@ -262,7 +278,7 @@ final class RelayClient implements RelayLoop.Io {
         if (upstreamReusable && requestDone && !upstreamEof && !u.in.hasRemaining()) loop.release(u);
         else u.discard();
         if (closeAfter || !requestDone) {
-            close();
+            linger();
             return;
         }
         phase = Phase.HEAD;
@@ -297,12 +313,14 @@ final class RelayClient implements RelayLoop.Io {
         int client = 0;
         int upstream = 0;
         switch (phase) {
-            case HEAD -> client = SelectionKey.OP_READ;
+            case HEAD, LINGER -> client = SelectionKey.OP_READ;
             case CONNECTING -> upstream = SelectionKey.OP_CONNECT;
             case EXCHANGE -> {
                 boolean requestPending = (requestOut != null && requestOut.hasRemaining()) || requestPass > 0;
                 boolean responsePending = (responseOut != null && responseOut.hasRemaining()) || responsePass > 0;
-                if (!requestDone && !requestPending) client |= SelectionKey.OP_READ;
+                // read on while the app answers (a pipelined request waits in the buffer): turning reading off
+                // and on again for each request would cost two epoll_ctl calls
+                if (!requestPending && !clientEof && (in.position() > 0 || in.limit() < in.capacity())) client |= SelectionKey.OP_READ;
                 if (requestPending) upstream |= SelectionKey.OP_WRITE;
                 if (responsePending) client |= SelectionKey.OP_WRITE;
                 else if (!upstreamEof) upstream |= SelectionKey.OP_READ;
@@ -335,7 +353,7 @@ final class RelayClient implements RelayLoop.Io {
         } catch (IOException ignored) {
             // closing anyway
         }
-        close();
+        linger();
     }
 
     /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
@@ -350,7 +368,28 @@ final class RelayClient implements RelayLoop.Io {
                 // closing anyway
             }
         }
-        close();
+        linger();
+    }
+
+    /**
+     * Ends the connection after its last answer: the answer and a FIN go out, and whatever the client still
+     * sends is read and dropped for a while, because closing a socket with unread input resets it, and a reset
+     * can make the client lose the answer it had not read yet.
+     */
+    private void linger() {
+        if (up != null) {
+            up.discard();
+            up = null;
+        }
+        phase = Phase.LINGER;
+        lastActive = loop.now;
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (key.isValid()) key.interestOps(SelectionKey.OP_READ);
     }
 
     @Override
@@ -361,6 +400,8 @@ final class RelayClient implements RelayLoop.Io {
             } catch (IOException e) {
                 close();
             }
+        } else if (phase == Phase.LINGER && now - lastActive > LINGER_NANOS) {
+            close();
         } else if (phase != Phase.CLOSED && now - lastActive > IDLE_NANOS) {
             close();
         }
