@@ -11,7 +11,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Set;
 import java.util.function.IntPredicate;
 
 /**
@@ -25,11 +24,11 @@ import java.util.function.IntPredicate;
 final class Relay implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
     /** Dropped from a relayed request or response (RFC 9110 §7.6.1), as Jetty's proxy drops them. */
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authorization",
-            "proxy-authenticate", "te", "trailer", "upgrade");
+    private static final String[] HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization",
+            "proxy-authenticate", "te", "trailer", "upgrade"};
     /** Replaced by the relay's own values. */
-    private static final Set<String> FORWARDED = Set.of("x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
-            "x-forwarded-port", "via", "forwarded");
+    private static final String[] FORWARDED = {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
+            "x-forwarded-port", "via", "forwarded"};
 
     record Route(Target.Upstream target, RelayFraming body, boolean close) {}
 
@@ -156,14 +155,13 @@ final class Relay implements AutoCloseable {
         String priorForwarded = null;
         for (RelayHead.Field f : head.fields) {
             String name = f.name();
-            String lower = name.toLowerCase(java.util.Locale.ROOT);
-            if (FORWARDED.contains(lower)) {
-                if (priorFor == null && lower.equals("x-forwarded-for")) priorFor = f.value();
-                else if (lower.equals("via")) priorVia = priorVia == null ? f.value() : priorVia + ", " + f.value();
-                else if (lower.equals("forwarded")) priorForwarded = priorForwarded == null ? f.value() : priorForwarded + ", " + f.value();
+            if (oneOf(name, FORWARDED)) {
+                if (priorFor == null && name.equalsIgnoreCase("x-forwarded-for")) priorFor = f.value();
+                else if (name.equalsIgnoreCase("via")) priorVia = priorVia == null ? f.value() : priorVia + ", " + f.value();
+                else if (name.equalsIgnoreCase("forwarded")) priorForwarded = priorForwarded == null ? f.value() : priorForwarded + ", " + f.value();
                 continue;
             }
-            if (HOP_BY_HOP.contains(lower) || (!options.isEmpty() && options.contains(lower))) continue;
+            if (hopByHop(name, options)) continue;
             out.append(name).append(": ").append(f.value()).append("\r\n");
         }
         String host = head.get("host");
@@ -187,8 +185,7 @@ final class Relay implements AutoCloseable {
         out.append("\r\n");
         List<String> options = head.connectionOptions();
         for (RelayHead.Field f : head.fields) {
-            String lower = f.name().toLowerCase(java.util.Locale.ROOT);
-            if (HOP_BY_HOP.contains(lower) || (!options.isEmpty() && options.contains(lower))) continue;
+            if (hopByHop(f.name(), options)) continue;
             out.append(f.name()).append(": ").append(f.value()).append("\r\n");
         }
         if (close) out.append("Connection: close\r\n");
@@ -196,7 +193,20 @@ final class Relay implements AutoCloseable {
         return ByteBuffer.wrap(out.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
+    private static boolean hopByHop(String name, List<String> connectionOptions) {
+        if (oneOf(name, HOP_BY_HOP)) return true;
+        for (String o : connectionOptions) if (o.equalsIgnoreCase(name)) return true;
+        return false;
+    }
+
+    /** Whether {@code name} is one of {@code names}, ignoring case, without allocating. */
+    private static boolean oneOf(String name, String[] names) {
+        for (String n : names) if (n.length() == name.length() && n.equalsIgnoreCase(name)) return true;
+        return false;
+    }
+
     private static String quote(String s) {
+        if (s.indexOf('"') < 0 && s.indexOf('\\') < 0) return "\"" + s + "\"";
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 

@@ -115,13 +115,14 @@ final class RelayHead {
                 if (c <= ' ' || c == 0x7f) throw new Malformed(400, "bad request target");
             }
             String version = line.substring(b + 1);
-            if (!version.matches("HTTP/[0-9]\\.[0-9]")) throw new Malformed(400, "bad version");
+            if (version.length() != 8 || !version.startsWith("HTTP/") || !digit(version.charAt(5)) || version.charAt(6) != '.'
+                    || !digit(version.charAt(7))) throw new Malformed(400, "bad version");
             return new String[]{method, target, version};
         }
         if (a < 0 || !(line.startsWith("HTTP/1.1") || line.startsWith("HTTP/1.0")) || a != 8) throw new Malformed(502, "bad status line");
         String status = line.substring(a + 1, b < 0 ? line.length() : b);
-        if (status.length() != 3 || !Character.isDigit(status.charAt(0)) || !Character.isDigit(status.charAt(1))
-                || !Character.isDigit(status.charAt(2)) || status.charAt(0) == '0') throw new Malformed(502, "bad status");
+        if (status.length() != 3 || !digit(status.charAt(0)) || !digit(status.charAt(1)) || !digit(status.charAt(2))
+                || status.charAt(0) == '0') throw new Malformed(502, "bad status");
         return new String[]{line.substring(0, a), status, b < 0 ? "" : line.substring(b + 1)};
     }
 
@@ -140,6 +141,10 @@ final class RelayHead {
             if ((c < ' ' && c != '\t') || c == 0x7f) throw new Malformed(400, "control character in a header value");
         }
         return new Field(name, head.substring(vs, ve));
+    }
+
+    private static boolean digit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     private static boolean token(String s) {
