@@ -356,10 +356,16 @@ final class RelayClient implements RelayLoop.Io {
         linger();
     }
 
+    /** The app's connection failed (a reset, a write refused): as a bad answer. */
+    void upstreamFailed() {
+        up = null;
+        badGateway();
+    }
+
     /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
     private void badGateway() {
         if (!responseStarted) {
-            String body = "502 Bad Gateway: the app's answer was not valid HTTP\n";
+            String body = "502 Bad Gateway: the app did not answer with valid HTTP\n";
             String answer = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
                     + body.length() + "\r\nConnection: close\r\n\r\n" + body;
             try {

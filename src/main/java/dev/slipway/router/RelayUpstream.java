@@ -87,7 +87,7 @@ final class RelayUpstream implements RelayLoop.Io {
         RelayLoop.closeQuietly(channel);
         RelayClient o = owner;
         owner = null;
-        if (o != null) o.close();
+        if (o != null) o.upstreamFailed();
     }
 
     /** Closes the connection without touching the exchange that used it. */

@@ -163,6 +163,10 @@ class RelayTest {
                             matched = (c == "\r\n\r\n".charAt(matched)) ? matched + 1 : (c == '\r' ? 1 : 0);
                         }
                         String now = script;
+                        if (now.equals("reset")) {
+                            s.setSoLinger(true, 0); // the close below resets the connection
+                            return;
+                        }
                         if (now.equals("stall")) {
                             Thread.sleep(60_000);
                             return;
@@ -397,6 +401,11 @@ class RelayTest {
         try (Wire w = new Wire(listener.port())) {
             w.send("GET / HTTP/1.1\r\nHost: raw.localhost\r\n\r\n");
             assertThat(w.in().readNBytes(200)).asString(StandardCharsets.ISO_8859_1).startsWith("HTTP/1.1 200").endsWith("only ten..");
+        }
+        script = "reset";
+        try (Wire w = new Wire(listener.port())) {
+            assertThat(w.send("GET / HTTP/1.1\r\nHost: raw.localhost\r\n\r\n").read().status()).isEqualTo(502);
+            assertThat(w.closedByPeer()).isTrue();
         }
         script = "NOT HTTP AT ALL\r\n\r\n";
         try (Wire w = new Wire(listener.port())) {
