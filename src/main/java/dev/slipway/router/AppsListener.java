@@ -17,7 +17,8 @@ import java.time.Duration;
 import java.util.function.IntPredicate;
 
 /**
- * The data plane: a Jetty server of its own (never the API's port) that serves deployed apps by Host.
+ * The data plane: a Jetty server of its own (never the API's port) that serves deployed apps by Host, behind
+ * the {@link Relay} that owns the public HTTP port and relays plain requests to running apps itself.
  */
 public final class AppsListener implements AutoCloseable {
     /** Client connections: long enough for quiet event streams, the same as the upstream side. */
