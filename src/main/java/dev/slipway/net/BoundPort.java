@@ -45,6 +45,9 @@ public final class BoundPort implements AutoCloseable {
 
     public int port() { return channel.socket().getLocalPort(); }
 
+    /** The listening socket itself, for a server that accepts on its own (the apps listener's relay). */
+    public ServerSocketChannel channel() { return channel; }
+
     /** A Jetty connector that accepts on this socket; it closes the socket when it stops. */
     public ServerConnector connector(Server server, ConnectionFactory... factories) {
         ServerConnector connector = new ServerConnector(server, factories);

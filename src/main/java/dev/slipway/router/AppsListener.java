@@ -3,32 +3,39 @@ package dev.slipway.router;
 import dev.slipway.net.BoundPort;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ProxyConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 
 import java.util.function.IntPredicate;
 
 /**
- * The data plane: a Jetty server of its own (never the API's port) that serves deployed apps by Host.
+ * The data plane: a Jetty server of its own (never the API's port) that serves deployed apps by Host, behind
+ * the {@link Relay} that owns the public HTTP port and relays plain requests to running apps itself.
  */
 public final class AppsListener implements AutoCloseable {
     /** Client connections: long enough for quiet event streams, the same as the upstream side. */
     private static final long CLIENT_IDLE_MS = UpstreamProxy.REQUEST_IDLE_MS;
     /** Frames are relayed one by one, never whole messages, so only a single frame is bounded. */
     private static final long MAX_WEBSOCKET_FRAME = 16L * 1024 * 1024;
+    private static final String INTERNAL_HOST = "127.0.0.1";
 
     private final Server server;
-    private final ServerConnector connector;
+    private final int port;
+    private final Relay relay;
     private final RecentRequests recent;
 
-    private AppsListener(Server server, ServerConnector connector, RecentRequests recent) {
+    private AppsListener(Server server, int port, Relay relay, RecentRequests recent) {
         this.server = server;
-        this.connector = connector;
+        this.port = port;
+        this.relay = relay;
         this.recent = recent;
     }
 
@@ -55,9 +62,18 @@ public final class AppsListener implements AutoCloseable {
         return start(port, routes, restarting, wakeups, recent, Edge.NONE);
     }
 
-    /** As above, with {@code edge} in front of the router (HTTPS, ACME challenges, redirects). */
+    /** As above, with {@code edge} in front of the router (HTTPS, ACME challenges, redirects), through the relay. */
     public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
                                      RecentRequests recent, Edge edge) {
+        return start(port, routes, restarting, wakeups, recent, edge, true);
+    }
+
+    /**
+     * As above. With {@code relay}, the public port is the {@link Relay}'s and Jetty listens on a loopback port
+     * behind it (PROXY protocol); without it, Jetty serves the public port itself, as before the relay.
+     */
+    public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
+                                     RecentRequests recent, Edge edge, boolean relay) {
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
         threads.setName("apps");
         Server server = new Server(threads);
@@ -65,7 +81,16 @@ public final class AppsListener implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setSendDateHeader(false); // apps send their own; two Date headers would be wrong
-        ServerConnector connector = port.connector(server, new HttpConnectionFactory(http));
+        ServerConnector connector;
+        if (relay) {
+            // only the relay connects here; the PROXY line tells Jetty the client's address and the public port
+            HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+            connector = new ServerConnector(server, new ProxyConnectionFactory(h1.getProtocol()), h1);
+            connector.setHost(INTERNAL_HOST);
+            connector.setPort(0);
+        } else {
+            connector = port.connector(server, new HttpConnectionFactory(http));
+        }
         connector.setIdleTimeout(CLIENT_IDLE_MS);
         server.addConnector(connector);
         UpstreamProxy proxy = new UpstreamProxy(restarting);
@@ -98,11 +123,24 @@ public final class AppsListener implements AutoCloseable {
             }
             throw new IllegalStateException("apps listener cannot listen on " + port.host() + ":" + port.port() + ": " + e.getMessage(), e);
         }
-        return new AppsListener(server, connector, recent);
+        if (!relay) return new AppsListener(server, port.port(), null, recent);
+        try {
+            Relay r = new Relay(port.channel(), new InetSocketAddress(INTERNAL_HOST, connector.getLocalPort()), routes,
+                    restarting, wakeups, recent, edge, proxy.getViaHost());
+            return new AppsListener(server, port.port(), r, recent);
+        } catch (IOException | RuntimeException e) {
+            port.close();
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // already failing
+            }
+            throw new IllegalStateException("apps listener cannot listen on " + port.host() + ":" + port.port() + ": " + e.getMessage(), e);
+        }
     }
 
     public int port() {
-        return connector.getLocalPort();
+        return port;
     }
 
     /**
@@ -115,6 +153,7 @@ public final class AppsListener implements AutoCloseable {
 
     @Override
     public void close() {
+        if (relay != null) relay.close();
         try {
             server.stop();
         } catch (Exception e) {

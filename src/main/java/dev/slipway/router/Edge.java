@@ -24,6 +24,14 @@ public interface Edge {
     /** The handler the apps server runs, given the router's. */
     Handler wrap(Handler router);
 
+    /**
+     * Whether the edge answers a plain-HTTP request itself (an ACME challenge, a redirect to HTTPS), given its
+     * raw Host field and request target: the relay then hands it to Jetty, where the edge's handler runs.
+     */
+    default boolean takesPlain(String hostHeader, String target) {
+        return false;
+    }
+
     /** Adds the edge's own connectors to the apps server, based on the HTTP listener's configuration. */
     void connect(Server server, HttpConfiguration http);
 }

@@ -84,6 +84,13 @@ public final class AppsTls implements Edge, AutoCloseable {
     }
 
     @Override
+    public boolean takesPlain(String hostHeader, String target) {
+        if (target.startsWith(EdgeHandler.CHALLENGE_PREFIX)) return true;
+        String host = EdgeHandler.host(hostHeader);
+        return host != null && certificates.covers(host);
+    }
+
+    @Override
     public void connect(Server server, HttpConfiguration http) {
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         try {

@@ -1,0 +1,428 @@
+package dev.slipway.router;
+
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One client connection of the relay and the exchange on it: reads a request head, and either relays the
+ * request to an app (the head rewritten, the body's bytes copied as they come, then the response likewise) or
+ * hands the whole connection to Jetty ({@link RelayTunnel}). One request at a time: a pipelined request waits
+ * in the buffer until the response before it is written. Each side is read only while the other can take
+ * what was read, so memory stays at two buffers whatever the bodies' sizes.
+ */
+final class RelayClient implements RelayLoop.Io {
+    private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(UpstreamProxy.REQUEST_IDLE_MS);
+    /** How long a closing connection's late bytes are read and dropped, so that its last answer is not reset. */
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(WebSocketTunnel.CONNECT_TIMEOUT_MS);
+
+    private enum Phase { HEAD, CONNECTING, EXCHANGE, LINGER, CLOSED }
+
+    private final RelayLoop loop;
+    private final SocketChannel channel;
+    private final SelectionKey key;
+    private final ByteBuffer in = ByteBuffer.allocateDirect(RelayLoop.BUFFER).limit(0);
+    private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final Relay.Peer peer;
+    private Phase phase = Phase.HEAD;
+    private long lastActive;
+
+    private RelayUpstream up;
+    private long connectStart;
+    private int headLength;
+    private boolean headRequest;
+    private boolean closeAfter;
+    private ByteBuffer requestOut;
+    private int requestPass;
+    private RelayFraming requestBody;
+    private boolean requestDone;
+    private ByteBuffer responseOut;
+    private int responsePass;
+    private RelayFraming responseBody;
+    private boolean responseHead;
+    private boolean responseStarted;
+    private boolean upstreamReusable;
+    private boolean upstreamEof;
+    private boolean handedOff;
+    private boolean clientEof;
+
+    RelayClient(RelayLoop loop, SocketChannel channel) throws IOException {
+        this.loop = loop;
+        this.channel = channel;
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.peer = Relay.Peer.of(channel);
+        this.key = channel.register(loop.selector, SelectionKey.OP_READ, this);
+        this.lastActive = loop.now;
+    }
+
+    @Override
+    public void ready(SelectionKey k) throws IOException {
+        if (phase == Phase.LINGER) {
+            in.clear();
+            if (channel.read(in) < 0) close();
+            in.clear().limit(0);
+            return;
+        }
+        if (k.isReadable()) {
+            int n = RelayLoop.fill(channel, in);
+            if (n < 0) {
+                if (phase != Phase.EXCHANGE || !requestDone) {
+                    close();
+                    return;
+                }
+                // the client is done sending, with its request complete: the answer still goes out
+                clientEof = true;
+                closeAfter = true;
+            }
+            lastActive = loop.now;
+            if (phase == Phase.HEAD) head();
+            else if (phase == Phase.EXCHANGE) pumpRequest();
+        }
+        if (phase == Phase.EXCHANGE && k.isValid() && k.isWritable()) pumpResponse();
+        interest();
+    }
+
+    /** Events of the app connection this exchange uses. */
+    void upstreamReady(SelectionKey k) throws IOException {
+        if (phase == Phase.CONNECTING) {
+            if (!k.isConnectable()) return;
+            try {
+                up.channel.finishConnect();
+            } catch (IOException e) {
+                // nothing was sent: Jetty answers as it always did (502, or 503 while the app restarts)
+                toJetty();
+                return;
+            }
+            connected();
+        } else if (phase == Phase.EXCHANGE) {
+            if (k.isReadable()) {
+                int n = RelayLoop.fill(up.channel, up.in);
+                if (n < 0) upstreamEof = true;
+                else lastActive = loop.now;
+                pumpResponse();
+            }
+            if (phase == Phase.EXCHANGE && k.isValid() && k.isWritable()) pumpRequest();
+        }
+        interest();
+    }
+
+    private void head() throws IOException {
+        while (phase == Phase.HEAD) {
+            in.position(in.position() + RelayHead.leadingBlankLines(in));
+            if (!in.hasRemaining()) return;
+            RelayHead head;
+            Relay.Route route;
+            try {
+                head = RelayHead.request(in, RelayHead.MAX_HEAD);
+                if (head == null) return;
+                route = loop.relay.route(head);
+            } catch (RelayHead.Malformed e) {
+                reject(e.status);
+                return;
+            }
+            if (route == null) {
+                toJetty();
+                return;
+            }
+            start(head, route);
+        }
+    }
+
+    private void start(RelayHead head, Relay.Route route) throws IOException {
+        headLength = head.length;
+        headRequest = "HEAD".equals(head.first);
+        closeAfter = route.close() || clientEof;
+        requestBody = route.body();
+        requestOut = loop.relay.rewriteRequest(head, peer);
+        requestPass = 0;
+        requestDone = false;
+        responseOut = null;
+        responsePass = 0;
+        responseBody = null;
+        responseHead = false;
+        responseStarted = false;
+        upstreamEof = false;
+        loop.relay.recent().record(route.target().port());
+        up = loop.pooled(route.target());
+        if (up != null) {
+            up.attach(this);
+            connected();
+            return;
+        }
+        try {
+            up = new RelayUpstream(loop, route.target(), this);
+        } catch (IOException e) {
+            up = null;
+            toJetty();
+            return;
+        }
+        if (up.connected()) {
+            connected();
+        } else {
+            phase = Phase.CONNECTING;
+            connectStart = loop.now;
+        }
+    }
+
+    private void connected() throws IOException {
+        phase = Phase.EXCHANGE;
+        in.position(in.position() + headLength);
+        pumpRequest();
+        if (phase == Phase.EXCHANGE) pumpResponse();
+    }
+
+    /** Client → app: the rewritten head, then the body's bytes as far as they belong to this request. */
+    private void pumpRequest() throws IOException {
+        while (phase == Phase.EXCHANGE && !requestDone) {
+            if ((requestOut != null && requestOut.hasRemaining()) || requestPass > 0) {
+                int written = write(up.channel, requestOut, in, requestPass);
+                requestPass -= written;
+                if ((requestOut != null && requestOut.hasRemaining()) || requestPass > 0) return;
+                requestOut = null;
+            }
+            if (requestBody.done()) {
+                requestDone = true;
+                return;
+            }
+            if (!in.hasRemaining()) return;
+            try {
+                requestPass = requestBody.scan(in, in.position(), in.limit());
+            } catch (RelayFraming.Malformed e) {
+                close(); // part of the request reached the app already: all that is left is to cut both
+                return;
+            }
+        }
+    }
+
+    /** App → client: interim heads, the rewritten head, then the body's bytes as they come. */
+    private void pumpResponse() throws IOException {
+        ByteBuffer upIn = up.in;
+        while (phase == Phase.EXCHANGE) {
+            if ((responseOut != null && responseOut.hasRemaining()) || responsePass > 0) {
+                responsePass -= write(channel, responseOut, upIn, responsePass);
+                responseStarted = true;
+                if ((responseOut != null && responseOut.hasRemaining()) || responsePass > 0) return;
+                responseOut = null;
+            }
+            if (!responseHead) {
+                RelayHead head;
+                try {
+                    head = RelayHead.response(upIn, upIn.capacity());
+                    if (head == null) {
+                        if (upstreamEof) badGateway();
+                        return;
+                    }
+                    upIn.position(upIn.position() + head.length);
+                    responseOut = response(head);
+                } catch (RelayHead.Malformed e) {
+                    badGateway();
+                    return;
+                }
+                continue;
+            }
+            if (responseBody.done() || (responseBody.untilClosed() && upstreamEof && !upIn.hasRemaining())) {
+                finish();
+                return;
+            }
+            if (!upIn.hasRemaining()) {
+                if (upstreamEof) close(); // the app failed mid-response: nothing to say but to cut the connection
+                return;
+            }
+            try {
+                responsePass = responseBody.scan(upIn, upIn.position(), upIn.limit());
+            } catch (RelayFraming.Malformed e) {
+                close();
+                return;
+            }
+        }
+    }
+
+    /** The response head to send on, or an interim (1xx) one, after which another head follows. */
+    private ByteBuffer response(RelayHead head) throws RelayHead.Malformed {
+        int status = Integer.parseInt(head.second);
+        if (status == 101) throw new RelayHead.Malformed(502, "an upgrade nobody asked for");
+        if (status < 200) return loop.relay.rewriteResponse(head, false);
+        responseHead = true;
+        upstreamReusable = "HTTP/1.1".equals(head.first) && !head.connectionHas("close");
+        if (headRequest || status == 204 || status == 304) {
+            responseBody = RelayFraming.none();
+        } else if (head.get("transfer-encoding") != null) {
+            String te = head.get("transfer-encoding");
+            if (head.count("transfer-encoding") == 1 && te.regionMatches(true, te.length() - 7, "chunked", 0, 7)) {
+                responseBody = RelayFraming.chunked();
+            } else {
+                responseBody = RelayFraming.untilClose();
+            }
+        } else {
+            long length = head.contentLength(502);
+            responseBody = length < 0 ? RelayFraming.untilClose() : RelayFraming.length(length);
+        }
+        if (responseBody.untilClosed()) {
+            closeAfter = true;
+            upstreamReusable = false;
+        }
+        if (!requestDone) closeAfter = true; // an early answer: the rest of the request is not read
+        return loop.relay.rewriteResponse(head, closeAfter);
+    }
+
+    /** The response was written in full. */
+    private void finish() throws IOException {
+        RelayUpstream u = up;
+        up = null;
+        if (upstreamReusable && requestDone && !upstreamEof && !u.in.hasRemaining()) loop.release(u);
+        else u.discard();
+        if (closeAfter || !requestDone) {
+            linger();
+            return;
+        }
+        phase = Phase.HEAD;
+        lastActive = loop.now;
+        head(); // a pipelined request may be waiting
+    }
+
+    /** Writes {@code head} then {@code pass} bytes of {@code body} in one call; returns the body bytes written. */
+    private int write(SocketChannel to, ByteBuffer head, ByteBuffer body, int pass) throws IOException {
+        int limit = body.limit();
+        int start = body.position();
+        body.limit(start + pass);
+        try {
+            if (head != null && head.hasRemaining()) {
+                gather[0] = head;
+                gather[1] = body;
+                to.write(gather);
+            } else if (pass > 0) {
+                to.write(body);
+            }
+        } finally {
+            body.limit(limit);
+            gather[0] = null;
+            gather[1] = null;
+        }
+        lastActive = loop.now;
+        return body.position() - start;
+    }
+
+    private void interest() {
+        if (phase == Phase.CLOSED || !key.isValid()) return;
+        int client = 0;
+        int upstream = 0;
+        switch (phase) {
+            case HEAD, LINGER -> client = SelectionKey.OP_READ;
+            case CONNECTING -> upstream = SelectionKey.OP_CONNECT;
+            case EXCHANGE -> {
+                boolean requestPending = (requestOut != null && requestOut.hasRemaining()) || requestPass > 0;
+                boolean responsePending = (responseOut != null && responseOut.hasRemaining()) || responsePass > 0;
+                // read on while the app answers (a pipelined request waits in the buffer): turning reading off
+                // and on again for each request would cost two epoll_ctl calls
+                if (!requestPending && !clientEof && (in.position() > 0 || in.limit() < in.capacity())) client |= SelectionKey.OP_READ;
+                if (requestPending) upstream |= SelectionKey.OP_WRITE;
+                if (responsePending) client |= SelectionKey.OP_WRITE;
+                else if (!upstreamEof) upstream |= SelectionKey.OP_READ;
+            }
+            default -> { }
+        }
+        key.interestOps(client);
+        if (up != null && up.key.isValid()) up.key.interestOps(upstream);
+    }
+
+    /** Hands the connection, and every byte read on it so far, to Jetty. */
+    private void toJetty() throws IOException {
+        handedOff = true;
+        if (up != null) {
+            up.discard();
+            up = null;
+        }
+        phase = Phase.CLOSED;
+        new RelayTunnel(loop, channel, key, in);
+    }
+
+    /** A malformed head: the status, and the connection closed; nothing reached an app. */
+    private void reject(int status) {
+        String reason = status == 431 ? "Request Header Fields Too Large" : "Bad Request";
+        String body = status + " " + reason + "\n";
+        String answer = "HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+        try {
+            channel.write(ByteBuffer.wrap(answer.getBytes(StandardCharsets.ISO_8859_1)));
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        linger();
+    }
+
+    /** The app's connection failed (a reset, a write refused): as a bad answer. */
+    void upstreamFailed() {
+        up = null;
+        badGateway();
+    }
+
+    /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
+    private void badGateway() {
+        if (!responseStarted) {
+            String body = "502 Bad Gateway: the app did not answer with valid HTTP\n";
+            String answer = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                    + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+            try {
+                channel.write(ByteBuffer.wrap(answer.getBytes(StandardCharsets.ISO_8859_1)));
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+        linger();
+    }
+
+    /**
+     * Ends the connection after its last answer: the answer and a FIN go out, and whatever the client still
+     * sends is read and dropped for a while, because closing a socket with unread input resets it, and a reset
+     * can make the client lose the answer it had not read yet.
+     */
+    private void linger() {
+        if (up != null) {
+            up.discard();
+            up = null;
+        }
+        phase = Phase.LINGER;
+        lastActive = loop.now;
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (key.isValid()) key.interestOps(SelectionKey.OP_READ);
+    }
+
+    @Override
+    public void expire(long now) {
+        if (phase == Phase.CONNECTING && now - connectStart > CONNECT_NANOS) {
+            try {
+                toJetty();
+            } catch (IOException e) {
+                close();
+            }
+        } else if (phase == Phase.LINGER && now - lastActive > LINGER_NANOS) {
+            close();
+        } else if (phase != Phase.CLOSED && now - lastActive > IDLE_NANOS) {
+            close();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (handedOff || (phase == Phase.CLOSED && !channel.isOpen())) return;
+        phase = Phase.CLOSED;
+        if (up != null) {
+            RelayUpstream u = up;
+            up = null;
+            u.discard();
+        }
+        key.cancel();
+        RelayLoop.closeQuietly(channel);
+    }
+}

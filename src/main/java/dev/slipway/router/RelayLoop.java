@@ -1,0 +1,162 @@
+package dev.slipway.router;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One selector thread of the relay. It owns every connection it was given and every app connection those
+ * opened, and keeps its own pool of idle keep-alive connections to apps, so nothing on the hot path is shared
+ * with another thread: no locks, as in one nginx worker.
+ */
+final class RelayLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(RelayLoop.class);
+    static final int BUFFER = 16 * 1024;
+    private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** What a selection key's attachment does with its channel's readiness. */
+    interface Io {
+        void ready(SelectionKey key) throws IOException;
+
+        /** Closes what has been idle too long; {@code now} is System.nanoTime(). */
+        void expire(long now);
+
+        void close();
+    }
+
+    final Relay relay;
+    final Selector selector;
+    private final Queue<SocketChannel> accepted = new ConcurrentLinkedQueue<>();
+    private final Map<Target.Upstream, ArrayDeque<RelayUpstream>> idle = new HashMap<>();
+    private volatile boolean running = true;
+    private long lastSweep = System.nanoTime();
+    /** System.nanoTime() when the current events were selected: one clock read per wake-up, not per event. */
+    long now = System.nanoTime();
+
+    RelayLoop(Relay relay) throws IOException {
+        this.relay = relay;
+        this.selector = Selector.open();
+    }
+
+    void adopt(SocketChannel channel) {
+        accepted.add(channel);
+        selector.wakeup();
+    }
+
+    void stop() {
+        running = false;
+        selector.wakeup();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                selector.select(500);
+                now = System.nanoTime();
+                SocketChannel c;
+                while ((c = accepted.poll()) != null) {
+                    try {
+                        new RelayClient(this, c);
+                    } catch (IOException e) {
+                        closeQuietly(c);
+                    }
+                }
+                var keys = selector.selectedKeys();
+                for (SelectionKey key : keys) {
+                    Io io = (Io) key.attachment();
+                    try {
+                        if (key.isValid()) io.ready(key);
+                    } catch (IOException | CancelledKeyException e) {
+                        io.close();
+                    } catch (RuntimeException e) {
+                        LOG.warn("relay connection failed", e);
+                        io.close();
+                    }
+                }
+                keys.clear();
+                if (now - lastSweep > SWEEP_NANOS) sweep();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (running) LOG.error("relay loop stopped", e);
+        } finally {
+            for (SelectionKey key : new ArrayList<>(selector.keys())) ((Io) key.attachment()).close();
+            SocketChannel c;
+            while ((c = accepted.poll()) != null) closeQuietly(c);
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // stopping
+            }
+        }
+    }
+
+    private void sweep() {
+        lastSweep = now;
+        for (SelectionKey key : new ArrayList<>(selector.keys())) {
+            if (key.isValid()) ((Io) key.attachment()).expire(now);
+        }
+    }
+
+    /** An idle connection to {@code target} from this loop's pool, or null. */
+    RelayUpstream pooled(Target.Upstream target) {
+        ArrayDeque<RelayUpstream> q = idle.get(target);
+        if (q == null) return null;
+        RelayUpstream u;
+        // newest first: the most recently used connection is the least likely to be closing
+        while ((u = q.pollLast()) != null) {
+            if (u.open()) return u;
+        }
+        return null;
+    }
+
+    void release(RelayUpstream upstream) {
+        upstream.idleSince(now);
+        idle.computeIfAbsent(upstream.target, t -> new ArrayDeque<>()).addLast(upstream);
+    }
+
+    void forget(RelayUpstream upstream) {
+        ArrayDeque<RelayUpstream> q = idle.get(upstream.target);
+        if (q != null) {
+            q.remove(upstream);
+            if (q.isEmpty()) idle.remove(upstream.target);
+        }
+    }
+
+    /** Reads more bytes after the buffer's unread ones (read mode kept); -1 at the end of the stream. */
+    static int fill(SocketChannel channel, ByteBuffer buf) throws IOException {
+        if (!buf.hasRemaining()) buf.clear().limit(0);
+        else if (buf.limit() == buf.capacity()) buf.compact().flip();
+        int start = buf.position();
+        buf.position(buf.limit()).limit(buf.capacity());
+        int n;
+        try {
+            n = channel.read(buf);
+        } finally {
+            buf.limit(buf.position()).position(start);
+        }
+        return n;
+    }
+
+    static void closeQuietly(java.io.Closeable c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}
