@@ -116,6 +116,9 @@ final class Relay implements AutoCloseable {
         String host = head.get("host");
         if (edge.takesPlain(host, head.second)) return null;
         if (!(routes.resolve(host).orElse(null) instanceof Target.Upstream u)) return null;
+        // another runtime's address (a cluster Service) takes Jetty's path: one connection per request there,
+        // so that a production switch is not outlived by a pooled connection to the old pods (UpstreamProxy)
+        if (!u.loopback()) return null;
         if (!wakeups.serving().test(u.port()) || restarting.test(u.port())) return null;
         RelayFraming body;
         if (te == 1) {
