@@ -99,9 +99,16 @@ public final class ProjectStore {
             h.createUpdate("INSERT INTO project_env_vars (project_id, name, value_enc) VALUES (:p, :n, :v)")
                     .bind("p", id).bind("n", e.getKey()).bind("v", secrets.encrypt(e.getValue())).execute();
         }
-        return new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
+        Project created = new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
                 p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory(), check,
                 p.hsts());
+        verifiedAtOnce(h, check, id);
+        return created;
+    }
+
+    /** Proofs off: a domain is verified as it is set, and that is told as a proof would be ({@code domain.verified}). */
+    private void verifiedAtOnce(Handle h, Project.DomainCheck check, String projectId) {
+        if (check != null && check.status() == DomainStatus.VERIFIED) domainListener.verified(h, findIn(h, projectId));
     }
 
     private Project.DomainCheck newDomainCheck() {
@@ -345,6 +352,7 @@ public final class ProjectStore {
                 .bind("verifiedDomain", check != null && check.status() == DomainStatus.VERIFIED ? domain : null)
                 .bind("id", projectId).execute();
         cache.changedAfterCommit(h, projectId);
+        verifiedAtOnce(h, check, projectId);
     }
 
     /** {@link #changeDomain(Handle, String, String)} in a transaction of its own. */
