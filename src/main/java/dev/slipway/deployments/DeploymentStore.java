@@ -5,6 +5,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.store.StateMachine;
 import dev.slipway.core.StatusChanges;
+import dev.slipway.images.ImageStore;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import org.jdbi.v3.core.Handle;
@@ -217,7 +218,6 @@ public final class DeploymentStore {
 
     /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
     public Optional<String> image(String artifactId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
-                .mapTo(String.class).findOne());
+        return jdbi.withHandle(h -> ImageStore.find(h, artifactId));
     }
 }

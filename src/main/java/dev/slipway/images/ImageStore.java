@@ -1,5 +1,6 @@
 package dev.slipway.images;
 
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 import java.util.Optional;
@@ -18,7 +19,12 @@ public final class ImageStore {
     }
 
     public Optional<String> find(String artifactId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
-                .mapTo(String.class).findOne());
+        return jdbi.withHandle(h -> find(h, artifactId));
+    }
+
+    /** As {@link #find(String)}, in the caller's transaction (a webhook payload written with its change). */
+    public static Optional<String> find(Handle h, String artifactId) {
+        return h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).findOne();
     }
 }

@@ -111,7 +111,7 @@ public final class KubernetesRuntime implements AppRuntime {
         follow(spec, log, ns);
         try {
             PodHealth.awaitReady(client, ns, name, options.healthTimeout(), log, clock);
-            ServiceAddress a = ServiceAddress.await(client, ns, name, ADDRESS_WAIT, clock);
+            ServiceAddress a = ServiceAddress.await(client, ns, name, ADDRESS_WAIT);
             Instance instance = new Instance(spec.deploymentId(), spec.projectId(), a.host(), a.port(), 0, clock.instant());
             track(ns, instance);
             log.log(Level.INFO, "A pod of " + name + " is ready; its Service is " + a.host() + ":" + a.port());
@@ -151,7 +151,7 @@ public final class KubernetesRuntime implements AppRuntime {
         String account = accountOfProject.apply(projectId);
         String before = ProductionSwitch.switchTo(client, ns, account, projectId, deploymentId, namespaces.perAccount());
         LOG.info("production of {} now selects {} (was {})", projectId, deploymentId, before);
-        ServiceAddress a = ServiceAddress.await(client, ns, Names.production(projectId), ADDRESS_WAIT, clock);
+        ServiceAddress a = ServiceAddress.await(client, ns, Names.production(projectId), ADDRESS_WAIT);
         // the production port is served while the deployment it selects is
         byPort.put(a.port(), deploymentId);
         return Optional.of(new Instance(deploymentId, projectId, a.host(), a.port(), 0, clock.instant()));

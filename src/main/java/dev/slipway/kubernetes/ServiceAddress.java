@@ -3,10 +3,11 @@ package dev.slipway.kubernetes;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import java.time.Clock;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /** Where the router reaches a Service: its cluster IP and port, as the API server assigned them. */
 record ServiceAddress(String host, int port) {
@@ -20,22 +21,15 @@ record ServiceAddress(String host, int port) {
         return port == null ? Optional.empty() : Optional.of(new ServiceAddress(ip, port));
     }
 
-    /** Reads the Service until it has a cluster IP (assigned at creation by a real API server). */
-    static ServiceAddress await(KubernetesClient client, String namespace, String name, Duration timeout, Clock clock) {
-        Instant deadline = clock.instant().plus(timeout);
-        while (true) {
-            Optional<ServiceAddress> a = of(client.services().inNamespace(namespace).withName(name).get());
-            if (a.isPresent()) return a.get();
-            if (!clock.instant().isBefore(deadline)) {
-                throw new IllegalStateException("the Service " + namespace + "/" + name + " has no cluster IP after "
-                        + timeout.toSeconds() + " s");
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while reading the Service " + name, e);
-            }
+    /** The Service's address once it has a cluster IP (a real API server assigns it at creation), watched, not polled. */
+    static ServiceAddress await(KubernetesClient client, String namespace, String name, Duration timeout) {
+        try {
+            Service s = client.services().inNamespace(namespace).withName(name)
+                    .waitUntilCondition(svc -> of(svc).isPresent(), timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return of(s).orElseThrow();
+        } catch (KubernetesClientTimeoutException e) {
+            throw new IllegalStateException("the Service " + namespace + "/" + name + " has no cluster IP after "
+                    + timeout.toSeconds() + " s");
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.slipway.api.AppUrls;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
 import dev.slipway.deployments.Deployment;
+import dev.slipway.images.ImageStore;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.deployments.DeploymentView;
 import dev.slipway.logs.LogEntry;
@@ -118,9 +119,7 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
 
     /** The build's OCI image, as {@code GET /v1/deployments/{id}} shows it: null without a build or an image. */
     private static String image(Handle h, String artifactId) {
-        if (artifactId == null) return null;
-        return h.createQuery("SELECT image FROM artifacts WHERE id = :id").bind("id", artifactId)
-                .mapTo(String.class).findOne().orElse(null);
+        return artifactId == null ? null : ImageStore.find(h, artifactId).orElse(null);
     }
 
     /** The project's name and production deployment id, as the caller's transaction sees them. */
