@@ -3,6 +3,10 @@
 //   node timing.mjs switch  API KEY DEPLOYMENT_ID APPS_PORT HOST MARKER
 //       POST /v1/deployments/{id}/rollback, then GET / on the apps listener with that Host, back to back,
 //       until the body contains MARKER → {"ms", "post_ms", "id", "polls"}
+//       Before the clock starts, the client's own HTTP code is warmed on a throwaway server of its own on
+//       loopback (CLIENT_WARMUP=0: not): a fresh Node process otherwise spends 6–20 ms loading and compiling
+//       its HTTP client on the first request, which is the bench's cost, not the platform's. No connection to
+//       the platform is opened before the clock starts.
 //   node timing.mjs deploy  API KEY JSON_BODY
 //       POST /v1/deployments, then GET /v1/deployments/{id} until live (every 20 ms while queued or building,
 //       back to back once deploying) → {"ms", "post_ms", "id", "polls"}
@@ -33,6 +37,29 @@ function fail(message) {
   process.exit(1);
 }
 
+/** Runs Node's HTTP client and server code once on a loopback server of this process, then closes it. */
+async function warmClient() {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.end(JSON.stringify({ data: { id: "warm-up" } })));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const warmAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (const method of ["POST", "GET", "GET"]) {
+    await new Promise((resolve, reject) => {
+      const req = http.request(`http://127.0.0.1:${server.address().port}/`, { method, headers: auth, agent: warmAgent }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+  warmAgent.destroy();
+  await new Promise((r) => server.close(r));
+}
+
 async function post(path, body) {
   const r = await request(api + path, {
     method: "POST",
@@ -45,6 +72,7 @@ async function post(path, body) {
 
 if (mode === "switch") {
   const [target, appsPort, host, marker] = rest;
+  if (process.env.CLIENT_WARMUP !== "0") await warmClient();
   const t0 = now();
   const id = await post(`/v1/deployments/${target}/rollback`);
   const postMs = now() - t0;

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 
 public final class AccountStore {
     private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$");
-    private static final RowMapper<Account> MAPPER = (rs, ctx) -> new Account(
+    /** An {@code accounts} row, also read joined to another table's (an API key's). */
+    public static final RowMapper<Account> MAPPER = (rs, ctx) -> new Account(
             rs.getString("id"), rs.getString("name"), Tier.parse(rs.getString("tier")),
             (Integer) rs.getObject("rate_limit"), rs.getTimestamp("created_at").toInstant());
 

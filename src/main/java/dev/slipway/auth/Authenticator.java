@@ -1,7 +1,5 @@
 package dev.slipway.auth;
 
-import dev.slipway.accounts.Account;
-import dev.slipway.accounts.AccountStore;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -23,14 +21,12 @@ public final class Authenticator {
     private record Entry(Principal principal, Instant fetchedAt) {}
 
     private final KeyStore keys;
-    private final AccountStore accounts;
     private final Clock clock;
     private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Instant> lastTouched = new ConcurrentHashMap<>();
 
-    public Authenticator(KeyStore keys, AccountStore accounts, Clock clock) {
+    public Authenticator(KeyStore keys, Clock clock) {
         this.keys = keys;
-        this.accounts = accounts;
         this.clock = clock;
     }
 
@@ -64,10 +60,7 @@ public final class Authenticator {
     }
 
     private Entry lookup(String secret, Instant now) {
-        Optional<ApiKey> key = keys.findActive(secret);
-        if (key.isEmpty()) return null;
-        Optional<Account> account = accounts.find(key.get().accountId());
-        return account.map(a -> new Entry(new Principal(a, key.get().id()), now)).orElse(null);
+        return keys.principal(secret).map(p -> new Entry(p, now)).orElse(null);
     }
 
     private void touch(String keyId, Instant now) {

@@ -27,6 +27,8 @@ final class PythonBuild {
                 out.write("\\n".join(deps) + "\\n")
             """;
 
+    private static final String BUNDLE_SCRIPT = resource("/build/bundle_packages.py");
+
     private final Steps steps;
     private final Path python;
 
@@ -54,6 +56,27 @@ final class PythonBuild {
             log.log(Level.INFO, "No requirements.txt or pyproject.toml; nothing to install");
             return;
         }
+        pipInstall(venvPython, requirements, root, log);
+        bundle(venvPython, requirements, root, log);
+    }
+
+    /**
+     * Copies what the venv takes from the machine's site-packages (Debian's python3-fastapi and the like,
+     * and their dependencies) into the venv: the artifact then runs on any interpreter of the same version,
+     * such as an image's {@code python:<version>-slim}, and a later upgrade of the machine's packages does
+     * not change a deployed build (a rollback runs what was built).
+     */
+    private void bundle(String venvPython, String requirements, Path root, LogSink log) {
+        try {
+            steps.attempt(List.of(venvPython, "-c", BUNDLE_SCRIPT, requirements), root, log);
+        } catch (BuildException e) {
+            // the app still runs here, on the machine's packages; only its image would miss them
+            log.log(Level.WARNING, "The packages this machine provides could not be copied into the venv (" + e.getMessage()
+                    + "): the app runs here, but an image of this build would lack them");
+        }
+    }
+
+    private void pipInstall(String venvPython, String requirements, Path root, LogSink log) {
         List<String> pip = List.of(venvPython, "-m", "pip", "install");
         try {
             steps.attempt(concat(pip, List.of("--no-index", "-r", requirements)), root, log);
@@ -75,6 +98,15 @@ final class PythonBuild {
             log.log(Level.WARNING, "Some requirements are not on this machine; trying the package index");
         }
         steps.run(concat(pip, concat(ONLINE_FLAGS, List.of("-r", requirements))), root, log);
+    }
+
+    private static String resource(String name) {
+        try (var in = PythonBuild.class.getResourceAsStream(name)) {
+            if (in == null) throw new IllegalStateException(name + " is missing from the server's resources");
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -17,6 +17,7 @@ import org.jdbi.v3.core.Handle;
 
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -54,8 +55,7 @@ public final class DeploymentService {
                 project.branch(), DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(),
                 type.label(), null, clock.instant(), null, null, false, uploadId);
         deployments.insert(h, d);
-        warnIfNotIsolated(h, d.id());
-        logs.append(h, d.id(), Level.INFO, "Deployment queued" + (commitSha != null ? " for commit " + commitSha
+        firstLines(h, d.id(), "Deployment queued" + (commitSha != null ? " for commit " + commitSha
                 : project.branch() != null ? " for the head of " + project.branch() : ""));
         jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
         return d;
@@ -87,8 +87,7 @@ public final class DeploymentService {
                 target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
         deployments.jdbi().useTransaction(h -> {
             deployments.insert(h, d);
-            warnIfNotIsolated(h, d.id());
-            logs.append(h, d.id(), Level.INFO, "Rollback queued: redeploying " + target.id()
+            firstLines(h, d.id(), "Rollback queued: redeploying " + target.id()
                     + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
                     + " in place of " + project.productionDeploymentId());
             jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
@@ -104,8 +103,13 @@ public final class DeploymentService {
                 .orElse(InstanceType.defaultFor(tier));
     }
 
-    private void warnIfNotIsolated(Handle h, String deploymentId) {
-        if (!isolated) logs.append(h, deploymentId, Level.WARNING, Confinement.NOT_ISOLATED);
+    /**
+     * A new deployment's first log lines, in its creating transaction: the warning when apps are not
+     * isolated, then {@code queued}; one statement for both (the POST waits for it).
+     */
+    private void firstLines(Handle h, String deploymentId, String queued) {
+        logs.append(h, deploymentId, isolated ? List.of(new LogStore.Line(Level.INFO, queued))
+                : List.of(new LogStore.Line(Level.WARNING, Confinement.NOT_ISOLATED), new LogStore.Line(Level.INFO, queued)));
     }
 
     /** Why production cannot be rolled back to {@code target} now, or empty when it can (the API's 409 rule). */

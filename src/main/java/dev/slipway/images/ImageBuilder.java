@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import dev.slipway.logs.Level;
+import java.util.TreeMap;
 
 /**
  * Makes a frozen artifact an OCI image on its runtime's base image, without a Docker daemon (Jib), pushes it
@@ -84,13 +85,15 @@ public final class ImageBuilder {
             }
             log.log(Level.INFO, "Image: " + layer.files() + " files on " + base + " to " + repository);
             AbsoluteUnixPath workDir = a.appDir() == null ? ArtifactLayer.APP : ArtifactLayer.APP.resolve(a.appDir());
-            List<String> entrypoint = new ArrayList<>();
-            for (String arg : a.startCommand()) entrypoint.add(arg.replace(PORT_TOKEN, Integer.toString(PORT)));
+            List<String> entrypoint = entrypoint(a);
+            Map<String, String> env = new TreeMap<>();
+            if (PythonImage.applies(a)) env.putAll(PythonImage.environment(a));
+            env.put("PORT", Integer.toString(PORT));
             JibContainer pushed = Jib.from(registryImage(base))
                     .addFileEntriesLayer(layer.layer())
                     .setEntrypoint(entrypoint)
                     .setProgramArguments(List.of())
-                    .setEnvironment(Map.of("PORT", Integer.toString(PORT)))
+                    .setEnvironment(env)
                     .setWorkingDirectory(workDir)
                     .setUser(USER)
                     .setExposedPorts(Port.tcp(PORT))
@@ -111,9 +114,25 @@ public final class ImageBuilder {
         }
     }
 
-    /** The runtime's base image; Node's at the version the artifact was built with. */
+    /**
+     * The build's start command as the image runs it: paths into the build (it ran from the server's data
+     * dir) under {@code /app}, {@code ${PORT}} as {@value #PORT}, and a Python app on the base image's interpreter.
+     */
+    static List<String> entrypoint(Artifact a) {
+        String root = a.root().toAbsolutePath().normalize().toString();
+        List<String> out = new ArrayList<>();
+        for (String arg : a.startCommand()) {
+            String v = arg.replace(PORT_TOKEN, Integer.toString(PORT));
+            if (v.equals(root)) v = ArtifactLayer.APP.toString();
+            else if (v.startsWith(root + "/")) v = ArtifactLayer.APP + v.substring(root.length());
+            out.add(v);
+        }
+        return PythonImage.applies(a) ? PythonImage.entrypoint(out) : out;
+    }
+
+    /** The runtime's base image; Node's at the version the artifact was built with, Python's at its venv's. */
     String base(Artifact a) {
-        if (a.framework().startsWith("python")) return settings.bases().get("python");
+        if (PythonImage.applies(a)) return settings.bases().get("python").replace("{version}", PythonImage.version(a));
         String version = a.tools().stream()
                 .filter(p -> p.getParent() != null && p.getParent().getFileName() != null
                         && p.getParent().getFileName().toString().equals("node"))

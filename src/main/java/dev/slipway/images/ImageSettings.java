@@ -10,11 +10,12 @@ import java.util.regex.Pattern;
  * @param registry where images are pushed, {@code host[:port][/path]}; each project is a repository under it
  *                 ({@code <registry>/<project id>}) tagged with the artifact id. Null: off
  * @param bases    base image per runtime ({@code node}, {@code python}); {@code {version}} in the node one is
- *                 replaced by the Node version the artifact was built with ({@code lts} for the machine's Node)
+ *                 replaced by the Node version the artifact was built with ({@code lts} for the machine's Node), in the
+ *                 python one by the {@code major.minor} of the interpreter its venv was made with
  * @param insecure plain HTTP (and unverified HTTPS) to the registries is allowed: a loopback registry
  */
 public record ImageSettings(String registry, Map<String, String> bases, boolean insecure) {
-    public static final Map<String, String> DEFAULT_BASES = Map.of("node", "node:{version}-slim", "python", "python:3.11-slim");
+    public static final Map<String, String> DEFAULT_BASES = Map.of("node", "node:{version}-slim", "python", "python:{version}-slim");
     public static final ImageSettings OFF = new ImageSettings(null, DEFAULT_BASES, false);
     private static final Pattern REGISTRY = Pattern.compile("[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9._:/@{}-]{1,300}");

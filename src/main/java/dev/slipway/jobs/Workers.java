@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The job workers of one server: {@code slots} virtual threads claim jobs from the store, a
  * heartbeat extends the leases of the running ones. {@link #wake()} lets a new job start at once
- * instead of at the next poll.
+ * instead of at the next poll: it wakes one idle worker per new job, not every one, because a woken
+ * worker's claim runs on a carrier thread until it is done (an embedded H2 never blocks), and with two
+ * slots on two cores waking both took every carrier from the request that created the job, so its
+ * response waited for two claims (issue 18's warm rollback).
  */
 public final class Workers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
@@ -70,8 +73,12 @@ public final class Workers implements AutoCloseable {
 
     public int slots() { return threads.length; }
 
+    /**
+     * One new job is claimable: one idle worker looks now. A worker busy with a job claims again when it is
+     * done, so a permit nobody takes at once is at most one needless claim later.
+     */
     public void wake() {
-        signal.release(threads.length);
+        if (signal.availablePermits() < threads.length) signal.release();
     }
 
     private void loop() {
@@ -85,7 +92,6 @@ public final class Workers implements AutoCloseable {
             if (job.isEmpty()) {
                 try {
                     signal.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS);
-                    signal.drainPermits();
                 } catch (InterruptedException e) {
                     return;
                 }

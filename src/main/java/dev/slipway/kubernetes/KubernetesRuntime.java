@@ -26,6 +26,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Runs each deployment as a Kubernetes Deployment of its OCI image, with a Secret, a Service and a
@@ -56,12 +61,29 @@ public final class KubernetesRuntime implements AppRuntime {
 
     private record Known(String namespace, Instance instance) {}
 
+    /** How often each server looks for the objects of deployments that can never run again. */
+    static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
+    private final Predicate<String> finished;
+    private final ScheduledExecutorService sweeper = Executors
+            .newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("kubernetes-sweeper").factory());
+
     /**
      * @param imageOfArtifact  the pushed image of a build ({@code <repository>@sha256:…}), if any
      * @param accountOfProject the account a project belongs to (labels, and its namespace when one per account)
      */
     public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
                              Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject) {
+        this(client, settings, options, clock, imageOfArtifact, accountOfProject, id -> false);
+    }
+
+    /**
+     * @param finished a deployment that can never run again (failed, gone from the store, or its build pruned,
+     *                 so no rollback can reach it): {@link #sweep} deletes its objects
+     */
+    public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
+                             Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject,
+                             Predicate<String> finished) {
+        this.finished = finished;
         this.client = client;
         this.settings = settings;
         this.options = options;
@@ -213,12 +235,59 @@ public final class KubernetesRuntime implements AppRuntime {
         }
     }
 
+    /** On the Deployment (an annotation), so that a restarted server, or another one, resumes the retirement. */
+    @Override
+    public void retiringUntil(String deploymentId, Instant stopAt) {
+        namespaceOf(deploymentId).ifPresent(ns -> Scaling.retireAt(client, ns, Names.deployment(deploymentId), stopAt));
+    }
+
+    @Override
+    public Map<String, Instant> retirements() {
+        Map<String, Instant> out = new TreeMap<>();
+        for (Deployment d : managed().list().getItems()) {
+            Instant at = Scaling.stopAfter(d);
+            String id = label(d, Names.DEPLOYMENT);
+            if (at != null && id != null && Scaling.replicas(d) > 0) out.put(id, at);
+        }
+        return out;
+    }
+
     /** Deletes the deployment's objects (Deployment, Service, NetworkPolicy, Secret). */
     public void delete(String deploymentId) {
         synchronized (lock(deploymentId)) {
             Optional<String> ns = namespaceOf(deploymentId);
             stop(deploymentId);
             ns.ifPresent(n -> deleteObjects(n, deploymentId));
+        }
+    }
+
+    /**
+     * Deletes the objects of every deployment that can never run again: a failed deployment (whose start
+     * succeeded but which failed after, or was left scaled to zero), one deleted from the store, or one whose
+     * build was pruned. Never the one a production Service selects. Returns the deployment ids swept.
+     */
+    public List<String> sweep() {
+        List<String> swept = new ArrayList<>();
+        for (Deployment d : managed().list().getItems()) {
+            String id = label(d, Names.DEPLOYMENT);
+            if (id == null || !finished.test(id)) continue;
+            String project = label(d, Names.PROJECT);
+            Service prod = project == null ? null
+                    : client.services().inNamespace(d.getMetadata().getNamespace()).withName(Names.production(project)).get();
+            if (prod != null && prod.getSpec() != null && prod.getSpec().getSelector() != null
+                    && id.equals(prod.getSpec().getSelector().get(Names.DEPLOYMENT))) continue;
+            delete(id);
+            swept.add(id);
+        }
+        if (!swept.isEmpty()) LOG.info("deleted the objects of {} deployment(s) that can no longer run: {}", swept.size(), swept);
+        return swept;
+    }
+
+    private void sweepQuietly() {
+        try {
+            sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("sweeping the objects of finished deployments failed: {}", e.getMessage());
         }
     }
 
@@ -272,6 +341,9 @@ public final class KubernetesRuntime implements AppRuntime {
             followRecovered(d.getMetadata().getNamespace(), id, logs.apply(id));
         }
         LOG.info("kubernetes runtime: {} deployment(s) found running, {} not ready", running.size(), failing.size());
+        sweepQuietly();
+        sweeper.scheduleWithFixedDelay(this::sweepQuietly, SWEEP_EVERY.toMillis(), SWEEP_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
         return new RecoveryReport(0, List.copyOf(running), List.copyOf(failing));
     }
 
@@ -305,6 +377,7 @@ public final class KubernetesRuntime implements AppRuntime {
     /** Stops following logs and closes the client; the apps keep running in the cluster. */
     @Override
     public void close() {
+        sweeper.shutdownNow();
         for (String id : List.copyOf(logFollowers.keySet())) unfollow(id);
         client.close();
     }

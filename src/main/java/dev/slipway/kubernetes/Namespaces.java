@@ -36,8 +36,26 @@ final class Namespaces {
                             "pod-security.kubernetes.io/warn", "restricted"))
                     .endMetadata().build()).create();
         }
+        bindRuntime(name);
         made.add(name);
         return name;
+    }
+
+    /** What deploy/kubernetes/per-account/rbac.yaml grants the servers in each account's namespace, and only there. */
+    static final String APPS_CLUSTER_ROLE = "slipway-runtime-apps";
+    static final String BINDING = "slipway-runtime";
+    /** The servers' service account, as deploy/kubernetes/serviceaccount.yaml names it, in the servers' namespace. */
+    static final String SERVICE_ACCOUNT = "slipway";
+
+    /** Gives the servers' service account the runtime's rules in the new namespace (a RoleBinding, never a cluster-wide one). */
+    private void bindRuntime(String namespace) {
+        if (client.rbac().roleBindings().inNamespace(namespace).withName(BINDING).get() != null) return;
+        client.rbac().roleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+                .withNewMetadata().withName(BINDING).withNamespace(namespace)
+                .withLabels(Map.of(Names.MANAGED_BY, Names.SLIPWAY)).endMetadata()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(APPS_CLUSTER_ROLE).endRoleRef()
+                .addNewSubject().withKind("ServiceAccount").withName(SERVICE_ACCOUNT).withNamespace(settings.routerNamespace()).endSubject()
+                .build()).create();
     }
 
     boolean perAccount() {

@@ -54,10 +54,13 @@ public final class PodHealth {
             @Override public void onDelete(Object obj, boolean unknownFinalState) { changed.release(); }
         };
         PodProblems problems = new PodProblems(log);
+        PodEvents podEvents = new PodEvents(log, deploymentName);
         SharedIndexInformer<Deployment> deployments = null;
         SharedIndexInformer<Pod> pods = null;
+        SharedIndexInformer<io.fabric8.kubernetes.api.model.Event> events = null;
         try {
             deployments = client.apps().deployments().inNamespace(namespace).withName(deploymentName).inform(wake);
+            events = events(client, namespace, wake, log);
             while (true) {
                 Deployment d = deployments.getStore().list().stream().findFirst().orElse(null);
                 if (d != null && pods == null && d.getSpec() != null && d.getSpec().getSelector() != null) {
@@ -72,6 +75,13 @@ public final class PodHealth {
                     return;
                 }
                 for (Pod pod : current) problems.observe(pod);
+                if (events != null) {
+                    java.util.Set<String> names = new java.util.HashSet<>();
+                    for (Pod pod : current) names.add(pod.getMetadata().getName());
+                    List<io.fabric8.kubernetes.api.model.Event> seen = new java.util.ArrayList<>(events.getStore().list());
+                    seen.sort(java.util.Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())));
+                    for (var e : seen) podEvents.observe(e, names);
+                }
                 if (d != null) deploymentFailure(d).ifPresent(reason -> fail(log, reason));
                 Duration left = Duration.between(clock.instant(), deadline);
                 if (left.isNegative() || left.isZero()) {
@@ -89,8 +99,24 @@ public final class PodHealth {
             log.log(Level.ERROR, message);
             throw new StartFailedException(message, e);
         } finally {
+            if (events != null) events.close();
             if (pods != null) pods.close();
             if (deployments != null) deployments.close();
+        }
+    }
+
+    /**
+     * The namespace's Events, read while the start is awaited. Refused (no RBAC on events): one warning, and the
+     * wait goes on without them.
+     */
+    private static SharedIndexInformer<io.fabric8.kubernetes.api.model.Event> events(KubernetesClient client, String namespace,
+                                                                                   ResourceEventHandler<Object> wake, LogSink log) {
+        try {
+            return client.v1().events().inNamespace(namespace).inform(wake);
+        } catch (KubernetesClientException e) {
+            log.log(Level.WARNING, "Kubernetes Events cannot be read (" + PodLogs.message(e) + "): a failure only they show, "
+                    + "such as a volume that cannot be mounted, ends the deploy at its timeout");
+            return null;
         }
     }
 

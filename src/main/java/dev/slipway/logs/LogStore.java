@@ -62,6 +62,18 @@ public final class LogStore implements AutoCloseable {
         insert(h, ownerId, List.of(new LogWriter.Pending(0, ownerId, clock.instant(), level, message)));
     }
 
+    /** One entry of {@link #append(Handle, String, List)}. */
+    public record Line(Level level, String message) {}
+
+    /**
+     * Several entries of one log, in this order, inside the caller's transaction as
+     * {@link #append(Handle, String, Level, String)} does, with one lock and one INSERT for all of them.
+     */
+    public void append(Handle h, String ownerId, List<Line> lines) {
+        Instant at = clock.instant();
+        insert(h, ownerId, lines.stream().map(l -> new LogWriter.Pending(0, ownerId, at, l.level(), l.message())).toList());
+    }
+
     private void insertBatch(String ownerId, List<LogWriter.Pending> entries) {
         jdbi.useTransaction(h -> insert(h, ownerId, entries));
     }

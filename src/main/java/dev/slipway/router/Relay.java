@@ -1,7 +1,5 @@
 package dev.slipway.router;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -10,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.function.IntPredicate;
 
 /**
@@ -22,23 +19,67 @@ import java.util.function.IntPredicate;
  * port, behind a PROXY protocol line so that Jetty still sees the client's address.
  */
 final class Relay implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
-    /** Dropped from a relayed request or response (RFC 9110 §7.6.1), as Jetty's proxy drops them. */
-    private static final String[] HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization",
-            "proxy-authenticate", "te", "trailer", "upgrade"};
-    /** Replaced by the relay's own values. */
-    private static final String[] FORWARDED = {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
-            "x-forwarded-port", "via", "forwarded"};
+    static final byte[] CLOSE = RelayHead.ascii("close");
+    static final byte[] CHUNKED = RelayHead.ascii("chunked");
+    private static final byte[] CONTINUE = RelayHead.ascii("100-continue");
+    static final byte[] HTTP11 = RelayHead.ascii("HTTP/1.1");
+    private static final byte[] CONNECT = RelayHead.ascii("CONNECT");
+    private static final byte[] PRI = RelayHead.ascii("PRI");
+    private static final byte[] CRLF = RelayHead.ascii("\r\n");
+    private static final byte[] COLON = RelayHead.ascii(": ");
+    private static final byte[] COMMA = RelayHead.ascii(", ");
+    private static final byte[] SP_HTTP11_CRLF = RelayHead.ascii(" HTTP/1.1\r\n");
+    private static final byte[] XFF = RelayHead.ascii("X-Forwarded-For: ");
+    private static final byte[] XFP_XFH = RelayHead.ascii("X-Forwarded-Proto: http\r\nX-Forwarded-Host: ");
+    private static final byte[] XFPORT = RelayHead.ascii("\r\nX-Forwarded-Port: ");
+    private static final byte[] VIA = RelayHead.ascii("Via: ");
+    private static final byte[] FORWARDED = RelayHead.ascii("Forwarded: ");
+    private static final byte[] HOST_PARAM = RelayHead.ascii(";host=");
+    private static final byte[] PROTO_END = RelayHead.ascii(";proto=http\r\n\r\n");
+    private static final byte[] STATUS_START = RelayHead.ascii("HTTP/1.1 ");
+    private static final byte[] CONNECTION_CLOSE = RelayHead.ascii("Connection: close\r\n");
 
-    record Route(Target.Upstream target, RelayFraming body, boolean close) {}
+    /** Where and how a request is relayed: one per connection, set anew for each request. */
+    static final class Route {
+        Target.Upstream target;
+        boolean chunked;
+        /** The body's length, -1 when there is none or it is chunked. */
+        long length;
+        boolean close;
 
-    /** A client connection's addresses, as the forwarded fields spell them: read once per connection. */
-    record Peer(String client, String local, int localPort) {
+
+        /** The body's length when the request may be sent again (0: no body), -1 when it is chunked. */
+        long replayLength() {
+            return chunked ? -1 : Math.max(length, 0);
+        }
+    }
+
+    /** A client connection's addresses, as the forwarded fields spell them: made once per connection. */
+    static final class Peer {
+        final byte[] client;
+        final byte[] localPort;
+        /** {@code by="<local>";for="<client>"}: the start of the Forwarded element the relay adds. */
+        final byte[] byFor;
+
+        private Peer(String client, String local, int localPort) {
+            this.client = RelayHead.ascii(client);
+            this.localPort = RelayHead.ascii(Integer.toString(localPort));
+            this.byFor = RelayHead.ascii("by=" + quote(local) + ";for=" + quote(client));
+        }
+
         static Peer of(SocketChannel channel) throws IOException {
             InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
             InetSocketAddress local = (InetSocketAddress) channel.getLocalAddress();
             return new Peer(remote.getAddress().getHostAddress(), local.getAddress().getHostAddress(), local.getPort());
         }
+    }
+
+    /** The last Host field a connection sent, as bytes and as text: a keep-alive client sends the same each time. */
+    static final class HostMemo {
+        private byte[] raw = new byte[0];
+        private String host = "";
+        /** {@link RouteTable#hostOnly} of it. */
+        private String name = "";
     }
 
     private final ServerSocketChannel server;
@@ -48,10 +89,9 @@ final class Relay implements AutoCloseable {
     private final Wakeups wakeups;
     private final RecentRequests recent;
     private final Edge edge;
-    private final String via;
+    private final byte[] via;
     private final RelayLoop[] loops;
     private final Thread[] threads;
-    private final Thread acceptor;
 
     Relay(ServerSocketChannel server, InetSocketAddress jetty, RouteTable routes, IntPredicate restarting,
           Wakeups wakeups, RecentRequests recent, Edge edge, String viaHost) throws IOException {
@@ -62,31 +102,15 @@ final class Relay implements AutoCloseable {
         this.wakeups = wakeups;
         this.recent = recent;
         this.edge = edge;
-        this.via = "1.1 " + viaHost;
+        this.via = RelayHead.ascii("1.1 " + viaHost);
         int n = Math.max(1, Runtime.getRuntime().availableProcessors());
         loops = new RelayLoop[n];
         threads = new Thread[n];
+        server.configureBlocking(false);
         for (int i = 0; i < n; i++) {
             loops[i] = new RelayLoop(this);
+            new RelayAcceptor(loops[i], server);
             threads[i] = Thread.ofPlatform().name("apps-relay-" + i).daemon().start(loops[i]);
-        }
-        server.configureBlocking(true);
-        acceptor = Thread.ofPlatform().name("apps-relay-accept").daemon().start(this::accept);
-    }
-
-    private void accept() {
-        int next = 0;
-        while (server.isOpen()) {
-            SocketChannel c;
-            try {
-                c = server.accept();
-            } catch (IOException e) {
-                if (server.isOpen()) LOG.warn("apps listener cannot accept: {}", e.toString());
-                if (!server.isOpen()) return;
-                continue;
-            }
-            loops[next].adopt(c);
-            next = (next + 1) % loops.length;
         }
     }
 
@@ -99,35 +123,50 @@ final class Relay implements AutoCloseable {
     }
 
     /**
-     * The app a request is relayed to, or null when Jetty answers it. The body's framing is checked whoever
+     * Sets where a request is relayed to; false when Jetty answers it. The body's framing is checked whoever
      * answers: a request that could be read two ways is refused here.
      */
-    Route route(RelayHead head) throws RelayHead.Malformed {
-        int te = head.count("transfer-encoding");
+    boolean route(RelayHead head, HostMemo memo, Route route) throws RelayHead.Malformed {
+        int te = head.count(RelayHead.TRANSFER_ENCODING);
         long length = head.contentLength(400);
         if (te > 0 && length >= 0) throw new RelayHead.Malformed(400, "both Transfer-Encoding and Content-Length");
         if (te > 1) throw new RelayHead.Malformed(400, "several Transfer-Encoding fields");
-        if (!"HTTP/1.1".equals(head.third)) return null;
-        if ("CONNECT".equals(head.first) || "PRI".equals(head.first)) return null;
-        if (head.count("upgrade") > 0 || head.count("http2-settings") > 0 || head.count("host") != 1) return null;
-        String expect = head.get("expect");
-        if (expect != null && !expect.equalsIgnoreCase("100-continue")) return null;
-        if (!plainTarget(head.second)) return null;
-        String host = head.get("host");
-        if (edge.takesPlain(host, head.second)) return null;
-        if (!(routes.resolve(host).orElse(null) instanceof Target.Upstream u)) return null;
+        if (!head.same(head.thirdStart, head.thirdEnd, HTTP11)) return false;
+        if (head.same(head.firstStart, head.firstEnd, CONNECT) || head.same(head.firstStart, head.firstEnd, PRI)) return false;
+        if (head.count(RelayHead.UPGRADE) > 0 || head.count(RelayHead.HTTP2_SETTINGS) > 0 || head.count(RelayHead.HOST) != 1) return false;
+        int expect = head.first(RelayHead.EXPECT);
+        if (expect >= 0 && !head.is(head.valueStart[expect], head.valueEnd[expect], CONTINUE)) return false;
+        if (!plainTarget(head)) return false;
+        remember(head, memo);
+        if (edge != Edge.NONE && edge.takesPlain(memo.host, head.string(head.secondStart, head.secondEnd))) return false;
+        if (!(routes.target(memo.name) instanceof Target.Upstream u)) return false;
         // another runtime's address (a cluster Service) takes Jetty's path: one connection per request there,
         // so that a production switch is not outlived by a pooled connection to the old pods (UpstreamProxy)
-        if (!u.loopback()) return null;
-        if (!wakeups.serving().test(u.port()) || restarting.test(u.port())) return null;
-        RelayFraming body;
+        if (!u.loopback()) return false;
+        if (!wakeups.serving().test(u.port()) || restarting.test(u.port())) return false;
         if (te == 1) {
-            if (!head.get("transfer-encoding").equalsIgnoreCase("chunked")) return null; // other codings: as Jetty does
-            body = RelayFraming.chunked();
-        } else {
-            body = length < 0 ? RelayFraming.none() : RelayFraming.length(length);
+            int f = head.first(RelayHead.TRANSFER_ENCODING);
+            if (!head.is(head.valueStart[f], head.valueEnd[f], CHUNKED)) return false; // other codings: as Jetty does
         }
-        return new Route(u, body, head.connectionHas("close"));
+        route.target = u;
+        route.chunked = te == 1;
+        route.length = length;
+        route.close = head.connectionHas(CLOSE);
+        return true;
+    }
+
+    /** The Host field's value as text, made once per connection while the client sends the same bytes. */
+    private static void remember(RelayHead head, HostMemo memo) {
+        int f = head.first(RelayHead.HOST);
+        int from = head.valueStart[f];
+        int to = head.valueEnd[f];
+        if (!head.same(from, to, memo.raw)) {
+            byte[] raw = new byte[to - from];
+            head.buf.get(from, raw);
+            memo.raw = raw;
+            memo.host = new String(raw, StandardCharsets.ISO_8859_1);
+            memo.name = RouteTable.hostOnly(memo.host);
+        }
     }
 
     /**
@@ -135,11 +174,14 @@ final class Relay implements AutoCloseable {
      * refuse (dot segments, percent-encoding, empty segments, parameters, non-ASCII) goes to Jetty, which also
      * keeps the edge's challenge path and URI compliance checks where they are.
      */
-    static boolean plainTarget(String target) {
-        if (target.isEmpty() || target.charAt(0) != '/') return false;
-        char prev = 0;
-        for (int i = 0; i < target.length(); i++) {
-            char c = target.charAt(i);
+    static boolean plainTarget(RelayHead head) {
+        ByteBuffer b = head.buf;
+        int from = head.secondStart;
+        int to = head.secondEnd;
+        if (from == to || b.get(from) != '/') return false;
+        int prev = 0;
+        for (int i = from; i < to; i++) {
+            int c = b.get(i) & 0xff;
             if (c == '?') return true;
             if (c == '%' || c == ';' || c == '\\' || c == '#' || c > 0x7e || (prev == '/' && (c == '.' || c == '/'))) return false;
             prev = c;
@@ -147,65 +189,57 @@ final class Relay implements AutoCloseable {
         return true;
     }
 
-    /** The request head the app gets. */
-    ByteBuffer rewriteRequest(RelayHead head, Peer peer) {
-        String clientAddress = peer.client();
-        StringBuilder out = new StringBuilder(head.length + 256);
-        out.append(head.first).append(' ').append(head.second).append(" HTTP/1.1\r\n");
-        List<String> options = head.connectionOptions();
-        String priorFor = null;
-        String priorVia = null;
-        String priorForwarded = null;
-        for (RelayHead.Field f : head.fields) {
-            String name = f.name();
-            if (oneOf(name, FORWARDED)) {
-                if (priorFor == null && name.equalsIgnoreCase("x-forwarded-for")) priorFor = f.value();
-                else if (name.equalsIgnoreCase("via")) priorVia = priorVia == null ? f.value() : priorVia + ", " + f.value();
-                else if (name.equalsIgnoreCase("forwarded")) priorForwarded = priorForwarded == null ? f.value() : priorForwarded + ", " + f.value();
-                continue;
-            }
-            if (hopByHop(name, options)) continue;
-            out.append(name).append(": ").append(f.value()).append("\r\n");
+    /** The request head the app gets, written into {@code out}. */
+    ByteBuffer rewriteRequest(RelayHead head, Peer peer, HeadWriter out) {
+        ByteBuffer in = head.buf;
+        int host = head.first(RelayHead.HOST);
+        int hostStart = head.valueStart[host];
+        int hostEnd = head.valueEnd[host];
+        out.begin(head.length + 3 * (hostEnd - hostStart) + via.length + 3 * peer.client.length + peer.byFor.length + 256);
+        out.put(in, head.firstStart, head.secondEnd).put(SP_HTTP11_CRLF);
+        for (int f = 0; f < head.fields; f++) {
+            int k = head.kind[f];
+            if (k >= RelayHead.X_FORWARDED_FOR && k <= RelayHead.FORWARDED) continue; // replaced below
+            if (head.hopByHop(f)) continue;
+            out.put(in, head.nameStart[f], head.nameEnd[f]).put(COLON).put(in, head.valueStart[f], head.valueEnd[f]).put(CRLF);
         }
-        String host = head.get("host");
         // the same values as ForwardedHeaders and Jetty's proxy: the last entry is the address this listener saw
-        out.append("X-Forwarded-For: ").append(priorFor == null || priorFor.isBlank() ? clientAddress : priorFor + ", " + clientAddress).append("\r\n");
-        out.append("X-Forwarded-Proto: http\r\n");
-        out.append("X-Forwarded-Host: ").append(host).append("\r\n");
-        out.append("X-Forwarded-Port: ").append(peer.localPort()).append("\r\n");
-        out.append("Via: ").append(priorVia == null ? via : priorVia + ", " + via).append("\r\n");
-        String forwarded = "by=" + quote(peer.local()) + ";for=" + quote(clientAddress)
-                + ";host=" + quote(host) + ";proto=http";
-        out.append("Forwarded: ").append(priorForwarded == null ? forwarded : priorForwarded + ", " + forwarded).append("\r\n\r\n");
-        return ByteBuffer.wrap(out.toString().getBytes(StandardCharsets.ISO_8859_1));
+        out.put(XFF);
+        int priorFor = head.first(RelayHead.X_FORWARDED_FOR);
+        if (priorFor >= 0 && head.valueStart[priorFor] < head.valueEnd[priorFor]) {
+            out.put(in, head.valueStart[priorFor], head.valueEnd[priorFor]).put(COMMA);
+        }
+        out.put(peer.client).put(CRLF);
+        out.put(XFP_XFH).put(in, hostStart, hostEnd).put(XFPORT).put(peer.localPort).put(CRLF);
+        out.put(VIA);
+        prior(head, RelayHead.VIA, out);
+        out.put(via).put(CRLF);
+        out.put(FORWARDED);
+        prior(head, RelayHead.FORWARDED, out);
+        out.put(peer.byFor).put(HOST_PARAM).quoted(in, hostStart, hostEnd).put(PROTO_END);
+        return out.done();
+    }
+
+    /** The values of every field of a kind the client sent, each followed by ", ": what the relay's own follows. */
+    private static void prior(RelayHead head, int kind, HeadWriter out) {
+        if (head.count(kind) == 0) return;
+        for (int f = head.first(kind); f < head.fields; f++) {
+            if (head.kind[f] == kind) out.put(head.buf, head.valueStart[f], head.valueEnd[f]).put(COMMA);
+        }
     }
 
     /** The response head the client gets: hop-by-hop fields dropped, {@code Connection: close} when it closes. */
-    ByteBuffer rewriteResponse(RelayHead head, boolean close) {
-        StringBuilder out = new StringBuilder(head.length + 32);
-        out.append("HTTP/1.1 ").append(head.second);
-        if (!head.third.isEmpty()) out.append(' ').append(head.third);
-        out.append("\r\n");
-        List<String> options = head.connectionOptions();
-        for (RelayHead.Field f : head.fields) {
-            if (hopByHop(f.name(), options)) continue;
-            out.append(f.name()).append(": ").append(f.value()).append("\r\n");
+    ByteBuffer rewriteResponse(RelayHead head, boolean close, HeadWriter out) {
+        ByteBuffer in = head.buf;
+        out.begin(head.length + 32);
+        out.put(STATUS_START).put(in, head.secondStart, head.thirdStart < head.thirdEnd ? head.thirdEnd : head.secondEnd).put(CRLF);
+        for (int f = 0; f < head.fields; f++) {
+            if (head.hopByHop(f)) continue;
+            out.put(in, head.nameStart[f], head.nameEnd[f]).put(COLON).put(in, head.valueStart[f], head.valueEnd[f]).put(CRLF);
         }
-        if (close) out.append("Connection: close\r\n");
-        out.append("\r\n");
-        return ByteBuffer.wrap(out.toString().getBytes(StandardCharsets.ISO_8859_1));
-    }
-
-    private static boolean hopByHop(String name, List<String> connectionOptions) {
-        if (oneOf(name, HOP_BY_HOP)) return true;
-        for (String o : connectionOptions) if (o.equalsIgnoreCase(name)) return true;
-        return false;
-    }
-
-    /** Whether {@code name} is one of {@code names}, ignoring case, without allocating. */
-    private static boolean oneOf(String name, String[] names) {
-        for (String n : names) if (n.length() == name.length() && n.equalsIgnoreCase(name)) return true;
-        return false;
+        if (close) out.put(CONNECTION_CLOSE);
+        out.put(CRLF);
+        return out.done();
     }
 
     private static String quote(String s) {
@@ -223,12 +257,6 @@ final class Relay implements AutoCloseable {
 
     @Override
     public void close() {
-        RelayLoop.closeQuietly(server);
-        try {
-            acceptor.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         for (RelayLoop loop : loops) loop.stop();
         for (Thread t : threads) {
             try {
@@ -237,5 +265,6 @@ final class Relay implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        RelayLoop.closeQuietly(server);
     }
 }

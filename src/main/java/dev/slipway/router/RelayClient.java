@@ -23,12 +23,23 @@ final class RelayClient implements RelayLoop.Io {
 
     private enum Phase { HEAD, CONNECTING, EXCHANGE, LINGER, CLOSED }
 
+    private static final byte[] HEAD = RelayHead.ascii("HEAD");
+    /** Methods whose request may be sent twice (RFC 9110 §9.2.2). */
+    private static final byte[][] IDEMPOTENT = {RelayHead.ascii("GET"), HEAD, RelayHead.ascii("OPTIONS"),
+            RelayHead.ascii("TRACE"), RelayHead.ascii("PUT"), RelayHead.ascii("DELETE")};
+
     private final RelayLoop loop;
     private final SocketChannel channel;
     private final SelectionKey key;
     private final ByteBuffer in = ByteBuffer.allocateDirect(RelayLoop.BUFFER).limit(0);
     private final ByteBuffer[] gather = new ByteBuffer[2];
     private final Relay.Peer peer;
+    private final Relay.HostMemo host = new Relay.HostMemo();
+    private final Relay.Route route = new Relay.Route();
+    private final RelayFraming requestFraming = new RelayFraming();
+    private final RelayFraming responseFraming = new RelayFraming();
+    private HeadWriter requestWriter;
+    private HeadWriter responseWriter;
     private Phase phase = Phase.HEAD;
     private long lastActive;
 
@@ -50,6 +61,21 @@ final class RelayClient implements RelayLoop.Io {
     private boolean upstreamEof;
     private boolean handedOff;
     private boolean clientEof;
+    /** Where the request's head starts in {@link #in}, and whether connected() moved past it already. */
+    private int requestStart;
+    private boolean headConsumed;
+    /** The exchange's app connection came from the pool: it may be one the app is closing. */
+    private boolean reused;
+    private boolean retried;
+    /** Safe to send again (an idempotent method, no body or a length-framed one entirely in {@link #in}). */
+    private boolean replayable;
+    /** The request's bytes in {@link #in} are where they were when it started: no client read since. */
+    private boolean inIntact;
+    private long requestBodyLength;
+    private Target.Upstream target;
+    /** The rewritten request head, kept for a retry. */
+    private ByteBuffer requestHeadOut;
+    private boolean upstreamSentAny;
 
     RelayClient(RelayLoop loop, SocketChannel channel) throws IOException {
         this.loop = loop;
@@ -70,6 +96,7 @@ final class RelayClient implements RelayLoop.Io {
             return;
         }
         if (k.isReadable()) {
+            if (phase != Phase.HEAD) inIntact = false; // a read may compact the buffer under the request
             int n = RelayLoop.fill(channel, in);
             if (n < 0) {
                 if (phase != Phase.EXCHANGE || !requestDone) {
@@ -95,16 +122,19 @@ final class RelayClient implements RelayLoop.Io {
             try {
                 up.channel.finishConnect();
             } catch (IOException e) {
-                // nothing was sent: Jetty answers as it always did (502, or 503 while the app restarts)
-                toJetty();
+                connectFailed();
                 return;
             }
             connected();
         } else if (phase == Phase.EXCHANGE) {
             if (k.isReadable()) {
                 int n = RelayLoop.fill(up.channel, up.in);
-                if (n < 0) upstreamEof = true;
-                else lastActive = loop.now;
+                if (n < 0) {
+                    upstreamEof = true;
+                } else {
+                    lastActive = loop.now;
+                    if (n > 0) upstreamSentAny = true;
+                }
                 pumpResponse();
             }
             if (phase == Phase.EXCHANGE && k.isValid() && k.isWritable()) pumpRequest();
@@ -116,30 +146,39 @@ final class RelayClient implements RelayLoop.Io {
         while (phase == Phase.HEAD) {
             in.position(in.position() + RelayHead.leadingBlankLines(in));
             if (!in.hasRemaining()) return;
-            RelayHead head;
-            Relay.Route route;
+            RelayHead head = loop.requestHead;
+            boolean relayed;
             try {
-                head = RelayHead.request(in, RelayHead.MAX_HEAD);
-                if (head == null) return;
-                route = loop.relay.route(head);
+                if (!head.request(in, RelayHead.MAX_HEAD)) return;
+                relayed = loop.relay.route(head, host, route);
             } catch (RelayHead.Malformed e) {
                 reject(e.status);
                 return;
             }
-            if (route == null) {
+            if (!relayed) {
                 toJetty();
                 return;
             }
-            start(head, route);
+            start(head);
         }
     }
 
-    private void start(RelayHead head, Relay.Route route) throws IOException {
+    private void start(RelayHead head) throws IOException {
         headLength = head.length;
-        headRequest = "HEAD".equals(head.first);
-        closeAfter = route.close() || clientEof;
-        requestBody = route.body();
-        requestOut = loop.relay.rewriteRequest(head, peer);
+        headRequest = head.same(head.firstStart, head.firstEnd, HEAD);
+        closeAfter = route.close || clientEof;
+        requestBody = route.chunked ? requestFraming.toChunked() : requestFraming.toLength(Math.max(route.length, 0));
+        requestStart = in.position();
+        headConsumed = false;
+        requestBodyLength = route.replayLength();
+        replayable = idempotent(head) && requestBodyLength >= 0 && in.remaining() - headLength >= requestBodyLength;
+        inIntact = true;
+        retried = false;
+        upstreamSentAny = false;
+        if (requestWriter == null) requestWriter = new HeadWriter(2048);
+        requestOut = loop.relay.rewriteRequest(head, peer, requestWriter);
+        requestHeadOut = requestOut;
+        target = route.target;
         requestPass = 0;
         requestDone = false;
         responseOut = null;
@@ -148,18 +187,23 @@ final class RelayClient implements RelayLoop.Io {
         responseHead = false;
         responseStarted = false;
         upstreamEof = false;
-        loop.relay.recent().record(route.target().port());
-        up = loop.pooled(route.target());
+        loop.relay.recent().record(route.target.port());
+        up = loop.pooled(route.target);
+        reused = up != null;
         if (up != null) {
             up.attach(this);
             connected();
             return;
         }
+        connect(route.target);
+    }
+
+    private void connect(Target.Upstream target) throws IOException {
         try {
-            up = new RelayUpstream(loop, route.target(), this);
+            up = new RelayUpstream(loop, target, this);
         } catch (IOException e) {
             up = null;
-            toJetty();
+            connectFailed();
             return;
         }
         if (up.connected()) {
@@ -170,18 +214,71 @@ final class RelayClient implements RelayLoop.Io {
         }
     }
 
+    /** Nothing reached the app: Jetty answers as it always did (502, or 503 while the app restarts). */
+    private void connectFailed() throws IOException {
+        if (!headConsumed) {
+            toJetty();
+        } else if (inIntact) { // a retry: the request is still in the buffer, whole
+            in.position(requestStart);
+            toJetty();
+        } else {
+            badGateway();
+        }
+    }
+
     private void connected() throws IOException {
         phase = Phase.EXCHANGE;
-        in.position(in.position() + headLength);
+        if (!headConsumed) {
+            in.position(in.position() + headLength);
+            headConsumed = true;
+        }
         pumpRequest();
         if (phase == Phase.EXCHANGE) pumpResponse();
+    }
+
+    /** Methods whose request may be sent twice (RFC 9110 §9.2.2): the app cannot have acted on it in a way that matters. */
+    private static boolean idempotent(RelayHead head) {
+        for (byte[] m : IDEMPOTENT) if (head.same(head.firstStart, head.firstEnd, m)) return true;
+        return false;
+    }
+
+    /**
+     * The app connection failed before a byte of the answer: if it was a pooled one (the app may have closed
+     * it as it went idle, just as this request was sent) and the request can be sent again, it is, once, on a
+     * fresh connection, as nginx's {@code proxy_next_upstream error} does. Returns false when it cannot be.
+     */
+    private boolean retry(RelayUpstream failed) throws IOException {
+        if (!reused || retried || upstreamSentAny || responseStarted || responseHead || !replayable) return false;
+        if (requestBodyLength > 0 && !inIntact) return false;
+        retried = true;
+        reused = false;
+        if (failed != null) failed.discard();
+        up = null;
+        if (inIntact) in.position(requestStart + headLength);
+        requestOut = requestHeadOut;
+        requestOut.position(0);
+        requestPass = 0;
+        requestDone = false;
+        requestBody = requestFraming.toLength(requestBodyLength);
+        upstreamEof = false;
+        connect(target);
+        return true;
     }
 
     /** Client → app: the rewritten head, then the body's bytes as far as they belong to this request. */
     private void pumpRequest() throws IOException {
         while (phase == Phase.EXCHANGE && !requestDone) {
             if ((requestOut != null && requestOut.hasRemaining()) || requestPass > 0) {
-                int written = write(up.channel, requestOut, in, requestPass);
+                int written;
+                try {
+                    written = write(up.channel, requestOut, in, requestPass);
+                } catch (IOException e) { // the app's side is gone (reset, broken pipe)
+                    RelayUpstream failed = up;
+                    failed.discard();
+                    up = null;
+                    if (!retry(failed)) badGateway();
+                    return;
+                }
                 requestPass -= written;
                 if ((requestOut != null && requestOut.hasRemaining()) || requestPass > 0) return;
                 requestOut = null;
@@ -211,11 +308,10 @@ final class RelayClient implements RelayLoop.Io {
                 responseOut = null;
             }
             if (!responseHead) {
-                RelayHead head;
+                RelayHead head = loop.responseHead;
                 try {
-                    head = RelayHead.response(upIn, upIn.capacity());
-                    if (head == null) {
-                        if (upstreamEof) badGateway();
+                    if (!head.response(upIn, upIn.capacity())) {
+                        if (upstreamEof && !retry(up)) badGateway();
                         return;
                     }
                     upIn.position(upIn.position() + head.length);
@@ -245,30 +341,32 @@ final class RelayClient implements RelayLoop.Io {
 
     /** The response head to send on, or an interim (1xx) one, after which another head follows. */
     private ByteBuffer response(RelayHead head) throws RelayHead.Malformed {
-        int status = Integer.parseInt(head.second);
+        int status = head.status();
         if (status == 101) throw new RelayHead.Malformed(502, "an upgrade nobody asked for");
-        if (status < 200) return loop.relay.rewriteResponse(head, false);
+        if (responseWriter == null) responseWriter = new HeadWriter(2048);
+        if (status < 200) return loop.relay.rewriteResponse(head, false, responseWriter);
         responseHead = true;
-        upstreamReusable = "HTTP/1.1".equals(head.first) && !head.connectionHas("close");
+        upstreamReusable = head.same(head.firstStart, head.firstEnd, Relay.HTTP11) && !head.connectionHas(Relay.CLOSE);
         if (headRequest || status == 204 || status == 304) {
-            responseBody = RelayFraming.none();
-        } else if (head.get("transfer-encoding") != null) {
-            String te = head.get("transfer-encoding");
-            if (head.count("transfer-encoding") == 1 && te.regionMatches(true, te.length() - 7, "chunked", 0, 7)) {
-                responseBody = RelayFraming.chunked();
+            responseBody = responseFraming.toNone();
+        } else if (head.count(RelayHead.TRANSFER_ENCODING) > 0) {
+            int te = head.first(RelayHead.TRANSFER_ENCODING);
+            int end = head.valueEnd[te];
+            if (head.count(RelayHead.TRANSFER_ENCODING) == 1 && end - head.valueStart[te] >= 7 && head.equalsLower(end - 7, Relay.CHUNKED)) {
+                responseBody = responseFraming.toChunked();
             } else {
-                responseBody = RelayFraming.untilClose();
+                responseBody = responseFraming.toUntilClose();
             }
         } else {
             long length = head.contentLength(502);
-            responseBody = length < 0 ? RelayFraming.untilClose() : RelayFraming.length(length);
+            responseBody = length < 0 ? responseFraming.toUntilClose() : responseFraming.toLength(length);
         }
         if (responseBody.untilClosed()) {
             closeAfter = true;
             upstreamReusable = false;
         }
         if (!requestDone) closeAfter = true; // an early answer: the rest of the request is not read
-        return loop.relay.rewriteResponse(head, closeAfter);
+        return loop.relay.rewriteResponse(head, closeAfter, responseWriter);
     }
 
     /** The response was written in full. */
@@ -358,8 +456,14 @@ final class RelayClient implements RelayLoop.Io {
 
     /** The app's connection failed (a reset, a write refused): as a bad answer. */
     void upstreamFailed() {
+        RelayUpstream failed = up;
         up = null;
-        badGateway();
+        try {
+            if (retry(failed)) interest();
+            else badGateway();
+        } catch (IOException e) {
+            close();
+        }
     }
 
     /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
@@ -402,7 +506,7 @@ final class RelayClient implements RelayLoop.Io {
     public void expire(long now) {
         if (phase == Phase.CONNECTING && now - connectStart > CONNECT_NANOS) {
             try {
-                toJetty();
+                connectFailed();
             } catch (IOException e) {
                 close();
             }

@@ -25,25 +25,34 @@ final class RelayFraming {
     private int lineBytes;
     private int trailerBytes;
 
-    private RelayFraming(State state, long remaining) {
+    /** A framing to be set with one of the {@code to…} methods, reused from message to message. */
+    RelayFraming() {
+        this.state = State.DONE;
+    }
+
+    RelayFraming toNone() {
+        return to(State.DONE, 0);
+    }
+
+    RelayFraming toLength(long length) {
+        return to(length == 0 ? State.DONE : State.LENGTH, length);
+    }
+
+    RelayFraming toChunked() {
+        return to(State.SIZE, 0);
+    }
+
+    RelayFraming toUntilClose() {
+        return to(State.UNTIL_CLOSE, 0);
+    }
+
+    private RelayFraming to(State state, long remaining) {
         this.state = state;
         this.remaining = remaining;
-    }
-
-    static RelayFraming none() {
-        return new RelayFraming(State.DONE, 0);
-    }
-
-    static RelayFraming length(long length) {
-        return new RelayFraming(length == 0 ? State.DONE : State.LENGTH, length);
-    }
-
-    static RelayFraming chunked() {
-        return new RelayFraming(State.SIZE, 0);
-    }
-
-    static RelayFraming untilClose() {
-        return new RelayFraming(State.UNTIL_CLOSE, 0);
+        digits = 0;
+        lineBytes = 0;
+        trailerBytes = 0;
+        return this;
     }
 
     boolean done() {

@@ -13,12 +13,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * One selector thread of the relay. It owns every connection it was given and every app connection those
+ * One selector thread of the relay. It owns every connection it accepted and every app connection those
  * opened, and keeps its own pool of idle keep-alive connections to apps, so nothing on the hot path is shared
  * with another thread: no locks, as in one nginx worker.
  */
@@ -39,21 +38,20 @@ final class RelayLoop implements Runnable {
 
     final Relay relay;
     final Selector selector;
-    private final Queue<SocketChannel> accepted = new ConcurrentLinkedQueue<>();
+    /** The heads being read, one request's and one response's at a time on this thread. */
+    final RelayHead requestHead = new RelayHead();
+    final RelayHead responseHead = new RelayHead();
     private final Map<Target.Upstream, ArrayDeque<RelayUpstream>> idle = new HashMap<>();
     private volatile boolean running = true;
     private long lastSweep = System.nanoTime();
     /** System.nanoTime() when the current events were selected: one clock read per wake-up, not per event. */
     long now = System.nanoTime();
+    private boolean clockRead;
+    private final Consumer<SelectionKey> dispatch = this::dispatch;
 
     RelayLoop(Relay relay) throws IOException {
         this.relay = relay;
         this.selector = Selector.open();
-    }
-
-    void adopt(SocketChannel channel) {
-        accepted.add(channel);
-        selector.wakeup();
     }
 
     void stop() {
@@ -65,42 +63,37 @@ final class RelayLoop implements Runnable {
     public void run() {
         try {
             while (running) {
-                selector.select(500);
-                now = System.nanoTime();
-                SocketChannel c;
-                while ((c = accepted.poll()) != null) {
-                    try {
-                        new RelayClient(this, c);
-                    } catch (IOException e) {
-                        closeQuietly(c);
-                    }
-                }
-                var keys = selector.selectedKeys();
-                for (SelectionKey key : keys) {
-                    Io io = (Io) key.attachment();
-                    try {
-                        if (key.isValid()) io.ready(key);
-                    } catch (IOException | CancelledKeyException e) {
-                        io.close();
-                    } catch (RuntimeException e) {
-                        LOG.warn("relay connection failed", e);
-                        io.close();
-                    }
-                }
-                keys.clear();
+                clockRead = false;
+                // events handed one by one as they are read: no selected-key set to fill and iterate
+                selector.select(dispatch, 500);
+                if (!clockRead) now = System.nanoTime();
                 if (now - lastSweep > SWEEP_NANOS) sweep();
             }
         } catch (IOException | RuntimeException e) {
             if (running) LOG.error("relay loop stopped", e);
         } finally {
             for (SelectionKey key : new ArrayList<>(selector.keys())) ((Io) key.attachment()).close();
-            SocketChannel c;
-            while ((c = accepted.poll()) != null) closeQuietly(c);
             try {
                 selector.close();
             } catch (IOException ignored) {
                 // stopping
             }
+        }
+    }
+
+    private void dispatch(SelectionKey key) {
+        if (!clockRead) {
+            now = System.nanoTime();
+            clockRead = true;
+        }
+        Io io = (Io) key.attachment();
+        try {
+            if (key.isValid()) io.ready(key);
+        } catch (IOException | CancelledKeyException e) {
+            io.close();
+        } catch (RuntimeException e) {
+            LOG.warn("relay connection failed", e);
+            io.close();
         }
     }
 

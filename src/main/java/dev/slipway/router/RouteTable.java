@@ -102,16 +102,20 @@ public final class RouteTable {
      * maybe stored before) must not take it over.
      */
     public Optional<Target> resolve(String hostHeader) {
-        String host = hostOnly(hostHeader);
-        if (host.isEmpty()) return Optional.empty();
+        return Optional.ofNullable(target(hostOnly(hostHeader)));
+    }
+
+    /** {@link #resolve} of a host name already made {@link #hostOnly}, or null: the relay keeps it per connection. */
+    Target target(String host) {
+        if (host.isEmpty()) return null;
         String domainProject = domains.get(host);
-        if (domainProject != null) return Optional.ofNullable(production.get(domainProject));
-        if (!host.endsWith(appsDomainSuffix)) return Optional.empty();
+        if (domainProject != null) return production.get(domainProject);
+        if (!host.endsWith(appsDomainSuffix)) return null;
         String label = host.substring(0, host.length() - appsDomainSuffix.length());
-        if (label.isEmpty() || label.indexOf('.') >= 0) return Optional.empty();
+        if (label.isEmpty() || label.indexOf('.') >= 0) return null;
         DeploymentRoute d = deployments.get(label);
-        if (d != null) return Optional.of(d.target());
-        return Optional.ofNullable(production.get(label));
+        if (d != null) return d.target();
+        return production.get(label);
     }
 
     /**

@@ -3,8 +3,10 @@ package dev.slipway.runtime;
 import dev.slipway.logs.LogSink;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.time.Instant;
 
 /**
  * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime
@@ -41,6 +43,19 @@ public interface AppRuntime extends AutoCloseable {
      */
     default Optional<Instance> production(String projectId) {
         return Optional.empty();
+    }
+
+    /**
+     * For a runtime that keeps the retirement schedule itself rather than in {@code runtime_instances} (the
+     * Kubernetes runtime: on the Deployment, where any server finds it): when the deployment is due to stop,
+     * or null once it is no longer retiring. The local runtime's schedule is its instance rows'.
+     */
+    default void retiringUntil(String deploymentId, Instant stopAt) {
+    }
+
+    /** The schedule {@link #retiringUntil} recorded, of deployments still running: read again after a restart. */
+    default Map<String, Instant> retirements() {
+        return Map.of();
     }
 
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */

@@ -71,7 +71,7 @@ public final class RetiringPool implements AutoCloseable {
         Retirement r = retiring.remove(deploymentId);
         if (r == null) return false;
         r.task().cancel(false);
-        store.setStopAfter(deploymentId, null);
+        persist(deploymentId, null);
         return true;
     }
 
@@ -82,17 +82,32 @@ public final class RetiringPool implements AutoCloseable {
         return out;
     }
 
-    /** After {@link AppRuntime#recover}: schedules again the retirements stored by the previous run. */
+    /**
+     * After {@link AppRuntime#recover}: schedules again the retirements stored by the previous run, in this
+     * node's instance rows and in the runtime's own schedule (the cluster's).
+     */
     public void resume() {
         for (StoredInstance row : store.owned((id, e) -> { })) {
             if (row.stopAfter() != null && runtime.get(row.deploymentId()).isPresent()) {
                 schedule(row.deploymentId(), row.stopAfter(), false);
             }
         }
+        runtime.retirements().forEach((id, stopAt) -> {
+            if (!retiring.containsKey(id) && runtime.get(id).isPresent()) schedule(id, stopAt, false);
+        });
+    }
+
+    private void persist(String deploymentId, Instant stopAt) {
+        store.setStopAfter(deploymentId, stopAt);
+        try {
+            runtime.retiringUntil(deploymentId, stopAt);
+        } catch (RuntimeException e) {
+            LOG.warn("the runtime could not record the retirement of {}: {}", deploymentId, e.getMessage());
+        }
     }
 
     private void schedule(String deploymentId, Instant stopAt, boolean persist) {
-        if (persist) store.setStopAfter(deploymentId, stopAt);
+        if (persist) persist(deploymentId, stopAt);
         Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, arm(deploymentId, stopAt)));
         if (previous != null) previous.task().cancel(false);
     }
@@ -113,7 +128,7 @@ public final class RetiringPool implements AutoCloseable {
             // in the map's lock, so a reinstatement or a new retirement meanwhile keeps the last word
             retiring.computeIfPresent(deploymentId, (id, current) -> {
                 if (current != r) return current;
-                if (!due.equals(stopAt)) store.setStopAfter(deploymentId, due);
+                if (!due.equals(stopAt)) persist(deploymentId, due);
                 return new Retirement(due, arm(deploymentId, due));
             });
             return;
@@ -123,7 +138,7 @@ public final class RetiringPool implements AutoCloseable {
                 // the stored stop time is cleared before the retirement disappears
                 retiring.computeIfPresent(deploymentId, (id, current) -> {
                     if (current != r) return current;
-                    store.setStopAfter(deploymentId, null);
+                    persist(deploymentId, null);
                     LOG.info("retired instance {} serves production again: kept", deploymentId);
                     return null;
                 });

@@ -55,7 +55,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         var jdbi = stores.database().jdbi();
         RateLimiter limiter = stores.database().kind() == StoreKind.POSTGRES
                 ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
-        Authenticator authenticator = new Authenticator(stores.keys(), stores.accounts(), clock);
+        Authenticator authenticator = new Authenticator(stores.keys(), clock);
         Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);
         Metrics metrics = new Metrics();
         LogHandlers logHandlers = new LogHandlers(stores.logs());

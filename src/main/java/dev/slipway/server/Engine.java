@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import dev.slipway.deployments.DeploymentStatus;
 
 /**
  * The third phase, the data plane: how apps are confined, the runtime that runs them, their routes, and
@@ -69,7 +70,17 @@ public record Engine(Confinement confinement, InstanceStore instances, AppRuntim
                 config.kubernetes().namespace());
         return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.runtime(), clock,
                 images::find, projectId -> stores.projects().find(projectId).map(Project::accountId)
-                        .orElseThrow(() -> new IllegalStateException("project " + projectId + " does not exist")));
+                        .orElseThrow(() -> new IllegalStateException("project " + projectId + " does not exist")),
+                deploymentId -> finished(stores, deploymentId));
+    }
+
+    /** A deployment that can never run again: failed, gone, or a rollback target whose build was pruned. */
+    private static boolean finished(Stores stores, String deploymentId) {
+        var d = stores.deployments().find(deploymentId);
+        if (d.isEmpty()) return true;
+        if (d.get().status() == DeploymentStatus.FAILED) return true;
+        if (!DeploymentStatus.keepsArtifact().contains(d.get().status())) return false;
+        return d.get().artifactId() != null && stores.artifacts().stats(d.get().artifactId()).isEmpty();
     }
 
     private static List<String> adminAddresses(ServerConfig config) {

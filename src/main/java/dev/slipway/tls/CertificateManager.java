@@ -67,6 +67,7 @@ public final class CertificateManager implements AutoCloseable {
     /** One pass; never throws (the loop must go on). */
     void tick() {
         try {
+            for (String d : store.forgetUnheld(clock.instant())) LOG.info("certificate for {}: deleted, no project holds the domain any more", d);
             reload();
             List<String> wanted = wanted();
             store.ensure(wanted);

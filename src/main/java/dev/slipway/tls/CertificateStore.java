@@ -1,5 +1,6 @@
 package dev.slipway.tls;
 
+import dev.slipway.projects.DomainStatus;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.webhooks.Outbox;
 import org.jdbi.v3.core.Handle;
@@ -56,6 +57,26 @@ public final class CertificateStore {
                 // another server inserted it first
             }
         }
+    }
+
+    /**
+     * Deletes the certificates (chain and sealed key) of domains no project holds any more, the domain changed or
+     * removed, so they are no longer served nor kept. A row another server is ordering for is left to that order.
+     * Asked of the projects table itself, not of a list handed in, so that an empty or stale list can never
+     * wipe every certificate and send them all back to the CA.
+     */
+    List<String> forgetUnheld(Instant now) {
+        return jdbi.inTransaction(h -> {
+            List<String> gone = h.createQuery("""
+                            SELECT domain FROM certificates c WHERE (c.claimed_until IS NULL OR c.claimed_until < :now)
+                              AND NOT EXISTS (SELECT 1 FROM projects p WHERE LOWER(p.domain) = c.domain AND p.domain_status = :verified)""")
+                    .bind("now", now).bind("verified", DomainStatus.VERIFIED.label()).mapTo(String.class).list();
+            if (!gone.isEmpty()) {
+                h.createUpdate("DELETE FROM certificates WHERE domain IN (<gone>) AND (claimed_until IS NULL OR claimed_until < :now)")
+                        .bindList("gone", gone).bind("now", now).execute();
+            }
+            return gone;
+        });
     }
 
     /** The wanted domains whose order is due now: new, failed and waited out, or issued and inside the renewal window. */

@@ -52,14 +52,15 @@ final class KubernetesManifests {
     static final String SECRET_EXAMPLE = "secret.example.yaml";
     static final String PLACEHOLDER = "REPLACE_ME";
 
-    /** What the coming Kubernetes runtime does to an app's objects (issue 19): resource → verbs, nothing more. */
+    /** What the Kubernetes runtime does to an app's objects (issue 19): resource → verbs, nothing more. */
     static final Map<String, Set<String>> RUNTIME_RULES = Map.of(
             "apps/deployments", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "/services", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "networking.k8s.io/networkpolicies", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "/secrets", Set.of("get", "create", "update", "patch", "delete"),
             "/pods", Set.of("get", "list", "watch"),
-            "/pods/log", Set.of("get"));
+            "/pods/log", Set.of("get"),
+            "/events", Set.of("list", "watch"));
     static final Set<String> FORBIDDEN_VERBS = Set.of("*", "escalate", "bind", "impersonate");
     static final Set<Class<? extends HasMetadata>> KINDS = Set.of(
             Namespace.class, ServiceAccount.class, Role.class, RoleBinding.class, Service.class, Deployment.class, Secret.class);
@@ -116,7 +117,7 @@ final class KubernetesManifests {
     }
 
     /** fabric8 keeps a field it does not know (a typo such as {@code readinesProbe}) in additionalProperties: none may be there. */
-    private static void unknownFields(Object o, String path, List<String> problems) {
+    static void unknownFields(Object o, String path, List<String> problems) {
         if (o == null) return;
         if (o instanceof Collection<?> c) {
             int i = 0;

@@ -132,14 +132,7 @@ class KubernetesManifestsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("edits")
     void aHostileOrCarelessEditIsCaught(String what, String file, String from, String to, String problem) throws IOException {
-        copy = Files.createTempDirectory("slipway-k8s-");
-        try (Stream<Path> files = Files.list(KubernetesManifests.DIR)) {
-            for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName()));
-        }
-        Path target = copy.resolve(file);
-        String text = Files.readString(target);
-        assertThat(text).as("the edit's anchor in " + file).contains(from);
-        Files.writeString(target, text.replace(from, to));
+        copy = editedCopy(KubernetesManifests.DIR, file, from, to);
         List<String> problems = KubernetesManifests.load(copy).problems(settings);
         assertThat(problems).as(what).anySatisfy(p -> assertThat(p).contains(problem));
     }
@@ -157,5 +150,59 @@ class KubernetesManifestsTest {
         Files.writeString(k, Files.readString(k).replace("  - rbac.yaml\n", "").replace("  - secret.example.yaml\n", ""));
         assertThat(KubernetesManifests.load(copy).problems(settings))
                 .anySatisfy(p -> assertThat(p).contains("kustomization.yaml lists"));
+    }
+
+    @Test
+    void thePerAccountRbacKeepsItsRules() {
+        PerAccountManifests m = PerAccountManifests.load(PerAccountManifests.DIR);
+        assertThat(m.problems()).isEmpty();
+        assertThat(m.objects).extracting(h -> h.getKind() + " " + h.getMetadata().getName()).containsExactlyInAnyOrder(
+                "ClusterRole slipway-runtime-apps", "ClusterRole slipway-runtime-namespaces",
+                "ClusterRoleBinding slipway-runtime-namespaces",
+                "ValidatingAdmissionPolicy slipway-runtime-namespaces", "ValidatingAdmissionPolicyBinding slipway-runtime-namespaces",
+                "ValidatingAdmissionPolicy slipway-runtime-rolebindings", "ValidatingAdmissionPolicyBinding slipway-runtime-rolebindings");
+        // the names the runtime binds (dev.slipway.kubernetes.Namespaces) are the ones shipped
+        assertThat(m.objects).anyMatch(h -> h.getMetadata().getName().equals("slipway-runtime-apps"));
+    }
+
+    static Stream<Arguments> perAccountEdits() {
+        return Stream.of(
+                edit("the apps' rules bound in every namespace", "rbac.yaml", "  kind: ClusterRole\n  name: slipway-runtime-namespaces\nsubjects",
+                        "  kind: ClusterRole\n  name: slipway-runtime-apps\nsubjects", "binds ClusterRole slipway-runtime-apps in every namespace"),
+                edit("bind on any cluster role", "rbac.yaml", "    verbs: [\"bind\"]\n    resourceNames: [\"slipway-runtime-apps\"]\n",
+                        "    verbs: [\"bind\"]\n", "bind on rbac.authorization.k8s.io/clusterroles is never granted"),
+                edit("deleting namespaces", "rbac.yaml", "    verbs: [\"get\", \"create\"]\n  - apiGroups: [\"rbac",
+                        "    verbs: [\"get\", \"create\", \"delete\"]\n  - apiGroups: [\"rbac", "expected exactly"),
+                edit("listing secrets across the cluster", "rbac.yaml", "    resources: [\"services\"]\n    verbs: [\"list\"]",
+                        "    resources: [\"services\", \"secrets\"]\n    verbs: [\"list\"]", "expected exactly"),
+                edit("a policy that only warns", "policy.yaml", "  policyName: slipway-runtime-rolebindings\n  validationActions: [\"Deny\"]",
+                        "  policyName: slipway-runtime-rolebindings\n  validationActions: [\"Warn\"]", "no binding denies"),
+                edit("a policy for someone else", "policy.yaml", "system:serviceaccount:slipway:slipway'\"\n  validations:\n    - expression: \"namespaceObject",
+                        "system:serviceaccount:default:default'\"\n  validations:\n    - expression: \"namespaceObject",
+                        "policy slipway-runtime-rolebindings: does not match the servers' service account"),
+                edit("bindings of any role", "policy.yaml", "object.roleRef.name == 'slipway-runtime-apps'", "true",
+                        "its validations do not check 'slipway-runtime-apps'"),
+                edit("a typo the model would keep silently", "policy.yaml", "  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n      - apiGroups: [\"\"]",
+                        "  failurePolicy: Fail\n  matchConstraint:\n    resourceRules:\n      - apiGroups: [\"\"]", "unknown field(s) [matchConstraint]"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("perAccountEdits")
+    void aHostileOrCarelessEditOfThePerAccountRbacIsCaught(String what, String file, String from, String to, String problem) throws IOException {
+        copy = editedCopy(PerAccountManifests.DIR, file, from, to);
+        assertThat(PerAccountManifests.load(copy).problems()).as(what).anySatisfy(p -> assertThat(p).contains(problem));
+    }
+
+    /** A copy of the manifests in {@code dir} with {@code from} replaced by {@code to} in {@code file}. */
+    private static Path editedCopy(Path dir, String file, String from, String to) throws IOException {
+        Path copy = Files.createTempDirectory("slipway-k8s-");
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) Files.copy(f, copy.resolve(f.getFileName()));
+        }
+        Path target = copy.resolve(file);
+        String text = Files.readString(target);
+        assertThat(text).as("the edit's anchor in " + file).contains(from);
+        Files.writeString(target, text.replace(from, to));
+        return copy;
     }
 }

@@ -48,4 +48,27 @@ class ImageSettingsTest {
         assertThat(images.base(machine)).isEqualTo("node:lts-slim");
         assertThat(images.base(python)).isEqualTo("python:3.11-slim");
     }
+
+    @Test
+    void pythonBuildsGetTheBaseOfTheirVenvsVersion_andRunOnItsInterpreterOnEveryAddress(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        ImageBuilder images = new ImageBuilder(ImageSettings.OFF.withRegistry("127.0.0.1:5000"), null, Path.of("/tmp"), Clock.systemUTC());
+        java.nio.file.Files.createDirectories(dir.resolve(".venv/lib/python3.12/site-packages"));
+        java.nio.file.Files.writeString(dir.resolve(".venv/pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.12.1\n");
+        String venvPython = dir.resolve(".venv/bin/python").toString();
+        Artifact python = new Artifact("art_4", "prj_1", "python-fastapi", null, dir,
+                List.of(venvPython, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", "${PORT}"), null, Instant.EPOCH);
+        assertThat(images.base(python)).isEqualTo("python:3.12-slim");
+        assertThat(ImageBuilder.entrypoint(python)).containsExactly("python3", "-m", "uvicorn", "main:app", "--host", "0.0.0.0", "--port", "8080");
+        assertThat(PythonImage.environment(python)).containsEntry("PYTHONPATH", "/app/.venv/lib/python3.12/site-packages");
+
+        Artifact wsgi = new Artifact("art_5", "prj_1", "python", null, dir,
+                List.of(venvPython, "-m", "gunicorn", "app:app", "--bind", "127.0.0.1:${PORT}"), null, Instant.EPOCH);
+        assertThat(ImageBuilder.entrypoint(wsgi)).containsExactly("python3", "-m", "gunicorn", "app:app", "--bind", "0.0.0.0:8080");
+
+        // a Node app's own programs are resolved into the build: in the image they are under /app
+        Artifact next = new Artifact("art_6", "prj_1", "nextjs", null, dir,
+                List.of(dir.resolve("node_modules/.bin/next").toString(), "start", "-p", "${PORT}", "-H", "127.0.0.1"), null, Instant.EPOCH);
+        assertThat(ImageBuilder.entrypoint(next)).containsExactly("/app/node_modules/.bin/next", "start", "-p", "8080", "-H", "127.0.0.1");
+    }
 }

@@ -33,6 +33,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.RetiringPool;
+import dev.slipway.runtime.RuntimeFixture;
+import dev.slipway.secrets.SecretBox;
+import dev.slipway.store.Database;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.TestStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -349,6 +357,12 @@ class KubernetesRuntimeTest {
         assertThat(ns.getMetadata().getLabels()).containsEntry("pod-security.kubernetes.io/enforce", "restricted")
                 .containsEntry("slipway.dev/account", "acc_1");
         assertThat(client.apps().deployments().inNamespace("slipway-apps-acc-1").withName("d-dep-n").get()).isNotNull();
+        // the runtime's rules in this namespace only: deploy/kubernetes/per-account's ClusterRole, bound here
+        var binding = client.rbac().roleBindings().inNamespace("slipway-apps-acc-1").withName("slipway-runtime").get();
+        assertThat(binding.getRoleRef().getKind() + "/" + binding.getRoleRef().getName()).isEqualTo("ClusterRole/slipway-runtime-apps");
+        assertThat(binding.getSubjects()).singleElement().satisfies(s ->
+                assertThat(s.getKind() + " " + s.getNamespace() + "/" + s.getName()).isEqualTo("ServiceAccount slipway/slipway"));
+        assertThat(client.rbac().clusterRoleBindings().list().getItems()).isEmpty();
         assertThat(client.apps().deployments().inNamespace(NS).withName("d-dep-n").get()).isNull();
         assertThat(accounts.get("dep_n")).contains(i);
         accounts.stop("dep_n");
@@ -369,5 +383,94 @@ class KubernetesRuntimeTest {
         assertThat(client.services().inNamespace(NS).list().getItems()).hasSize(2);
         assertThat(client.secrets().inNamespace(NS).list().getItems()).hasSize(1);
         assertThat(client.network().v1().networkPolicies().inNamespace(NS).list().getItems()).hasSize(1);
+    }
+
+    private void assertObjects(String deploymentId, boolean present) {
+        String name = Names.deployment(deploymentId);
+        List<Object> objects = new java.util.ArrayList<>();
+        objects.add(client.apps().deployments().inNamespace(NS).withName(name).get());
+        objects.add(client.services().inNamespace(NS).withName(name).get());
+        objects.add(client.network().v1().networkPolicies().inNamespace(NS).withName(name).get());
+        objects.add(client.secrets().inNamespace(NS).withName(Names.secret(deploymentId)).get());
+        if (present) assertThat(objects).as(deploymentId + "'s four objects").doesNotContainNull();
+        else assertThat(objects).as(deploymentId + "'s four objects").containsOnlyNulls();
+    }
+
+    @Test
+    void theObjectsOfAFailedDeploymentAndOfOneThatCannotRunAgainAreSweptAtARestartButNotProductions_kubeletPlayed() {
+        Set<String> finished = ConcurrentHashMap.newKeySet();
+        RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(Duration.ofSeconds(10));
+        java.util.function.Supplier<KubernetesRuntime> server = () -> new KubernetesRuntime(KubernetesRuntimeTest.server.createClient(),
+                KubernetesSettings.LOCAL.withEnabled(true), options, Clock.systemUTC(), artifact -> Optional.of(IMAGE),
+                project -> "acc_1", finished::contains);
+        KubernetesRuntime first = server.get();
+        first.start(spec("dep_live"), new RecordingLog());
+        first.switchProduction("prj_a", "dep_live");
+        first.start(spec("dep_failed"), new RecordingLog()); // started, then its deployment failed (say its promotion did)
+        first.start(spec("dep_pruned"), new RecordingLog());
+        first.stop("dep_pruned"); // retired, scaled to zero: a cold rollback target, until its build is pruned
+        first.start(spec("dep_kept"), new RecordingLog());
+        first.stop("dep_kept");
+        assertThat(first.sweep()).isEmpty(); // nothing is finished yet: nothing is touched
+
+        finished.addAll(Set.of("dep_failed", "dep_pruned", "dep_live")); // dep_live: a store that is wrong about production
+        first.close();
+        KubernetesRuntime restarted = server.get();
+        try {
+            restarted.recover(id -> new RecordingLog()); // a restart sweeps at once, then every minute
+            assertObjects("dep_failed", false);
+            assertObjects("dep_pruned", false);
+            assertObjects("dep_kept", true);
+            assertObjects("dep_live", true); // the production Service selects it: never swept
+            assertThat(client.services().inNamespace(NS).withName("p-prj-a").get().getSpec().getSelector())
+                    .containsEntry("slipway.dev/deployment", "dep_live");
+            assertThat(restarted.sweep()).isEmpty();
+        } finally {
+            restarted.close();
+        }
+    }
+
+    @Test
+    void aRetirementPendingAtARestartIsResumedFromTheClusterAndScalesToZero_kubeletPlayed() throws Exception {
+        try (TestStore store = TestStore.create(StoreKind.H2); Database db = Database.open(store.jdbcUrl(), 4)) {
+            InstanceStore instances = new InstanceStore(db.jdbi(), SecretBox.fromBase64(RuntimeFixture.SECRET_KEY),
+                    Clock.systemUTC(), "node_k8s");
+            Duration window = Duration.ofSeconds(3);
+            KubernetesRuntime first = runtime(KubernetesSettings.LOCAL.withEnabled(true), Duration.ofSeconds(10));
+            first.start(spec("dep_old"), new RecordingLog());
+            first.switchProduction("prj_a", "dep_old");
+            first.start(spec("dep_new"), new RecordingLog());
+            first.switchProduction("prj_a", "dep_new");
+            RetiringPool pool = new RetiringPool(first, instances, Clock.systemUTC(), window);
+            Instant retiredAt = Instant.now();
+            pool.retire("dep_old");
+            String stopAfter = client.apps().deployments().inNamespace(NS).withName("d-dep-old").get()
+                    .getMetadata().getAnnotations().get("slipway.dev/stop-after");
+            assertThat(Instant.parse(stopAfter)).isBetween(retiredAt.plus(window).minusSeconds(1), retiredAt.plus(window).plusSeconds(1));
+            // the server stops before the window has passed: its timer goes with it
+            pool.close();
+            first.close();
+            assertThat(client.apps().deployments().inNamespace(NS).withName("d-dep-old").get().getSpec().getReplicas()).isEqualTo(1);
+
+            KubernetesRuntime restarted = runtime(KubernetesSettings.LOCAL.withEnabled(true), Duration.ofSeconds(10));
+            RetiringPool resumed = new RetiringPool(restarted, instances, Clock.systemUTC(), window);
+            try {
+                restarted.recover(id -> new RecordingLog());
+                resumed.resume();
+                assertThat(resumed.retiring()).containsOnlyKeys("dep_old");
+                Await.until(Duration.ofSeconds(20), "the resumed retirement scales dep_old to zero", () ->
+                        client.apps().deployments().inNamespace(NS).withName("d-dep-old").get().getSpec().getReplicas() == 0);
+                assertThat(Instant.now()).isAfterOrEqualTo(Instant.parse(stopAfter));
+                Deployment old = client.apps().deployments().inNamespace(NS).withName("d-dep-old").get();
+                assertThat(old.getMetadata().getAnnotations()).doesNotContainKey("slipway.dev/stop-after");
+                assertThat(client.apps().deployments().inNamespace(NS).withName("d-dep-new").get().getSpec().getReplicas()).isEqualTo(1);
+                // a cold rollback scales it up with no retirement pending: a later restart does not stop it
+                restarted.start(spec("dep_old"), new RecordingLog());
+                assertThat(restarted.retirements()).isEmpty();
+            } finally {
+                resumed.close();
+                restarted.close();
+            }
+        }
     }
 }

@@ -118,6 +118,9 @@ class KubernetesServersTest {
                     assertThat(client.apps().deployments().inNamespace("slipway-apps").withName(Names.deployment(deploymentId)).get()
                             .getSpec().getReplicas()).isEqualTo(1);
 
+                    // the selector moves before the store makes the deployment live (DeploymentRunner switches, then
+                    // promotes): a rollback sent in between is refused as "already production"
+                    dev.slipway.testing.Statuses.await(http, "deployments", secondId, "live", RUN);
                     // a rollback: the selector moves back to the first deployment's pods
                     var rollback = http.post("/v1/deployments/" + deploymentId + "/rollback", "");
                     assertThat(rollback.status()).as(rollback.body()).isIn(200, 201, 202);

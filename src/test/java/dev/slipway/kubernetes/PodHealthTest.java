@@ -245,6 +245,52 @@ class PodHealthTest {
 
     // --- the cluster's side ---
 
+    private void event(String name, String kind, String object, String uid, String reason, String message, int count) {
+        client.v1().events().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+                .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+                .withType("Warning").withReason(reason).withMessage(message).withCount(count)
+                .withLastTimestamp("2026-11-23T10:00:0" + count + "Z")
+                .withNewInvolvedObject().withKind(kind).withName(object).withNamespace(NS).withUid(uid).endInvolvedObject()
+                .build()).createOr(NonDeletingOperation::update);
+    }
+
+    @Test
+    void kubeletAndSchedulerWriteWarningEvents_theyAreLogged_aVolumeThatNeverMountsFailsOnItsThirdAttempt() throws Exception {
+        createDeployment();
+        Pod pod = createPod();
+        String uid = client.pods().inNamespace(NS).withName(POD).get().getMetadata().getUid();
+        CompletableFuture<Void> wait = await(Duration.ofSeconds(60), Duration.ofSeconds(60));
+        // another app's pod in the same namespace: its events are not this deployment's business
+        event("other.1", "Pod", "d-dep-99-5f6d7-zzzzz", "uid-other", "FailedMount", "secret \"d-dep-99-env\" not found", 5);
+        event(POD + ".1", "Pod", POD, uid, "FailedScheduling", "0/3 nodes are available: 3 Insufficient memory.\n preemption: 0/3 nodes", 1);
+        event(POD + ".2", "Pod", POD, uid, "FailedMount",
+                "MountVolume.SetUp failed for volume \"tmp\" : mkdir /var/lib/kubelet/pods/x: no space left on device", 1);
+        waitForLogLines(2);
+        assertThat(wait).isNotDone(); // one failed mount: the kubelet tries again
+        kubelet(pod, s -> s.withPhase("Pending"));
+        event(POD + ".2", "Pod", POD, uid, "FailedMount",
+                "MountVolume.SetUp failed for volume \"tmp\" : mkdir /var/lib/kubelet/pods/x: no space left on device", 3);
+        String reason = failure(wait);
+        assertThat(reason).isEqualTo("Pod " + POD + " cannot start: its volumes could not be mounted (FailedMount, 3 times): "
+                + "MountVolume.SetUp failed for volume \"tmp\" : mkdir /var/lib/kubelet/pods/x: no space left on device");
+        assertThat(log).containsExactly(
+                "WARNING Kubernetes event on pod " + POD + ": FailedScheduling: 0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes",
+                "WARNING Kubernetes event on pod " + POD + ": FailedMount: MountVolume.SetUp failed for volume \"tmp\" : mkdir "
+                        + "/var/lib/kubelet/pods/x: no space left on device",
+                "ERROR " + reason);
+    }
+
+    @Test
+    void theReplicaSetControllerCannotCreateThePod_itsFailedCreateEventFailsTheDeployAtOnce() throws Exception {
+        createDeployment();
+        CompletableFuture<Void> wait = await(Duration.ofSeconds(60), Duration.ofSeconds(60));
+        event(NAME + "-7d9f8.1", "ReplicaSet", NAME + "-7d9f8", "uid-rs", "FailedCreate",
+                "Error creating: pods \"" + NAME + "-7d9f8-abcde\" is forbidden: exceeded quota: apps, requested: memory=256Mi", 1);
+        String reason = failure(wait);
+        assertThat(reason).isEqualTo("Kubernetes could not create the pods of " + NAME + ": Error creating: pods \"" + NAME
+                + "-7d9f8-abcde\" is forbidden: exceeded quota: apps, requested: memory=256Mi");
+    }
+
     private CompletableFuture<Void> await(Duration timeout) {
         return await(timeout, PodHealth.RECHECK);
     }

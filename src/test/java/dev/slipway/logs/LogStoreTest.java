@@ -44,6 +44,20 @@ class LogStoreTest {
     }
 
     @Test
+    void severalLinesAppendedInOneTransactionLandInTheirOrderWithTheirLevels() {
+        LogStore logs = new LogStore(database.jdbi(), Clock.systemUTC());
+        String owner = "dep_" + System.nanoTime();
+        database.jdbi().useTransaction(h -> logs.append(h, owner, List.of(
+                new LogStore.Line(Level.WARNING, "first"), new LogStore.Line(Level.INFO, "second s3cret"))));
+        database.jdbi().useTransaction(h -> logs.append(h, owner, Level.INFO, "third"));
+        List<LogEntry> all = logs.after(owner, 0, 10);
+        assertThat(all.stream().map(LogEntry::message).toList()).containsExactly("first", "second s3cret", "third");
+        assertThat(all.stream().map(LogEntry::level).toList()).containsExactly("warning", "info", "info");
+        assertThat(all.stream().map(LogEntry::seq).toList()).isSorted().doesNotHaveDuplicates();
+        logs.close();
+    }
+
+    @Test
     void linesOfConcurrentWritersAllLandEachInItsOrder() throws Exception {
         LogStore logs = new LogStore(database.jdbi(), Clock.systemUTC());
         String owner = "mig_" + System.nanoTime();

@@ -47,6 +47,10 @@ class RelayTest {
     static ServerSocket scripted;
     static volatile String script = "";
     static final List<Socket> scriptedSockets = new CopyOnWriteArrayList<>();
+    static ServerSocket idleCloser;
+    static final AtomicInteger idleAnswered = new AtomicInteger();
+    static final AtomicInteger idleClosed = new AtomicInteger();
+    static final List<String> idleSeen = new CopyOnWriteArrayList<>();
     static RouteTable routes;
     static AppsListener listener;
     static AppsListener jettyOnly;
@@ -76,6 +80,8 @@ class RelayTest {
         app.start();
         scripted = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().start(RelayTest::scriptedApp);
+        idleCloser = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread.ofPlatform().daemon().start(RelayTest::idleClosingApp);
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
@@ -83,6 +89,7 @@ class RelayTest {
         routes.setProduction("shop", new Target.Upstream(connector.getLocalPort()));
         routes.setProduction("raw", new Target.Upstream(scripted.getLocalPort()));
         routes.setProduction("down", new Target.Upstream(closedPort));
+        routes.setProduction("idle", new Target.Upstream(idleCloser.getLocalPort()));
         listener = AppsListener.start("127.0.0.1", 0, routes, port -> false);
         jettyOnly = AppsListener.start(BoundPort.bind("apps listener", "127.0.0.1", 0), routes, port -> false, Wakeups.NONE,
                 new RecentRequests(java.time.Clock.systemUTC()), Edge.NONE, false);
@@ -94,6 +101,7 @@ class RelayTest {
         jettyOnly.close();
         app.stop();
         scripted.close();
+        idleCloser.close();
         for (Socket s : scriptedSockets) s.close();
     }
 
@@ -182,6 +190,88 @@ class RelayTest {
             } catch (IOException e) {
                 return;
             }
+        }
+    }
+
+    /**
+     * A keep-alive app that closes a connection which has been idle for a moment when a request arrives on it,
+     * without answering that request (what a server's idle timer does when it fires just as a request comes):
+     * closed with a FIN or, every other time, a reset. Counts the requests it answered, and records each one.
+     */
+    private static void idleClosingApp() {
+        while (!idleCloser.isClosed()) {
+            Socket s;
+            try {
+                s = idleCloser.accept();
+            } catch (IOException e) {
+                return;
+            }
+            Thread.ofPlatform().daemon().start(() -> {
+                try (s) {
+                    InputStream in = s.getInputStream();
+                    long answeredAt = 0;
+                    while (true) {
+                        StringBuilder head = new StringBuilder();
+                        while (!head.toString().endsWith("\r\n\r\n")) {
+                            int c = in.read();
+                            if (c < 0) return;
+                            head.append((char) c);
+                        }
+                        if (answeredAt != 0 && System.nanoTime() - answeredAt > 40_000_000L) {
+                            if (idleClosed.incrementAndGet() % 2 == 0) s.setSoLinger(true, 0);
+                            return; // unanswered, unread: as if it had never come
+                        }
+                        String h = head.toString();
+                        int cl = h.toLowerCase().indexOf("content-length: ");
+                        int length = cl < 0 ? 0 : Integer.parseInt(h.substring(cl + 16, h.indexOf('\r', cl)));
+                        String body = new String(in.readNBytes(length), StandardCharsets.ISO_8859_1);
+                        idleSeen.add(h.substring(0, h.indexOf('\r')) + " " + body);
+                        String answer = "answered " + idleAnswered.incrementAndGet();
+                        s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: " + answer.length() + "\r\n\r\n" + answer)
+                                .getBytes(StandardCharsets.ISO_8859_1));
+                        s.getOutputStream().flush();
+                        answeredAt = System.nanoTime();
+                    }
+                } catch (IOException ignored) {
+                    // the test is over with this connection
+                }
+            });
+        }
+    }
+
+    /**
+     * An app closing an idle keep-alive connection as the relay reuses it (Node's keepAliveTimeout, nginx's
+     * keepalive_timeout) costs the client nothing: the request goes again on a fresh connection, once, and the
+     * app answers each request exactly once. Not for a POST: the app might have acted on it.
+     */
+    @Test
+    void aPooledConnectionTheAppClosedIsRetriedOnAFreshOne() throws Exception {
+        idleSeen.clear();
+        int answered = idleAnswered.get();
+        int closed = idleClosed.get();
+        int requests = 12;
+        try (Wire w = new Wire(listener.port())) {
+            for (int i = 0; i < requests; i++) {
+                if (i > 0) Thread.sleep(60); // the idle moment after which the app closes the connection
+                String request = i % 3 == 2
+                        ? "PUT /p" + i + " HTTP/1.1\r\nHost: idle.localhost\r\nContent-Length: 5\r\n\r\nbody" + (i % 10)
+                        : "GET /g" + i + " HTTP/1.1\r\nHost: idle.localhost\r\n\r\n";
+                Wire.Response r = w.send(request).read();
+                assertThat(r.status()).as("request %d", i).isEqualTo(200);
+                assertThat(r.text()).startsWith("answered ");
+            }
+        }
+        assertThat(idleAnswered.get() - answered).isEqualTo(requests);
+        assertThat(idleClosed.get() - closed).as("stale pooled connections met").isGreaterThanOrEqualTo(requests - 1);
+        assertThat(idleSeen).hasSize(requests).doesNotHaveDuplicates();
+        assertThat(idleSeen.get(2)).isEqualTo("PUT /p2 HTTP/1.1 body2");
+        // a POST that met a closing connection is the client's to send again: a 502, and the app never answered it
+        try (Wire w = new Wire(listener.port())) {
+            assertThat(w.send("GET /first HTTP/1.1\r\nHost: idle.localhost\r\n\r\n").read().status()).isEqualTo(200);
+            Thread.sleep(60);
+            int before = idleAnswered.get();
+            assertThat(w.send("POST /order HTTP/1.1\r\nHost: idle.localhost\r\nContent-Length: 2\r\n\r\nok").read().status()).isEqualTo(502);
+            assertThat(idleAnswered.get()).isEqualTo(before);
         }
     }
 
@@ -372,6 +462,10 @@ class RelayTest {
             Wire.Response unknown = w.send("GET / HTTP/1.1\r\nHost: nothing.localhost\r\n\r\n").read();
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(unknown.text()).contains("No app at nothing.localhost");
+        }
+        try (Wire w = new Wire(listener.port())) {
+            // an empty Host names no app: Jetty's answer, not a failure of the relay's
+            assertThat(w.send("GET / HTTP/1.1\r\nHost:\r\n\r\n").read().status()).isBetween(400, 499);
         }
         try (Wire w = new Wire(listener.port())) {
             // nothing listens on the route's port: the connect fails before a byte is sent, Jetty answers
