@@ -67,7 +67,9 @@ class ManifestServerTest {
                 Http http = new Http("http://127.0.0.1:" + m.group(1), null);
                 assertThat(server.output()).contains("store: " + (kind == StoreKind.H2 ? "h2" : "postgres"));
                 // the sandbox the manifest requires is there, and the apps domain is the manifest's
-                assertThat(server.output()).contains("Slipway apps listening on http://<project>." + env.get("SLIPWAY_APPS_DOMAIN") + ":");
+                // awaited, not read from output(): it is printed after the API line and may not have been read yet
+                server.awaitLine(l -> l.startsWith("Slipway apps listening on http://<project>." + env.get("SLIPWAY_APPS_DOMAIN") + ":"),
+                        Duration.ofSeconds(10));
                 for (Probe probe : List.of(c.getReadinessProbe(), c.getLivenessProbe(), c.getStartupProbe())) {
                     assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("api");
                     var r = http.get(probe.getHttpGet().getPath());
