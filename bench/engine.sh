@@ -22,7 +22,9 @@
 #   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
 #      first request served by it through the router, N times after WARMUP_ROLLBACKS unmeasured ones (default
 #      4: on a fresh server the JIT compiles the rollback's path meanwhile, over a second of compiler CPU
-#      on this 2-core machine; 0 measures the fresh server) (target <= 20 ms, issue 18);
+#      on this 2-core machine; 0 measures the fresh server) (target <= 20 ms, issue 18); WARM_TRAFFIC=S first
+#      sends S s of authenticated API reads and S s of app requests through the listener (wrk, 4 connections),
+#      as a server in use has served; ROLLBACK_PAUSE=S waits S s before each measured rollback;
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
 #      apps listener with a Host header (target: router >= 70% of direct);
 #   4. rollback to a stopped app (cold artifact): a second server with SLIPWAY_RETIRE_AFTER_SECONDS=1, wait
@@ -185,7 +187,7 @@ fi
 # --- 2. and 4. rollbacks (functions; part 2 runs below with part 3) ----------------------------------------------------------------------------
 # Creates a zip project NAME with v1 then v2 deployed; sets dep_v1, dep_v2, pid_v1, pid_v2.
 deploy_two_versions() {
-  local name="$1" project_id u1 u2 logs
+  local name="$1" u1 u2 logs
   project_id=$(call POST /v1/projects "{\"name\":\"$name\",\"source\":\"zip\",\"framework\":\"node-express\",\"env_vars\":$PROJECT_ENV}" | jq -er .data.id)
   u1=$(upload "$work/v1.zip"); u2=$(upload "$work/v2.zip")
   dep_v1=$(call POST /v1/deployments "{\"project_id\":\"$project_id\",\"upload_id\":\"$u1\"}" | jq -er .data.id)
@@ -202,12 +204,12 @@ deploy_two_versions() {
 rollback_run() {
   local name="$1" target="$2" marker="$3" out logs
   out=$(node "$here/bench/timing.mjs" switch "$api" "$key" "$target" "$apps_port" "$name.localhost:$apps_port" "express $marker")
-  run_ms=$(echo "$out" | jq -r .ms); run_dep=$(echo "$out" | jq -r .id); run_post=$(echo "$out" | jq -r .post_ms)
+  run_ms=$(echo "$out" | jq -r .ms); run_dep=$(echo "$out" | jq -r .id); run_post=$(echo "$out" | jq -r .post_ms); run_polls=$(echo "$out" | jq -r .polls)
   await_deployment "$run_dep" live
   logs=$(logs_of "$run_dep")
   run_pid=$(log_pid "$logs"); app_pids+=("$run_pid")
   if echo "$logs" | jq -e 'any(.data.logs[].message; startswith("Switching to the still-running app"))' >/dev/null; then
-    run_how="warm: route switch; POST answered in $run_post ms; server: queued→claimed $(log_ms "$logs" "Rollback queued" "Reusing the build") ms, →switching $(log_ms "$logs" "Reusing the build" "Switching to") ms, →live $(log_ms "$logs" "Switching to" "Deployment is live") ms"
+    run_how="warm: route switch; POST answered in $run_post ms, GETs until the target answered: $run_polls; server: queued→claimed $(log_ms "$logs" "Rollback queued" "Reusing the build") ms, →switching $(log_ms "$logs" "Reusing the build" "Switching to") ms, →live $(log_ms "$logs" "Switching to" "Deployment is live") ms"
   else
     run_how="cold: started from the artifact, $(log_ms "$logs" "Starting " "App is healthy") ms to healthy"
   fi
@@ -218,6 +220,13 @@ if [ "$PARTS" = all ] || [ "$PARTS" = rollback ]; then
 [ "$PARTS" = all ] || start_server "$PORT" $((PORT + 1))
 section "rollback to the previous production, still running (warm): POST rollback → first request it serves"
 deploy_two_versions warm
+if [ "${WARM_TRAFFIC:-0}" -gt 0 ]; then
+  # a server in use has answered API calls and relayed app requests: the code a rollback shares with them (HTTP,
+  # authentication, the store's reads, the relay) is compiled; the rollback's own code is not, beyond the warm-ups
+  command -v wrk >/dev/null || { echo "bench: WARM_TRAFFIC needs wrk (apt-get install wrk)" >&2; exit 1; }
+  wrk -t1 -c4 -d"${WARM_TRAFFIC}s" -H "Authorization: Bearer $key" "$api/v1/projects/$project_id" >/dev/null
+  wrk -t1 -c4 -d"${WARM_TRAFFIC}s" -H "Host: warm.localhost:$apps_port" "http://127.0.0.1:$apps_port/" >/dev/null
+fi
 : > "$work/t_warm"
 for i in $(seq 1 "${WARMUP_ROLLBACKS:-4}"); do
   if [ $((i % 2)) = 1 ]; then rollback_run warm "$dep_v1" v1; to=v1; else rollback_run warm "$dep_v2" v2; to=v2; fi
@@ -226,6 +235,7 @@ done
 # the measured runs alternate from where the warm-ups left production
 first=1; [ $(( ${WARMUP_ROLLBACKS:-4} % 2 )) = 1 ] && first=0
 for i in $(seq 1 "$N"); do
+  sleep "${ROLLBACK_PAUSE:-0}"   # ROLLBACK_PAUSE=5: the target has been idle past the relay's 4 s pool, as after a real incident
   if [ $(((i + 1 - first) % 2)) = 1 ]; then rollback_run warm "$dep_v1" v1; to=v1; else rollback_run warm "$dep_v2" v2; to=v2; fi
   echo "$run_ms" >> "$work/t_warm"
   printf "  run %d (to %s): %5d ms   (%s)\n" "$i" "$to" "$run_ms" "$run_how"
