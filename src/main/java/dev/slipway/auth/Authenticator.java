@@ -1,6 +1,5 @@
 package dev.slipway.auth;
 
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,6 +3,9 @@ package dev.slipway.build;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,9 +106,9 @@ final class PythonBuild {
     private static String resource(String name) {
         try (var in = PythonBuild.class.getResourceAsStream(name)) {
             if (in == null) throw new IllegalStateException(name + " is missing from the server's resources");
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

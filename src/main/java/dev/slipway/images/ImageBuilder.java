@@ -19,9 +19,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import dev.slipway.logs.Level;
-import java.util.TreeMap;
 
 /**
  * Makes a frozen artifact an OCI image on its runtime's base image, without a Docker daemon (Jib), pushes it

@@ -25,11 +25,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -70,15 +70,8 @@ public final class KubernetesRuntime implements AppRuntime {
     /**
      * @param imageOfArtifact  the pushed image of a build ({@code <repository>@sha256:…}), if any
      * @param accountOfProject the account a project belongs to (labels, and its namespace when one per account)
-     */
-    public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
-                             Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject) {
-        this(client, settings, options, clock, imageOfArtifact, accountOfProject, id -> false);
-    }
-
-    /**
-     * @param finished a deployment that can never run again (failed, gone from the store, or its build pruned,
-     *                 so no rollback can reach it): {@link #sweep} deletes its objects
+     * @param finished         a deployment that can never run again (failed, gone from the store, or its build
+     *                         pruned, so no rollback can reach it): {@link #sweep} deletes its objects
      */
     public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
                              Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject,

@@ -59,7 +59,7 @@ public final class LogStore implements AutoCloseable {
      * appends of one log are serialized until their transactions commit, on every server.
      */
     public void append(Handle h, String ownerId, Level level, String message) {
-        insert(h, ownerId, List.of(new LogWriter.Pending(0, ownerId, clock.instant(), level, message)));
+        append(h, ownerId, List.of(new Line(level, message)));
     }
 
     /** One entry of {@link #append(Handle, String, List)}. */

@@ -1,6 +1,5 @@
 package dev.slipway.router;
 
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -46,7 +45,6 @@ final class Relay implements AutoCloseable {
         /** The body's length, -1 when there is none or it is chunked. */
         long length;
         boolean close;
-
 
         /** The body's length when the request may be sent again (0: no body), -1 when it is chunked. */
         long replayLength() {

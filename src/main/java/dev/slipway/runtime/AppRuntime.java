@@ -2,11 +2,11 @@ package dev.slipway.runtime;
 
 import dev.slipway.logs.LogSink;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.time.Instant;
 
 /**
  * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime

@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Isolations;
@@ -22,7 +23,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import dev.slipway.deployments.DeploymentStatus;
 
 /**
  * The third phase, the data plane: how apps are confined, the runtime that runs them, their routes, and

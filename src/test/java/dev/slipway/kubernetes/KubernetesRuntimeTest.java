@@ -84,7 +84,8 @@ class KubernetesRuntimeTest {
         RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(healthTimeout);
         // the runtime closes its client on close(): each gets its own
         return new KubernetesRuntime(server.createClient(), settings, options, Clock.systemUTC(),
-                artifact -> artifact.startsWith("art_noimage") ? Optional.empty() : Optional.of(IMAGE), project -> "acc_1");
+                artifact -> artifact.startsWith("art_noimage") ? Optional.empty() : Optional.of(IMAGE), project -> "acc_1",
+                deployment -> false);
     }
 
     static AppSpec spec(String deploymentId, String projectId, String artifactId, Map<String, String> env, InstanceType type) {
