@@ -48,7 +48,7 @@ public final class DeploymentRunner implements JobRunner {
     /** Everything a deployment run touches. */
     public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
                         MigrationProgress migrations, LogStore logs, DatabaseService databases, Sources sources,
-                        Builds builds, Serving serving, Clock clock) {}
+                        Builds builds, Serving serving, WarmSwitches switches, Clock clock) {}
 
     /** Where a build's source comes from, and the directory of the workspaces it is put in. */
     public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
@@ -76,9 +76,12 @@ public final class DeploymentRunner implements JobRunner {
     @Override
     public void run(Job job, Lease lease) {
         Deployment d = p.deployments().find(job.subjectId()).orElseThrow();
-        if (d.status().finished()) return;
+        if (d.status().finished()) {
+            p.switches().abandon(d.id()); // cancelled between the rollback's POST, which switched, and this run
+            return;
+        }
         Project project = p.projects().find(d.projectId()).orElseThrow();
-        WarmSwitch warm = job.attempts() == 1 ? warmSwitch(d, project) : null;
+        WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
         RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
         Map<String, String> env = run.env();
@@ -111,7 +114,7 @@ public final class DeploymentRunner implements JobRunner {
             // read again: the domain may have been changed or verified while this deployment built
             p.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
             serving.retiring().reinstate(d.id());
-            previous.ifPresent(prev -> serving.retiring().retire(instanceOwner(prev)));
+            previous.ifPresent(prev -> serving.retiring().retire(p.switches().instanceOwner(prev)));
             pruneArtifacts(project.id());
         } catch (CancelWatch.Cancelled c) {
             fail(d.id(), "Deployment cancelled");
@@ -134,45 +137,8 @@ public final class DeploymentRunner implements JobRunner {
             }
             fail(d.id(), message(e));
         } finally {
-            if (warm != null && !promoted) undo(project, warm);
+            if (warm != null && !promoted) p.switches().undo(warm);
             if (d.rollbackOf() == null) Workspaces.delete(checkout.workspace(d.id()));
-        }
-    }
-
-    /**
-     * Production's route before a warm rollback switched it, and whether that rollback took the target's
-     * process out of retirement.
-     */
-    private record WarmSwitch(Optional<Target> before, String owner, boolean reinstated, String previousOwner) {}
-
-    /**
-     * A rollback to an app still running here is a route switch (issue 18): production's route moves to it
-     * as soon as the job is claimed, before the run's store work (its environment, the build's record, the
-     * state changes and their log lines, which stay exactly as they were), so that the rollback takes effect
-     * in the time of a claim. The run then goes on as before and finds the same process; if it does not get
-     * to live, {@link #undo} puts the previous route back.
-     */
-    private WarmSwitch warmSwitch(Deployment d, Project project) {
-        if (d.rollbackOf() == null) return null;
-        String owner = instanceOwner(d.rollbackOf());
-        var instance = serving.runtime().get(owner);
-        if (instance.isEmpty()) return null;
-        Optional<Target> before = serving.routes().production(project.name());
-        String previousOwner = project.productionDeploymentId() == null ? null : instanceOwner(project.productionDeploymentId());
-        serving.routes().setProduction(project.name(), production(project, instance.get()));
-        return new WarmSwitch(before, owner, serving.retiring().reinstate(owner), previousOwner);
-    }
-
-    private void undo(Project project, WarmSwitch warm) {
-        try {
-            warm.before().ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
-                    () -> serving.routes().removeProduction(project.name()));
-            if (warm.previousOwner() != null && serving.runtime().get(warm.previousOwner()).isPresent()) {
-                serving.runtime().switchProduction(project.id(), warm.previousOwner());
-            }
-            if (warm.reinstated()) serving.retiring().retire(warm.owner());
-        } catch (RuntimeException e) {
-            LOG.warn("putting back the route of {} after a failed rollback failed: {}", project.name(), e.toString());
         }
     }
 
@@ -185,10 +151,10 @@ public final class DeploymentRunner implements JobRunner {
     private Optional<String> promoteAndRoute(Deployment d, Project project, Target target, String url,
                                              Optional<Target> switchedFrom) {
         var before = switchedFrom != null ? switchedFrom : serving.routes().production(project.name());
-        String previousOwner = project.productionDeploymentId() == null ? null : instanceOwner(project.productionDeploymentId());
+        String previousOwner = project.productionDeploymentId() == null ? null : p.switches().instanceOwner(project.productionDeploymentId());
         Target production = target;
         if (target instanceof Target.Upstream) {
-            String owner = serving.runtime().get(d.id()).isPresent() || d.rollbackOf() == null ? d.id() : instanceOwner(d.rollbackOf());
+            String owner = serving.runtime().get(d.id()).isPresent() || d.rollbackOf() == null ? d.id() : p.switches().instanceOwner(d.rollbackOf());
             production = serving.runtime().switchProduction(project.id(), owner)
                     .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
         }
@@ -263,7 +229,7 @@ public final class DeploymentRunner implements JobRunner {
         }
         if (d.rollbackOf() != null) {
             // the target may itself be a rollback served by an earlier deployment's process
-            String owner = instanceOwner(d.rollbackOf());
+            String owner = p.switches().instanceOwner(d.rollbackOf());
             var warm = serving.runtime().get(owner);
             if (warm.isPresent()) {
                 serving.retiring().reinstate(owner);
@@ -284,23 +250,6 @@ public final class DeploymentRunner implements JobRunner {
 
     private static String where(Instance i) {
         return i.pid() > 0 ? "pid " + i.pid() : i.host() + ":" + i.port();
-    }
-
-    /**
-     * Production's target for an instance: the runtime's production address when it has one (the Kubernetes
-     * runtime moves the project Service's selector to the instance's pods), else the instance itself.
-     */
-    private Target production(Project project, Instance instance) {
-        return serving.runtime().switchProduction(project.id(), instance.deploymentId())
-                .<Target>map(i -> new Target.Upstream(i.host(), i.port()))
-                .orElseGet(() -> new Target.Upstream(instance.host(), instance.port()));
-    }
-
-    /** The deployment whose process serves {@code deploymentId}: itself, or the target it rolled back to. */
-    private String instanceOwner(String deploymentId) {
-        if (serving.runtime().get(deploymentId).isPresent()) return deploymentId;
-        return p.deployments().find(deploymentId).map(Deployment::rollbackOf)
-                .filter(t -> serving.runtime().get(t).isPresent()).orElse(deploymentId);
     }
 
     private void startMigration(Deployment d) {

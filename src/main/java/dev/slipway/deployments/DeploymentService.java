@@ -31,10 +31,11 @@ public final class DeploymentService {
     private final Ids ids;
     private final boolean isolated;
     private final Workers workers;
+    private final WarmSwitches switches;
 
     /** @param isolated whether the runtime sandboxes apps; when not, every deployment log starts with {@link Confinement#NOT_ISOLATED} */
     public DeploymentService(DeploymentStore deployments, JobStore jobs, LogStore logs, SecretBox secrets, Clock clock,
-                             boolean isolated, Workers workers) {
+                             boolean isolated, Workers workers, WarmSwitches switches) {
         this.deployments = deployments;
         this.jobs = jobs;
         this.logs = logs;
@@ -43,6 +44,7 @@ public final class DeploymentService {
         this.ids = new Ids(clock);
         this.isolated = isolated;
         this.workers = workers;
+        this.switches = switches;
     }
 
     /**
@@ -75,7 +77,9 @@ public final class DeploymentService {
 
     /**
      * A rollback: a new deployment of the target's commit, artifact and env vars (no rebuild).
-     * {@code rolled_back_from} is production at this moment.
+     * {@code rolled_back_from} is production at this moment. To an app still running here it is a route
+     * switch made before the answer, by a job this server takes at once: it waits neither for a worker's
+     * claim nor for a free slot behind other projects' builds (issue 18).
      */
     public Deployment rollback(Project project, Deployment target) {
         rollbackRefusal(project, target).ifPresent(reason -> {
@@ -85,14 +89,23 @@ public final class DeploymentService {
                 target.commitMessage(), target.branch(), DeploymentStatus.QUEUED, target.id(),
                 project.productionDeploymentId(), target.artifactId(), target.envOverridesEnc(), target.region(),
                 target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
-        deployments.jdbi().useTransaction(h -> {
+        boolean warm = switches.warm(target);
+        Optional<Job> held = deployments.jdbi().inTransaction(h -> {
             deployments.insert(h, d);
             firstLines(h, d.id(), "Rollback queued: redeploying " + target.id()
                     + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
                     + " in place of " + project.productionDeploymentId());
+            if (warm) return workers.enqueueHeld(h, Job.DEPLOYMENT, d.id(), project.id());
             jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+            return Optional.<Job>empty();
         });
-        workers.wake();
+        held.ifPresentOrElse(job -> {
+            try {
+                switches.switchNow(d, project);
+            } finally {
+                workers.runNow(job);
+            }
+        }, workers::wake);
         return d;
     }
 

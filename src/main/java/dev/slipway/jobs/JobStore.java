@@ -42,6 +42,31 @@ public final class JobStore {
     }
 
     /**
+     * Enqueues inside the caller's transaction a job already held by {@code owner}, when no unfinished job
+     * of its project is ahead of it (jobs of a project run in order); else a ready job, and empty. The
+     * transaction's own view decides, so a job of the project created concurrently and not yet committed
+     * can run alongside, the same window {@link #claim} has.
+     */
+    public Optional<Job> enqueueHeld(Handle h, String kind, String subjectId, String projectId, String owner,
+                                     Duration lease) {
+        boolean behind = h.createQuery("SELECT COUNT(*) FROM jobs WHERE project_id = :project AND state <> 'done'")
+                .bind("project", projectId).mapTo(Integer.class).one() > 0;
+        if (behind) {
+            enqueue(h, kind, subjectId, projectId);
+            return Optional.empty();
+        }
+        String id = ids.next("job");
+        Instant now = clock.instant();
+        h.createUpdate("""
+                        INSERT INTO jobs (id, kind, subject_id, project_id, state, attempts, created_at, lease_owner,
+                                          lease_expires_at)
+                        VALUES (:id, :kind, :subject, :project, 'running', 1, :at, :owner, :until)""")
+                .bind("id", id).bind("kind", kind).bind("subject", subjectId).bind("project", projectId)
+                .bind("at", now).bind("owner", owner).bind("until", now.plus(lease)).execute();
+        return Optional.of(new Job(id, kind, subjectId, projectId, 1));
+    }
+
+    /**
      * Claims a runnable job: ready, or running with an expired lease; no older unfinished job of the same
      * project ahead of it; and its account below its tier's {@link Tier#buildsAtOnce()}. Fair across
      * accounts: the account with the fewest jobs running goes first, then the oldest job, so one account's

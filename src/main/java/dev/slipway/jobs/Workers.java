@@ -1,11 +1,13 @@
 package dev.slipway.jobs;
 
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -34,7 +36,8 @@ public final class Workers implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Map<String, AtomicBoolean> held = new ConcurrentHashMap<>();
     private final Thread[] threads;
-    private Thread heartbeat;
+    private final Set<Thread> direct = ConcurrentHashMap.newKeySet();
+    private volatile Thread heartbeat;
 
     /**
      * Workers that take no job before {@link #start}; they exist before their runners, which need them to
@@ -79,6 +82,34 @@ public final class Workers implements AutoCloseable {
      */
     public void wake() {
         if (signal.availablePermits() < threads.length) signal.release();
+    }
+
+    /**
+     * Queues a job inside the caller's transaction already held by this server, when nothing of its project
+     * is ahead of it; the caller hands it to {@link #runNow} after the commit. For cheap jobs that must not
+     * wait for a free slot behind long builds (a warm rollback is a route switch); empty when the job was
+     * queued for the workers (they are woken after the commit by the caller) or this server takes no jobs yet.
+     */
+    public Optional<Job> enqueueHeld(Handle h, String kind, String subjectId, String projectId) {
+        if (heartbeat == null || !running.get()) {
+            jobs.enqueue(h, kind, subjectId, projectId);
+            return Optional.empty();
+        }
+        return jobs.enqueueHeld(h, kind, subjectId, projectId, owner, LEASE);
+    }
+
+    /** Runs a job {@link #enqueueHeld} gave, on a thread of its own, outside the slots; the heartbeat keeps its lease. */
+    public void runNow(Job job) {
+        if (!running.get()) return; // its lease expires and the next claim resumes it
+        Thread t = Thread.ofVirtual().name("worker-now").unstarted(() -> {
+            try {
+                run(job);
+            } finally {
+                direct.remove(Thread.currentThread());
+            }
+        });
+        direct.add(t);
+        t.start();
     }
 
     private void loop() {
@@ -141,5 +172,6 @@ public final class Workers implements AutoCloseable {
         running.set(false);
         if (heartbeat != null) heartbeat.interrupt();
         for (Thread t : threads) if (t != null) t.interrupt();
+        direct.forEach(Thread::interrupt);
     }
 }

@@ -14,6 +14,7 @@ import dev.slipway.images.ImageBuilder;
 import dev.slipway.images.ImageStore;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.RouteRestorer;
+import dev.slipway.deployments.WarmSwitches;
 import dev.slipway.jobs.Job;
 import dev.slipway.jobs.JobRunner;
 import dev.slipway.jobs.Workers;
@@ -40,8 +41,10 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), stores.secrets(), stores.logs(),
                 clock, stores.projectCache(), config.webhooks().allowPrivate());
         Workers workers = new Workers(stores.jobs(), config.buildSlots(), stores.nodeId());
+        var serving = new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls);
+        var switches = new WarmSwitches(serving, stores.deployments());
         DeploymentService deployments = new DeploymentService(stores.deployments(), stores.jobs(), stores.logs(),
-                stores.secrets(), clock, engine.confinement().isolated(), workers);
+                stores.secrets(), clock, engine.confinement().isolated(), workers, switches);
         MigrationService migrations = new MigrationService(jdbi, stores.migrations(), stores.projects(), deployments,
                 stores.jobs(), stores.logs(), clock, workers, databases);
         Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock);
@@ -52,7 +55,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
                         new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock)),
-                new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls), clock));
+                serving, switches, clock));
         DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deployments,
                 stores.projects(), stores.artifacts(), databases, stores.logs(), engine.runtime(), engine.routes(),
                 engine.retiring(), engine.production(), clock));

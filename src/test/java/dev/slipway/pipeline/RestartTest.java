@@ -145,7 +145,7 @@ class RestartTest {
         assertThat(firstRunApps).as("app processes of the killed server").noneMatch(Runs::alive);
         // the resumed attempts may finish now, and so may s2 (s1's commit again) when its turn comes
         Await.until(Runs.RUN, "the gated builds to finish once their gates are open", () -> {
-            openGates(gate, markerB, markerS);
+            Runs.openGates(gate, markerB, markerS);
             return Set.of("deploying", "live", "failed").containsAll(List.of(runs.deployment(b2).get("status").asText(),
                     runs.deployment(s1).get("status").asText(), runs.deployment(s2).get("status").asText()));
         });
@@ -183,19 +183,6 @@ class RestartTest {
         assertNothingRunningAndNothingLost(Map.of(mA, "complete", mB, "complete", mS, "complete"),
                 Map.of(a1, "live", a2, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
         assertOneProcessGroupPerApp(List.of(a1, a2, b1, b2, s1, s2), secondRunApps);
-    }
-
-    /** Opens the gate of every build running with one of the markers, in its working directory. */
-    private static void openGates(String gate, String... markers) {
-        for (String marker : markers) {
-            for (long pid : Runs.processesWithArg(marker)) {
-                try {
-                    java.nio.file.Files.writeString(java.nio.file.Path.of("/proc", Long.toString(pid), "cwd", gate), "open");
-                } catch (java.io.IOException gone) {
-                    // the process ended, or it is not the build's node (npm's shell): the next look tries again
-                }
-            }
-        }
     }
 
     /** Every run has the expected final status, and the lists hold exactly the runs created. */

@@ -1,0 +1,102 @@
+package dev.slipway.pipeline;
+
+import dev.slipway.accounts.Tier;
+import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.ServerPerStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rollback to an app still running is a route switch made before the POST answers (issue 18): it waits
+ * for no worker, not even when the only build slot is busy with another project's build, and it still
+ * runs after the project's own earlier deployments.
+ */
+@EachStore
+class WarmRollbackTest {
+    private static final int GATED_BUILD_MILLIS = 120_000;
+    private static final String GATE = "gate-open";
+
+    final StoreKind kind = server.kind();
+
+    @RegisterExtension
+    static final ServerPerStore server = ServerPerStore.withGit(c -> c.buildSlots(1));
+    static Runs runs;
+
+    @EachStore.Before
+    static void start() {
+        runs = new Runs(server.tenant(Tier.TEAM).http());
+    }
+
+    @Test
+    void switchesBeforeItsAnswerWhileTheOnlySlotBuildsAndQueuesBehindItsOwnProject() {
+        String suffix = kind.name().toLowerCase();
+        String repoA = "acme/warm-a-" + suffix;
+        server.git().createRepo(repoA);
+        server.git().commit(repoA, "main", NodeApp.version("v1"), "v1");
+        String projectA = runs.projectOf(awaitComplete(runs.migrate(repoA)));
+        String first = runs.firstDeployment(projectA);
+        server.git().commit(repoA, "main", NodeApp.version("v2"), "v2");
+        String second = runs.deploy(projectA);
+        runs.awaitDeployment(second, "live");
+        String url = runs.http().get("/v1/projects/" + projectA).json().at("/data/url").asText();
+        assertThat(Apps.get(url).body()).startsWith("app:v2");
+
+        // the only slot builds another project, until the test opens its gate
+        String repoB = "acme/warm-b-" + suffix;
+        server.git().createRepo(repoB);
+        server.git().commit(repoB, "main", NodeApp.version("b1"), "b1");
+        String projectB = runs.projectOf(awaitComplete(runs.migrate(repoB)));
+        String markerB = Runs.marker("warm-b");
+        server.git().commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, GATE), "b2, slow");
+        String buildingB = runs.deploy(projectB);
+        Await.until(Runs.RUN, "project B's build to run", () -> !Runs.processesWithArg(markerB).isEmpty());
+
+        // the first request after the 201 is answered by the target
+        var rollback = runs.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        assertThat(Apps.get(url).body()).startsWith("app:v1");
+        String third = rollback.json().at("/data/id").asText();
+        runs.await("deployments", third, "live", Duration.ofSeconds(30));
+        assertThat(runs.deployment(buildingB).get("status").asText()).isEqualTo("building");
+        assertThat(runs.deployment(second).get("status").asText()).isEqualTo("rolled_back");
+        assertThat(runs.messages("deployments", third))
+                .anyMatch(m -> m.startsWith("info Rollback queued: redeploying " + first))
+                .anyMatch(m -> m.contains("(no rebuild)"))
+                .anyMatch(m -> m.contains("Switching to the still-running app of " + first))
+                .noneMatch(m -> m.contains("Build started"));
+
+        // behind its own project's queued deployment, a rollback waits: nothing switches before its turn
+        String markerA = Runs.marker("warm-a");
+        server.git().commit(repoA, "main", NodeApp.gatedBuild("v3", GATED_BUILD_MILLIS, markerA, GATE), "v3, slow");
+        String fourth = runs.deploy(projectA);
+        var behind = runs.http().send("POST", "/v1/deployments/" + second + "/rollback", null, null);
+        assertThat(behind.status()).as(behind.body()).isEqualTo(201);
+        String fifth = behind.json().at("/data/id").asText();
+        assertThat(Apps.get(url).body()).startsWith("app:v1");
+        assertThat(runs.deployment(fifth).get("status").asText()).isEqualTo("queued");
+
+        // the gates open: B's build, then A's, then the rollback, in that order
+        Await.until(Runs.RUN, "the queued rollback to go live", () -> {
+            Runs.openGates(GATE, markerB, markerA);
+            return runs.deployment(fifth).get("status").asText().equals("live");
+        });
+        assertThat(runs.deployment(buildingB).get("status").asText()).isEqualTo("live");
+        assertThat(runs.deployment(fourth).get("status").asText()).isEqualTo("live"); // it went live before the rollback
+        assertThat(runs.deployment(third).get("status").asText()).isEqualTo("rolled_back"); // production at the POST
+        assertThat(runs.http().get("/v1/projects/" + projectA).json().at("/data/production_deployment_id").asText())
+                .isEqualTo(fifth);
+        assertThat(Apps.get(url).body()).startsWith("app:v2");
+    }
+
+    private static String awaitComplete(String migration) {
+        runs.awaitMigration(migration, "complete");
+        return migration;
+    }
+}
