@@ -268,6 +268,15 @@ final class RelayClient implements RelayLoop.Io {
     /** Client → app: the rewritten head, then the body's bytes as far as they belong to this request. */
     private void pumpRequest() throws IOException {
         while (phase == Phase.EXCHANGE && !requestDone) {
+            // body bytes read with the head go out with it, in one writev
+            if (requestPass == 0 && !requestBody.done() && in.hasRemaining()) {
+                try {
+                    requestPass = requestBody.scan(in, in.position(), in.limit());
+                } catch (RelayFraming.Malformed e) {
+                    close(); // part of the request may have reached the app already: all that is left is to cut both
+                    return;
+                }
+            }
             if ((requestOut != null && requestOut.hasRemaining()) || requestPass > 0) {
                 int written;
                 try {
@@ -288,12 +297,6 @@ final class RelayClient implements RelayLoop.Io {
                 return;
             }
             if (!in.hasRemaining()) return;
-            try {
-                requestPass = requestBody.scan(in, in.position(), in.limit());
-            } catch (RelayFraming.Malformed e) {
-                close(); // part of the request reached the app already: all that is left is to cut both
-                return;
-            }
         }
     }
 
@@ -316,8 +319,15 @@ final class RelayClient implements RelayLoop.Io {
                     }
                     upIn.position(upIn.position() + head.length);
                     responseOut = response(head);
+                    // the body bytes read with the head go out with it: one writev, not a writev and a write
+                    if (responseHead && !responseBody.done() && upIn.hasRemaining()) {
+                        responsePass = responseBody.scan(upIn, upIn.position(), upIn.limit());
+                    }
                 } catch (RelayHead.Malformed e) {
                     badGateway();
+                    return;
+                } catch (RelayFraming.Malformed e) {
+                    close();
                     return;
                 }
                 continue;
