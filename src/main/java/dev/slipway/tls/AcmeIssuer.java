@@ -8,6 +8,8 @@ import org.shredzone.acme4j.Problem;
 import org.shredzone.acme4j.Session;
 import org.shredzone.acme4j.Status;
 import org.shredzone.acme4j.challenge.Http01Challenge;
+import org.shredzone.acme4j.challenge.TlsAlpn01Challenge;
+import org.shredzone.acme4j.challenge.TokenChallenge;
 import org.shredzone.acme4j.connector.NetworkSettings;
 import org.shredzone.acme4j.exception.AcmeException;
 import org.shredzone.acme4j.provider.GenericAcmeProvider;
@@ -29,8 +31,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Orders one domain's certificate from the ACME CA (RFC 8555) with acme4j, proving control by HTTP-01: the
- * key authorization goes into the store, where the apps listener of any server answers the CA's request.
+ * Orders one domain's certificate from the ACME CA (RFC 8555) with acme4j, proving control by HTTP-01 or
+ * TLS-ALPN-01 ({@link TlsSettings#challenge()}): the key authorization goes into the store, where the apps
+ * listener (HTTP-01) or the apps HTTPS listener ({@link AlpnChallenges}) of any server answers the CA.
  */
 final class AcmeIssuer {
     /** How long the CA has to validate, and then to sign. */
@@ -55,18 +58,24 @@ final class AcmeIssuer {
         Order order = login.newOrder().domain(domain).create();
         for (Authorization auth : order.getAuthorizations()) {
             if (auth.getStatus() == Status.VALID) continue;
-            Http01Challenge challenge = auth.<Http01Challenge>findChallenge(Http01Challenge.TYPE)
-                    .orElseThrow(() -> new AcmeException("the CA offers no http-01 challenge for " + domain));
-            store.putChallenge(challenge.getToken(), domain, challenge.getAuthorization());
+            boolean alpn = TlsSettings.TLS_ALPN_01.equals(settings.challenge());
+            TokenChallenge challenge = alpn
+                    ? auth.<TlsAlpn01Challenge>findChallenge(TlsAlpn01Challenge.TYPE).orElse(null)
+                    : auth.<Http01Challenge>findChallenge(Http01Challenge.TYPE).orElse(null);
+            if (challenge == null) throw new AcmeException("the CA offers no " + settings.challenge() + " challenge for " + domain);
+            // HTTP-01: the apps listener answers the token's path; TLS-ALPN-01: the HTTPS listener, by domain
+            String token = challenge instanceof Http01Challenge http ? http.getToken()
+                    : CertificateStore.alpnToken(challenge.getAuthorization());
+            store.putChallenge(token, domain, challenge.getAuthorization());
             try {
                 challenge.trigger();
                 Status status = challenge.waitForCompletion(WAIT);
                 if (status != Status.VALID) {
-                    throw new AcmeException("validation of " + domain + " failed: "
+                    throw new AcmeException("validation of " + domain + " (" + settings.challenge() + ") failed: "
                             + challenge.getError().map(AcmeIssuer::describe).orElse("status " + status));
                 }
             } finally {
-                store.removeChallenge(challenge.getToken());
+                store.removeChallenge(token);
             }
         }
         if (order.waitUntilReady(WAIT) != Status.READY) {

@@ -13,12 +13,14 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -30,12 +32,14 @@ public final class AppsTls implements Edge, AutoCloseable {
     private final CertificateStore store;
     private final Certificates certificates;
     private final CertificateManager manager;
+    private final AlpnChallenges challenges;
 
     private AppsTls(BoundPort port, CertificateStore store, Certificates certificates, CertificateManager manager) {
         this.port = port;
         this.store = store;
         this.certificates = certificates;
         this.manager = manager;
+        this.challenges = new AlpnChallenges(store, manager::wants);
     }
 
     /**
@@ -92,10 +96,16 @@ public final class AppsTls implements Edge, AutoCloseable {
 
     @Override
     public void connect(Server server, HttpConfiguration http) {
-        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        SslContextFactory.Server ssl = new SslContextFactory.Server() {
+            @Override
+            public void customize(SSLEngine engine) {
+                super.customize(engine);
+                engine.setHandshakeApplicationProtocolSelector(AppsTls::protocol);
+            }
+        };
         try {
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[]{new SniKeyManager(certificates)}, null, null);
+            context.init(new KeyManager[]{new SniKeyManager(certificates, challenges)}, null, null);
             ssl.setSslContext(context);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("no TLS implementation: " + e.getMessage(), e);
@@ -109,6 +119,14 @@ public final class AppsTls implements Edge, AutoCloseable {
         connector.setIdleTimeout(server.getConnectors().length > 0 && server.getConnectors()[0] instanceof ServerConnector c
                 ? c.getIdleTimeout() : 30_000);
         server.addConnector(connector);
+    }
+
+    /**
+     * ALPN: {@code acme-tls/1} when offered (an ACME CA validating TLS-ALPN-01 offers only that, RFC 8737 §3),
+     * else none at all: the listener speaks HTTP/1.1 whatever a browser offers.
+     */
+    private static String protocol(SSLEngine engine, List<String> offered) {
+        return offered.contains(AlpnChallenges.PROTOCOL) ? AlpnChallenges.PROTOCOL : "";
     }
 
     @Override

@@ -38,6 +38,7 @@ public final class CertificateManager implements AutoCloseable {
     private final ScheduledExecutorService loop;
     private volatile Map<String, String> loadedSerials = Map.of();
     private volatile Set<String> hsts = Set.of();
+    private volatile Set<String> wantedNow = Set.of();
     private final java.util.concurrent.atomic.AtomicLong passes = new java.util.concurrent.atomic.AtomicLong();
 
     /** @param domains the domains that get certificates (the composition root decides which) */
@@ -70,6 +71,7 @@ public final class CertificateManager implements AutoCloseable {
             for (String d : store.forgetUnheld(clock.instant())) LOG.info("certificate for {}: deleted, no project holds the domain any more", d);
             reload();
             List<String> wanted = wanted();
+            wantedNow = Set.copyOf(wanted);
             store.ensure(wanted);
             Instant now = clock.instant();
             Instant renewBy = now.plus(settings.renewBefore());
@@ -86,6 +88,11 @@ public final class CertificateManager implements AutoCloseable {
         } finally {
             passes.incrementAndGet();
         }
+    }
+
+    /** Whether {@code domain} (lower case) gets a certificate, as of the last pass. */
+    boolean wants(String domain) {
+        return wantedNow.contains(domain);
     }
 
     /** Check passes finished so far. */

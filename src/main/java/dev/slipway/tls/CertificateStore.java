@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -233,6 +234,22 @@ public final class CertificateStore {
     public Optional<String> challenge(String token, String host) {
         return jdbi.withHandle(h -> h.createQuery("SELECT content FROM acme_challenges WHERE token = :t AND domain = :d")
                 .bind("t", token).bind("d", host.toLowerCase(Locale.ROOT)).mapTo(String.class).findOne());
+    }
+
+    /**
+     * The key a TLS-ALPN-01 challenge is kept under: a digest of its key authorization (acme4j keeps its token
+     * to itself) behind a prefix no HTTP-01 token can have (':'), so the apps listener never serves it.
+     */
+    static String alpnToken(String keyAuthorization) {
+        return AlpnChallenges.PROTOCOL + ":" + HexFormat.of().formatHex(AlpnChallenges.sha256(keyAuthorization), 0, 24);
+    }
+
+    /** The key authorization of the TLS-ALPN-01 challenge in flight for {@code domain}; empty when none. */
+    Optional<String> alpnChallenge(String domain) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT content FROM acme_challenges WHERE domain = :d AND token LIKE :p ORDER BY created_at DESC""")
+                .bind("d", domain.toLowerCase(Locale.ROOT)).bind("p", AlpnChallenges.PROTOCOL + ":%")
+                .mapTo(String.class).findFirst());
     }
 
     void removeChallenge(String token) {

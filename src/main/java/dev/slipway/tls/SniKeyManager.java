@@ -14,27 +14,32 @@ import java.security.cert.X509Certificate;
 
 /**
  * Chooses the apps HTTPS listener's certificate by the SNI name of each handshake, from {@link Certificates}.
- * No SNI name: the operator's wildcard, if any. A name without a certificate fails the handshake.
+ * No SNI name: the operator's wildcard, if any. A name without a certificate fails the handshake. A handshake
+ * whose negotiated protocol is {@code acme-tls/1} (an ACME CA validating TLS-ALPN-01) gets the challenge's
+ * certificate instead, from {@link AlpnChallenges}.
  */
 final class SniKeyManager extends X509ExtendedKeyManager {
     private final Certificates certificates;
+    private final AlpnChallenges challenges;
 
-    SniKeyManager(Certificates certificates) {
+    SniKeyManager(Certificates certificates, AlpnChallenges challenges) {
         this.certificates = certificates;
+        this.challenges = challenges;
     }
 
     @Override
     public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-        return choose(keyType, engine == null ? null : engine.getHandshakeSession());
+        return engine == null ? null : choose(keyType, engine.getHandshakeSession(), engine.getHandshakeApplicationProtocol());
     }
 
     @Override
     public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
-        return choose(keyType, socket instanceof SSLSocket s ? s.getHandshakeSession() : null);
+        return socket instanceof SSLSocket s ? choose(keyType, s.getHandshakeSession(), s.getHandshakeApplicationProtocol()) : null;
     }
 
-    private String choose(String keyType, SSLSession session) {
-        Certificates.Entry e = certificates.forHost(sniName(session));
+    private String choose(String keyType, SSLSession session, String protocol) {
+        Certificates.Entry e = AlpnChallenges.PROTOCOL.equals(protocol) ? challenges.forDomain(sniName(session))
+                : certificates.forHost(sniName(session));
         return e != null && e.keyType().equalsIgnoreCase(keyType) ? e.alias() : null;
     }
 
@@ -48,14 +53,19 @@ final class SniKeyManager extends X509ExtendedKeyManager {
 
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
-        Certificates.Entry e = certificates.byAlias(alias);
+        Certificates.Entry e = entry(alias);
         return e == null ? null : e.chain().toArray(X509Certificate[]::new);
     }
 
     @Override
     public PrivateKey getPrivateKey(String alias) {
-        Certificates.Entry e = certificates.byAlias(alias);
+        Certificates.Entry e = entry(alias);
         return e == null ? null : e.key();
+    }
+
+    private Certificates.Entry entry(String alias) {
+        Certificates.Entry e = certificates.byAlias(alias);
+        return e != null ? e : challenges.byAlias(alias);
     }
 
     @Override

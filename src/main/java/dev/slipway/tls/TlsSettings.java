@@ -3,6 +3,7 @@ package dev.slipway.tls;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -19,12 +20,17 @@ import java.util.Map;
  * @param retryMax     the longest delay between attempts ({@code SLIPWAY_ACME_RETRY_MAX})
  * @param checkEvery   how often the domains are checked and the certificates other servers issued are loaded
  *                     ({@code SLIPWAY_ACME_CHECK_INTERVAL})
+ * @param challenge    how control is proven to the CA ({@code SLIPWAY_ACME_CHALLENGE}): {@link #HTTP_01} on the apps
+ *                     HTTP listener (the CA connects to port 80), or {@link #TLS_ALPN_01} on the HTTPS one (port 443)
  */
 public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey, String directoryUrl, String email,
-                          Path caPem, Duration renewBefore, Duration retryMin, Duration retryMax, Duration checkEvery) {
+                          Path caPem, Duration renewBefore, Duration retryMin, Duration retryMax, Duration checkEvery,
+                          String challenge) {
     public static final String LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory";
+    public static final String HTTP_01 = "http-01";
+    public static final String TLS_ALPN_01 = "tls-alpn-01";
     public static final TlsSettings OFF = new TlsSettings(null, null, null, LETS_ENCRYPT, null, null,
-            Duration.ofDays(30), Duration.ofMinutes(1), Duration.ofHours(24), Duration.ofMinutes(1));
+            Duration.ofDays(30), Duration.ofMinutes(1), Duration.ofHours(24), Duration.ofMinutes(1), HTTP_01);
 
     public TlsSettings {
         if ((wildcardCert == null) != (wildcardKey == null)) {
@@ -36,6 +42,10 @@ public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey
         if (directoryUrl == null || !(directoryUrl.startsWith("https://") || directoryUrl.startsWith("http://"))) {
             throw new IllegalArgumentException("SLIPWAY_ACME_DIRECTORY_URL must be an http(s) URL");
         }
+        if (!HTTP_01.equals(challenge) && !TLS_ALPN_01.equals(challenge)) {
+            throw new IllegalArgumentException("SLIPWAY_ACME_CHALLENGE must be " + HTTP_01 + " or " + TLS_ALPN_01
+                    + ", got '" + challenge + "'");
+        }
     }
 
     public boolean enabled() {
@@ -43,19 +53,23 @@ public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey
     }
 
     public TlsSettings withHttpsPort(Integer port) {
-        return new TlsSettings(port, wildcardCert, wildcardKey, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery);
+        return new TlsSettings(port, wildcardCert, wildcardKey, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery, challenge);
     }
 
     public TlsSettings withWildcard(Path cert, Path key) {
-        return new TlsSettings(httpsPort, cert, key, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery);
+        return new TlsSettings(httpsPort, cert, key, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery, challenge);
     }
 
     public TlsSettings withAcme(String directory, Path ca) {
-        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directory, email, ca, renewBefore, retryMin, retryMax, checkEvery);
+        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directory, email, ca, renewBefore, retryMin, retryMax, checkEvery, challenge);
     }
 
     public TlsSettings withTimings(Duration renew, Duration min, Duration max, Duration check) {
-        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directoryUrl, email, caPem, renew, min, max, check);
+        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directoryUrl, email, caPem, renew, min, max, check, challenge);
+    }
+
+    public TlsSettings withChallenge(String type) {
+        return new TlsSettings(httpsPort, wildcardCert, wildcardKey, directoryUrl, email, caPem, renewBefore, retryMin, retryMax, checkEvery, type);
     }
 
     /** The ACME settings of the environment over {@code base} (the flags' HTTPS port and wildcard stay). */
@@ -67,7 +81,8 @@ public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey
                 duration(env, "SLIPWAY_ACME_RENEW_BEFORE", base.renewBefore()),
                 duration(env, "SLIPWAY_ACME_RETRY_MIN", base.retryMin()),
                 duration(env, "SLIPWAY_ACME_RETRY_MAX", base.retryMax()),
-                duration(env, "SLIPWAY_ACME_CHECK_INTERVAL", base.checkEvery()));
+                duration(env, "SLIPWAY_ACME_CHECK_INTERVAL", base.checkEvery()),
+                blank(env.get("SLIPWAY_ACME_CHALLENGE")) ? base.challenge() : env.get("SLIPWAY_ACME_CHALLENGE").strip().toLowerCase(Locale.ROOT));
     }
 
     private static boolean blank(String s) {

@@ -30,8 +30,8 @@ import java.util.List;
 
 /**
  * Debian's Pebble (the Let's Encrypt test CA) on free loopback ports, with a config file and a TLS certificate
- * of its own in a temp dir. Its validation authority resolves names with {@link LoopbackDns} and fetches
- * HTTP-01 answers from {@code httpPort} (the apps listener's).
+ * of its own in a temp dir. Its validation authority resolves names with {@link LoopbackDns}, fetches
+ * HTTP-01 answers from {@code httpPort} (the apps listener's) and makes TLS-ALPN-01 handshakes to {@code tlsPort}.
  */
 final class Pebble implements AutoCloseable {
     static final Path BINARY = Path.of("/usr/bin/pebble");
@@ -53,6 +53,11 @@ final class Pebble implements AutoCloseable {
     }
 
     static Pebble start(int httpPort, LoopbackDns dns) throws Exception {
+        return start(httpPort, freePort(), dns);
+    }
+
+    /** @param tlsPort where the validation authority connects for TLS-ALPN-01 (the apps HTTPS listener's) */
+    static Pebble start(int httpPort, int tlsPort, LoopbackDns dns) throws Exception {
         if (!Files.isExecutable(BINARY)) throw new AssertionError("pebble is not installed at " + BINARY + " (apt-get install pebble)");
         Path dir = Files.createTempDirectory("pebble-");
         X509Certificate cert = selfSigned(dir);
@@ -62,7 +67,7 @@ final class Pebble implements AutoCloseable {
                 {"pebble": {"listenAddress": "127.0.0.1:%d", "managementListenAddress": "127.0.0.1:%d",
                   "certificate": "%s", "privateKey": "%s", "httpPort": %d, "tlsPort": %d,
                   "ocspResponderURL": "", "externalAccountBindingRequired": false}}"""
-                .formatted(acme, management, dir.resolve("cert.pem"), dir.resolve("key.pem"), httpPort, freePort()));
+                .formatted(acme, management, dir.resolve("cert.pem"), dir.resolve("key.pem"), httpPort, tlsPort));
         Path log = dir.resolve("pebble.log");
         ProcessBuilder pb = new ProcessBuilder(BINARY.toString(), "-config", dir.resolve("config.json").toString(),
                 "-dnsserver", dns.address()).redirectErrorStream(true).redirectOutput(log.toFile());

@@ -29,41 +29,57 @@ final class Rig implements AutoCloseable {
     final Pebble pebble;
     final TestStore store;
     final int appsPort;
+    /** The first server's HTTPS port when Pebble validates TLS-ALPN-01 there; 0 (any) for HTTP-01. */
+    final int httpsPort;
     final List<Slipway> servers = new ArrayList<>();
 
-    private Rig(LoopbackDns dns, Pebble pebble, TestStore store, int appsPort) {
+    private Rig(LoopbackDns dns, Pebble pebble, TestStore store, int appsPort, int httpsPort) {
         this.dns = dns;
         this.pebble = pebble;
         this.store = store;
         this.appsPort = appsPort;
+        this.httpsPort = httpsPort;
     }
 
+    /** Pebble validates HTTP-01 on the first server's apps listener. */
     static Rig start(StoreKind kind) throws Exception {
+        return start(kind, false);
+    }
+
+    /**
+     * @param alpn Pebble validates TLS-ALPN-01 on the first server's HTTPS listener, and its HTTP-01 requests go
+     *             to a port nobody listens on, so only TLS-ALPN-01 can succeed
+     */
+    static Rig start(StoreKind kind, boolean alpn) throws Exception {
         LoopbackDns dns = LoopbackDns.start();
         int appsPort = Pebble.freePort();
+        int httpsPort = alpn ? Pebble.freePort() : 0;
         Pebble pebble;
         try {
-            pebble = Pebble.start(appsPort, dns);
+            pebble = alpn ? Pebble.start(Pebble.freePort(), httpsPort, dns) : Pebble.start(appsPort, dns);
         } catch (Exception | AssertionError e) {
             dns.close();
             throw e;
         }
-        return new Rig(dns, pebble, TestStore.create(kind), appsPort);
+        return new Rig(dns, pebble, TestStore.create(kind), appsPort, httpsPort);
     }
 
     /** The test settings: checks every 200 ms, first retry after 1 s. */
     TlsSettings tls() {
-        return TlsSettings.OFF.withHttpsPort(0).withAcme(pebble.directoryUrl(), pebble.caPem())
+        TlsSettings s = TlsSettings.OFF.withHttpsPort(0).withAcme(pebble.directoryUrl(), pebble.caPem())
                 .withTimings(Duration.ofDays(30), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMillis(200));
+        return httpsPort == 0 ? s : s.withChallenge(TlsSettings.TLS_ALPN_01);
     }
 
     /** A server on the rig's store; the first one gets the apps port Pebble validates on. */
     Slipway server(Clock clock, UnaryOperator<ServerConfig.Builder> customize) throws Exception {
         Path dir = servers.isEmpty() ? store.dataDir() : Files.createTempDirectory(store.dataDir(), "peer-");
-        int apps = servers.stream().anyMatch(s -> s.appsPort() == appsPort) ? 0 : appsPort;
+        boolean first = servers.stream().noneMatch(s -> s.appsPort() == appsPort);
+        int apps = first ? appsPort : 0;
+        TlsSettings tls = first && httpsPort != 0 ? tls().withHttpsPort(httpsPort) : tls();
         ServerConfig config = customize.apply(ServerConfig.builder(dir).environment(System.getenv()).ports(0, apps)
                 .databaseUrl(store.jdbcUrl()).secretKey(store.secretKey()).createDefaultAccount(false)
-                .allowPrivateTargets(true).tls(tls()).domainProof(false)
+                .allowPrivateTargets(true).tls(tls).domainProof(false)
                 .domains(dev.slipway.domains.DomainSettings.DEFAULTS.withProof(false).withDnsServers(
                         java.util.List.of(new java.net.InetSocketAddress("127.0.0.1", dns.port()))))).build();
         Slipway s = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
