@@ -94,4 +94,36 @@ class JobStoreTest {
         assertThat(order).containsExactly(teamRuns.get(0), proRuns.get(0), teamRuns.get(1), proRuns.get(1),
                 teamRuns.get(2), teamRuns.get(3));
     }
+
+    @Test
+    void aJobHeldFromItsCreationIsHeldOnlyWhenNothingOfItsProjectIsAhead() {
+        drain();
+        String account = account(Tier.TEAM);
+        String ahead = queue(account);
+        String project = database.jdbi().withHandle(h -> h.createQuery("SELECT project_id FROM jobs WHERE subject_id = :s")
+                .bind("s", ahead).mapTo(String.class).one());
+        String owner = "server-" + kind;
+
+        // behind a ready job of its project: queued as ready, not held
+        Optional<Job> behind = database.jdbi().inTransaction(h -> jobs.enqueueHeld(h, Job.DEPLOYMENT, "dep_behind_" + kind, project, owner, LEASE));
+        assertThat(behind).isEmpty();
+        assertThat(state("dep_behind_" + kind)).isEqualTo("ready");
+
+        // once the project's jobs are done: held by the owner from the insert, with a lease, claimable by nobody else
+        drain();
+        Optional<Job> held = database.jdbi().inTransaction(h -> jobs.enqueueHeld(h, Job.DEPLOYMENT, "dep_held_" + kind, project, owner, LEASE));
+        assertThat(held).isPresent();
+        assertThat(held.get().attempts()).isEqualTo(1);
+        assertThat(state("dep_held_" + kind)).isEqualTo("running");
+        assertThat(claim()).isEmpty();
+        assertThat(jobs.heartbeat(held.get().id(), owner, LEASE)).isTrue();
+        assertThat(jobs.heartbeat(held.get().id(), "someone-else", LEASE)).isFalse();
+        jobs.finish(held.get().id(), owner);
+        assertThat(state("dep_held_" + kind)).isEqualTo("done");
+    }
+
+    private String state(String subject) {
+        return database.jdbi().withHandle(h -> h.createQuery("SELECT state FROM jobs WHERE subject_id = :s")
+                .bind("s", subject).mapTo(String.class).one());
+    }
 }
