@@ -8,18 +8,8 @@ import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
 
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,7 +55,7 @@ class AlpnTest {
             assertThat(page.status()).isEqualTo(200);
             assertThat(page.body()).contains("served after tls-alpn-01");
             // a browser offering h2 and http/1.1 is served HTTP/1.1 without ALPN, as before
-            assertThat(handshake(server.appsHttpsPort(), "alpn.example.test", "h2", "http/1.1").protocol()).isEmpty();
+            assertThat(TlsClient.probe(server.appsHttpsPort(), "alpn.example.test", "h2", "http/1.1").protocol()).isEmpty();
 
             // nothing left in flight, and the challenge keys never reach the HTTP-01 answers
             int inFlight = server.database().jdbi().withHandle(h -> h.createQuery("SELECT COUNT(*) FROM acme_challenges")
@@ -73,42 +63,19 @@ class AlpnTest {
             assertThat(inFlight).isZero();
 
             // hostile handshakes asking for a challenge certificate get none
-            assertThatThrownBy(() -> handshake(server.appsHttpsPort(), "alpn.example.test", AlpnChallenges.PROTOCOL))
+            assertThatThrownBy(() -> TlsClient.probe(server.appsHttpsPort(), "alpn.example.test", AlpnChallenges.PROTOCOL))
                     .as("no challenge in flight for the domain").isInstanceOf(SSLException.class);
-            assertThatThrownBy(() -> handshake(server.appsHttpsPort(), "made-up.example.test", AlpnChallenges.PROTOCOL))
+            assertThatThrownBy(() -> TlsClient.probe(server.appsHttpsPort(), "made-up.example.test", AlpnChallenges.PROTOCOL))
                     .as("a name no project holds").isInstanceOf(SSLException.class);
             // a challenge in flight for one domain is no certificate for another
             String keyAuthorization = "tok.thumbprint";
             server.stores().certificates().putChallenge(CertificateStore.alpnToken(keyAuthorization), "alpn.example.test", keyAuthorization);
-            var challenge = handshake(server.appsHttpsPort(), "alpn.example.test", AlpnChallenges.PROTOCOL);
+            var challenge = TlsClient.probe(server.appsHttpsPort(), "alpn.example.test", AlpnChallenges.PROTOCOL);
             assertThat(challenge.protocol()).isEqualTo(AlpnChallenges.PROTOCOL);
             assertThat(challenge.leaf().getSubjectAlternativeNames()).singleElement().satisfies(san -> assertThat(san.get(1)).isEqualTo("alpn.example.test"));
             assertThat(challenge.leaf().getCriticalExtensionOIDs()).contains("1.3.6.1.5.5.7.1.31"); // id-pe-acmeIdentifier
-            assertThatThrownBy(() -> handshake(server.appsHttpsPort(), "made-up.example.test", AlpnChallenges.PROTOCOL))
+            assertThatThrownBy(() -> TlsClient.probe(server.appsHttpsPort(), "made-up.example.test", AlpnChallenges.PROTOCOL))
                     .isInstanceOf(SSLException.class);
-        }
-    }
-
-    private record Handshake(String protocol, X509Certificate leaf) {}
-
-    /** A TLS handshake offering {@code protocols} by ALPN, trusting anything: what the server hands out. */
-    private static Handshake handshake(int port, String host, String... protocols) throws Exception {
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, new TrustManager[]{new X509TrustManager() {
-            @Override public void checkClientTrusted(X509Certificate[] chain, String authType) { }
-            @Override public void checkServerTrusted(X509Certificate[] chain, String authType) { }
-            @Override public X509Certificate[] getAcceptedIssuers() { return new X509Certificate[0]; }
-        }}, null);
-        Socket plain = new Socket();
-        plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        plain.setSoTimeout(10_000);
-        try (SSLSocket socket = (SSLSocket) ssl.getSocketFactory().createSocket(plain, host, port, true)) {
-            SSLParameters params = socket.getSSLParameters();
-            params.setServerNames(List.of(new SNIHostName(host)));
-            params.setApplicationProtocols(protocols);
-            socket.setSSLParameters(params);
-            socket.startHandshake();
-            return new Handshake(socket.getApplicationProtocol(), (X509Certificate) socket.getSession().getPeerCertificates()[0]);
         }
     }
 }

@@ -4,7 +4,9 @@ import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -40,14 +42,7 @@ final class TlsClient {
     }
 
     Response get(int port, String host, String path) throws IOException {
-        Socket plain = new Socket();
-        plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        plain.setSoTimeout(10_000);
-        try (SSLSocket socket = (SSLSocket) ssl.getSocketFactory().createSocket(plain, host, port, true)) {
-            SSLParameters params = socket.getSSLParameters();
-            params.setServerNames(List.of(new SNIHostName(host)));
-            params.setEndpointIdentificationAlgorithm("HTTPS");
-            socket.setSSLParameters(params);
+        try (SSLSocket socket = open(ssl, port, host, true)) {
             socket.startHandshake();
             List<X509Certificate> chain = java.util.Arrays.stream(socket.getSession().getPeerCertificates())
                     .map(c -> (X509Certificate) c).toList();
@@ -64,5 +59,37 @@ final class TlsClient {
             }
             return new Response(Integer.parseInt(lines[0].split(" ")[1]), headers, raw.substring(end + 4), chain);
         }
+    }
+
+    /** What the server hands out to a handshake offering {@code protocols} by ALPN: the protocol chosen and the leaf. */
+    record Handshake(String protocol, X509Certificate leaf) {}
+
+    /** A handshake with SNI {@code host} offering {@code protocols}, trusting any certificate (a probe, not a browser). */
+    static Handshake probe(int port, String host, String... protocols) throws Exception {
+        SSLContext any = SSLContext.getInstance("TLS");
+        any.init(null, new TrustManager[]{new X509TrustManager() {
+            @Override public void checkClientTrusted(X509Certificate[] chain, String authType) { }
+            @Override public void checkServerTrusted(X509Certificate[] chain, String authType) { }
+            @Override public X509Certificate[] getAcceptedIssuers() { return new X509Certificate[0]; }
+        }}, null);
+        try (SSLSocket socket = open(any, port, host, false)) {
+            SSLParameters params = socket.getSSLParameters();
+            params.setApplicationProtocols(protocols);
+            socket.setSSLParameters(params);
+            socket.startHandshake();
+            return new Handshake(socket.getApplicationProtocol(), (X509Certificate) socket.getSession().getPeerCertificates()[0]);
+        }
+    }
+
+    private static SSLSocket open(SSLContext ssl, int port, String host, boolean checkName) throws IOException {
+        Socket plain = new Socket();
+        plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        plain.setSoTimeout(10_000);
+        SSLSocket socket = (SSLSocket) ssl.getSocketFactory().createSocket(plain, host, port, true);
+        SSLParameters params = socket.getSSLParameters();
+        params.setServerNames(List.of(new SNIHostName(host)));
+        if (checkName) params.setEndpointIdentificationAlgorithm("HTTPS");
+        socket.setSSLParameters(params);
+        return socket;
     }
 }
