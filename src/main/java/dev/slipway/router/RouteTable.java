@@ -59,6 +59,11 @@ public final class RouteTable {
         learned.incrementAndGet();
     }
 
+    /** Whether {@code domain} is a custom domain served here now. */
+    public boolean hasDomain(String domain) {
+        return domains.containsKey(normalize(domain));
+    }
+
     public void removeDomain(String domain) {
         domains.remove(normalize(domain));
     }

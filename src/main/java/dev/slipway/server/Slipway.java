@@ -80,7 +80,8 @@ public final class Slipway implements AutoCloseable {
             ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, urls, clock);
             opened.push(control);
             AppsTls tls = listeners.appsHttps() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
-                    config.appsDomain(), stores.certificates(), certificateDomains(stores), stores.nodeId(), clock);
+                    config.appsDomain(), stores.certificates(), certificateDomains(stores), engine.routes()::hasDomain,
+                    stores.nodeId(), clock);
             if (tls != null) opened.push(tls);
             // until the recovery below is done, a wake waits (DormantApps.open)
             AppsListener apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,

@@ -21,6 +21,7 @@ import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -34,23 +35,28 @@ public final class AppsTls implements Edge, AutoCloseable {
     private final CertificateManager manager;
     private final AlpnChallenges challenges;
 
-    private AppsTls(BoundPort port, CertificateStore store, Certificates certificates, CertificateManager manager) {
+    private AppsTls(BoundPort port, CertificateStore store, Certificates certificates, CertificateManager manager,
+                    Predicate<String> routed) {
         this.port = port;
         this.store = store;
         this.certificates = certificates;
         this.manager = manager;
-        this.challenges = new AlpnChallenges(store, manager::wants);
+        // the route table learns a domain from the change feed within milliseconds, while this server's own
+        // certificate check may not have run since: another server's order is answered here all the same
+        this.challenges = new AlpnChallenges(store, d -> manager.wants(d) || routed.test(d));
     }
 
     /**
      * @param port    the HTTPS listener's port, bound in the first phase
      * @param domains the domains that get certificates from the ACME CA
+     * @param routed  whether a domain is one of those and served here now (the route table, which the change feed
+     *                keeps in step with other servers)
      */
     public static AppsTls create(TlsSettings settings, BoundPort port, String appsDomain, CertificateStore store,
-                                 Supplier<Collection<String>> domains, String node, Clock clock) {
+                                 Supplier<Collection<String>> domains, Predicate<String> routed, String node, Clock clock) {
         Certificates certificates = new Certificates(appsDomain, wildcard(settings));
         CertificateManager manager = new CertificateManager(settings, store, certificates, domains, appsDomain, node, clock);
-        return new AppsTls(port, store, certificates, manager);
+        return new AppsTls(port, store, certificates, manager, routed);
     }
 
     private static Certificates.Entry wildcard(TlsSettings settings) {

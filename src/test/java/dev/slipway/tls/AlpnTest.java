@@ -78,4 +78,45 @@ class AlpnTest {
                     .isInstanceOf(SSLException.class);
         }
     }
+
+    /**
+     * The server the CA reaches may not have run its own certificate check since the domain was set (its checks
+     * are an hour apart here). On PostgreSQL another server orders, and the challenge is answered by the first all
+     * the same, which knows the domain from the change feed; on the embedded store (one server) a route the
+     * server serves is enough.
+     */
+    @Test
+    void theServerTheCaReachesAnswersBeforeItsOwnCheckRan() throws Exception {
+        try (Rig rig = Rig.start(kind, true)) {
+            Slipway edge = rig.server(java.time.Clock.systemUTC(), c -> c.tls(rig.tls().withHttpsPort(rig.httpsPort)
+                    .withTimings(Duration.ofDays(30), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofHours(1))));
+            Await.until(ISSUE, "the edge's first certificate check", () -> edge.tls().passes() >= 1);
+            if (kind == StoreKind.POSTGRES) {
+                Slipway orderer = rig.server();
+                var owner = Rig.tenant(orderer, Tier.TEAM);
+                var created = owner.http().post("/v1/projects", """
+                        {"name":"feed-shop","source":"github","repo":"acme/feed-shop","domain":"feed.example.test"}""");
+                assertThat(created.status()).as(created.body()).isEqualTo(201);
+                String projectId = created.json().at("/data/id").asText();
+                JsonNode cert = Await.value(ISSUE, "the certificate of feed.example.test", () -> {
+                    JsonNode c = owner.http().get("/v1/projects/" + projectId).json().at("/data/certificate");
+                    assertThat(c.path("status").asText()).as(c + "\n" + rig.pebble.log()).isNotEqualTo("failed");
+                    return c.path("status").asText().equals("issued") ? c : null;
+                });
+                assertThat(cert.get("last_error").isNull()).isTrue();
+                assertThat(edge.tls().passes()).as("the edge ran no check since the domain was set").isEqualTo(1);
+            } else {
+                var owner = Rig.tenant(edge, Tier.TEAM);
+                var created = owner.http().post("/v1/projects", """
+                        {"name":"route-shop","source":"github","repo":"acme/route-shop","domain":"route.example.test"}""");
+                assertThat(created.status()).as(created.body()).isEqualTo(201);
+                Rig.route(edge, "route-shop", "route.example.test", "deployed");
+                String keyAuthorization = "tok.thumbprint";
+                edge.stores().certificates().putChallenge(CertificateStore.alpnToken(keyAuthorization), "route.example.test", keyAuthorization);
+                var challenge = TlsClient.probe(edge.appsHttpsPort(), "route.example.test", AlpnChallenges.PROTOCOL);
+                assertThat(challenge.protocol()).isEqualTo(AlpnChallenges.PROTOCOL);
+                assertThat(edge.tls().passes()).isEqualTo(1);
+            }
+        }
+    }
 }
