@@ -91,13 +91,14 @@ public final class DeploymentService {
                 target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
         boolean warm = switches.warm(target);
         Optional<Job> held = deployments.jdbi().inTransaction(h -> {
+            // the job first: a held one locks the project's row, before any insert that references the project
+            Optional<Job> job = warm ? workers.enqueueHeld(h, Job.DEPLOYMENT, d.id(), project.id()) : Optional.empty();
+            if (!warm) jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
             deployments.insert(h, d);
             firstLines(h, d.id(), "Rollback queued: redeploying " + target.id()
                     + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
                     + " in place of " + project.productionDeploymentId());
-            if (warm) return workers.enqueueHeld(h, Job.DEPLOYMENT, d.id(), project.id());
-            jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
-            return Optional.<Job>empty();
+            return job;
         });
         held.ifPresentOrElse(job -> {
             try {

@@ -15,12 +15,23 @@ import java.util.Optional;
  * Durable jobs in the store. A job is claimed by a conditional UPDATE (exactly one worker wins,
  * on H2 or on any number of servers sharing PostgreSQL), held by a lease that heartbeats extend,
  * and claimable again when its lease expires (the worker died): that is how a run survives kill -9.
- * Jobs of one project run one at a time, in order of creation.
+ * Jobs of one project run one at a time, in order of creation. The project's row is the lock of its line:
+ * a claim and a held enqueue take it, so two jobs of one project never run at once, even when their
+ * transactions commit in the same milliseconds (then the one that got the lock first runs first).
  */
 public final class JobStore {
     public static final String READY = "ready";
     public static final String RUNNING = "running";
     public static final String DONE = "done";
+
+    /**
+     * No unfinished job of the project of the job {@code %1$s} goes before it: created earlier, or running under
+     * a lease (a job held from its creation, or one claimed while an earlier one was still uncommitted).
+     */
+    private static final String NONE_AHEAD = """
+            NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = %1$s.project_id AND e.id <> %1$s.id AND e.state <> 'done'
+                    AND (e.created_at < %1$s.created_at OR (e.state = 'running' AND e.lease_expires_at >= :now)))
+            """;
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -43,12 +54,13 @@ public final class JobStore {
 
     /**
      * Enqueues inside the caller's transaction a job already held by {@code owner}, when no unfinished job
-     * of its project is ahead of it (jobs of a project run in order); else a ready job, and empty. The
-     * transaction's own view decides, so a job of the project created concurrently and not yet committed
-     * can run alongside, the same window {@link #claim} has.
+     * of its project is ahead of it (jobs of a project run in order); else a ready job, and empty. Call it first
+     * in the transaction: it locks the project's row, and a lock taken after an insert that references the
+     * project (a key share on PostgreSQL) could deadlock with another such transaction.
      */
     public Optional<Job> enqueueHeld(Handle h, String kind, String subjectId, String projectId, String owner,
                                      Duration lease) {
+        lockLine(h, projectId);
         boolean behind = h.createQuery("SELECT COUNT(*) FROM jobs WHERE project_id = :project AND state <> 'done'")
                 .bind("project", projectId).mapTo(Integer.class).one() > 0;
         if (behind) {
@@ -82,8 +94,7 @@ public final class JobStore {
                                   AND r.lease_expires_at >= :now) AS busy
                         FROM jobs j JOIN projects p ON p.id = j.project_id JOIN accounts a ON a.id = p.account_id
                         WHERE (j.state = 'ready' OR (j.state = 'running' AND j.lease_expires_at < :now))
-                          AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = j.project_id
-                                          AND e.state <> 'done' AND e.created_at < j.created_at)
+                          AND\s""" + NONE_AHEAD.formatted("j") + """
                         ORDER BY busy, j.created_at, j.id LIMIT 50""")
                 .bind("now", now)
                 .map((rs, ctx) -> new Candidate(new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
@@ -92,16 +103,26 @@ public final class JobStore {
                 .filter(c -> c.busy() < Tier.parse(c.tier()).buildsAtOnce())
                 .map(Candidate::job).toList();
         for (Job c : candidates) {
-            int won = jdbi.withHandle(h -> h.createUpdate("""
-                            UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
-                                   attempts = attempts + 1
-                            WHERE id = :id AND attempts = :attempts
-                              AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))""")
-                    .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
-                    .bind("attempts", c.attempts()).bind("now", now).execute());
+            int won = jdbi.inTransaction(h -> {
+                lockLine(h, c.projectId());
+                return h.createUpdate("""
+                                UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
+                                       attempts = attempts + 1
+                                WHERE id = :id AND attempts = :attempts
+                                  AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))
+                                  AND\s""" + NONE_AHEAD.formatted("jobs"))
+                        .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
+                        .bind("attempts", c.attempts()).bind("now", now).execute();
+            });
             if (won == 1) return Optional.of(new Job(c.id(), c.kind(), c.subjectId(), c.projectId(), c.attempts() + 1));
         }
         return Optional.empty();
+    }
+
+    /** Locks the project's row until the transaction ends: what it then reads of the project's jobs is settled. */
+    private static void lockLine(Handle h, String projectId) {
+        h.createQuery("SELECT id FROM projects WHERE id = :project FOR UPDATE").bind("project", projectId)
+                .mapTo(String.class).findOne();
     }
 
     /** Extends the lease; false when this worker no longer holds it (it must stop working on the job). */

@@ -122,6 +122,40 @@ class JobStoreTest {
         assertThat(state("dep_held_" + kind)).isEqualTo("done");
     }
 
+    @Test
+    void twoJobsOfOneProjectNeverRunAtOnceWhateverTheirCreationTimesSay() {
+        drain();
+        String account = account(Tier.TEAM);
+        String first = queue(account);
+        String project = database.jdbi().withHandle(h -> h.createQuery("SELECT project_id FROM jobs WHERE subject_id = :s")
+                .bind("s", first).mapTo(String.class).one());
+        drain();
+        String owner = "server-" + kind;
+        // a rollback's job held from its creation, and a deploy's job whose transaction started a second earlier
+        // and committed after it (so it went unseen by the held one's check)
+        Job held = database.jdbi().inTransaction(h -> jobs.enqueueHeld(h, Job.DEPLOYMENT, "dep_rb_" + kind, project, owner, LEASE))
+                .orElseThrow();
+        JobStore earlier = new JobStore(database.jdbi(), Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-1)));
+        database.jdbi().useTransaction(h -> earlier.enqueue(h, Job.DEPLOYMENT, "dep_early_" + kind, project));
+        assertThat(claim()).as("the earlier-created job waits while the held one runs").isEmpty();
+        jobs.finish(held.id(), owner);
+        Job early = claim().orElseThrow();
+        assertThat(early.subjectId()).isEqualTo("dep_early_" + kind);
+        jobs.finish(early.id(), "worker-" + kind);
+
+        // two jobs created in the same instant: one runs, the other waits for it
+        JobStore frozen = new JobStore(database.jdbi(), Clock.fixed(Instant.now(), java.time.ZoneOffset.UTC));
+        database.jdbi().useTransaction(h -> {
+            frozen.enqueue(h, Job.DEPLOYMENT, "dep_tie1_" + kind, project);
+            frozen.enqueue(h, Job.DEPLOYMENT, "dep_tie2_" + kind, project);
+        });
+        Job one = claim().orElseThrow();
+        assertThat(claim()).as("the other job of the same instant").isEmpty();
+        jobs.finish(one.id(), "worker-" + kind);
+        assertThat(claim()).isPresent();
+        drain();
+    }
+
     private String state(String subject) {
         return database.jdbi().withHandle(h -> h.createQuery("SELECT state FROM jobs WHERE subject_id = :s")
                 .bind("s", subject).mapTo(String.class).one());
