@@ -100,8 +100,7 @@ class JobStoreTest {
         drain();
         String account = account(Tier.TEAM);
         String ahead = queue(account);
-        String project = database.jdbi().withHandle(h -> h.createQuery("SELECT project_id FROM jobs WHERE subject_id = :s")
-                .bind("s", ahead).mapTo(String.class).one());
+        String project = projectOf(ahead);
         String owner = "server-" + kind;
 
         // behind a ready job of its project: queued as ready, not held
@@ -127,8 +126,7 @@ class JobStoreTest {
         drain();
         String account = account(Tier.TEAM);
         String first = queue(account);
-        String project = database.jdbi().withHandle(h -> h.createQuery("SELECT project_id FROM jobs WHERE subject_id = :s")
-                .bind("s", first).mapTo(String.class).one());
+        String project = projectOf(first);
         drain();
         String owner = "server-" + kind;
         // a rollback's job held from its creation, and a deploy's job whose transaction started a second earlier
@@ -154,6 +152,11 @@ class JobStoreTest {
         jobs.finish(one.id(), "worker-" + kind);
         assertThat(claim()).isPresent();
         drain();
+    }
+
+    private String projectOf(String subject) {
+        return database.jdbi().withHandle(h -> h.createQuery("SELECT project_id FROM jobs WHERE subject_id = :s")
+                .bind("s", subject).mapTo(String.class).one());
     }
 
     private String state(String subject) {
