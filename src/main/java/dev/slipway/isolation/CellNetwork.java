@@ -4,13 +4,19 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A network namespace for one cell: its handle (a bind mount that keeps it alive), the pid file of the pasta
- * that connects it, the loopback port forwarded in (0: none) and the host loopback ports forwarded out.
+ * A network namespace for one cell: its handle (a bind mount that keeps it alive), the handle of the user
+ * namespace that owns it (null when the host's does), the pid file of the pasta that connects it, the loopback
+ * port forwarded in (0: none) and the host loopback ports forwarded out.
  *
  * @param madeAt {@link System#nanoTime()} when it was made (ready networks are remade after a while)
  */
-record CellNetwork(Path handle, Path pastaPid, int port, List<Integer> forwards, long madeAt) {
+record CellNetwork(Path handle, Path owner, Path pastaPid, int port, List<Integer> forwards, long madeAt) {
     CellNetwork {
         forwards = List.copyOf(forwards);
+    }
+
+    /** The same network, made now as far as its age goes (a reserved one is not remade while it waits for its cell). */
+    CellNetwork renewed() {
+        return new CellNetwork(handle, owner, pastaPid, port, forwards, System.nanoTime());
     }
 }

@@ -3,24 +3,42 @@ package dev.slipway.isolation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Makes and removes cells' network namespaces: a new namespace held by a bind mount, the cell firewall loaded
- * into it ({@link NetworkPolicy#nftRules}), then pasta connecting it — in that order, so no packet leaves it
- * before its rules are in. Its cell joins it with nsenter before bubblewrap starts.
+ * Makes and removes cells' network namespaces: a new namespace held by a bind mount (inside a user namespace of
+ * its pasta's uid, {@link #ownedNamespace}), the cell firewall loaded into it ({@link NetworkPolicy#nftRules}), then
+ * pasta connecting it — in that order, so no packet leaves it before its rules are in. Its cell joins it with
+ * nsenter before bubblewrap starts.
  */
 final class Networks {
     private static final Logger LOG = LoggerFactory.getLogger(Networks.class);
 
+    /**
+     * The uids pastas run as: one per network, in a range of their own below the projects' ({@link Identities#FIRST_UID}),
+     * so that no pasta is root or a tenant, and no two networks of a server share one until the range wraps.
+     */
+    static final int FIRST_PASTA_UID = 1_000_000_000;
+    static final int PASTA_UIDS = 100_000_000;
+
     private final SandboxTools tools;
     private final Path runDir;
     private final String rules;
+    private final AtomicInteger nextPastaUid = new AtomicInteger(ThreadLocalRandom.current().nextInt(PASTA_UIDS));
+    /** Why pastas run as root here (this machine cannot give them a user namespace), or null while they do not. */
+    private volatile String rootPastas;
 
     Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) {
         this.tools = tools;
@@ -29,7 +47,7 @@ final class Networks {
     }
 
     /**
-     * @param name     unique among this server's networks: names its handle and pid file in the run dir
+     * @param name     unique among this server's networks: names its handles and pid file in the run dir
      * @param port     the host loopback port forwarded to the same port inside (0: nothing comes in)
      * @param forwards host loopback ports the namespace's own loopback reaches (a configured database server)
      */
@@ -46,14 +64,23 @@ final class Networks {
         List<String> nice = ahead ? List.of(tools.nice().toString(), "-n", "19") : List.of();
         Path handle = runDir.resolve(name + ".net");
         Path pastaPid = runDir.resolve(name + ".pasta");
-        CellNetwork network = new CellNetwork(handle, pastaPid, port, forwards, System.nanoTime());
+        CellNetwork network = new CellNetwork(handle, runDir.resolve(name + ".user"), pastaPid, port, forwards, System.nanoTime());
         Files.deleteIfExists(handle);
+        Files.deleteIfExists(pastaPid);
         Files.createFile(handle);
         try {
-            ToolRun.run(concat(nice, tools.unshare().toString(), "--net=" + handle, tools.truth().toString()), null);
+            int uid = rootPastas == null ? ownedNamespace(nice, network) : 0;
+            if (uid == 0) ToolRun.run(concat(nice, tools.unshare().toString(), "--net=" + handle, tools.truth().toString()), null);
             ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules);
-            List<String> pasta = new ArrayList<>(concat(nice, tools.pasta().toString(), "--runas", "0", "--quiet",
-                    "--pid", pastaPid.toString(), "--netns", handle.toString(), "--config-net", "--no-map-gw",
+            List<String> pasta = new ArrayList<>(concat(nice, tools.pasta().toString(), "--runas", Integer.toString(uid)));
+            if (uid != 0) {
+                pasta.addAll(List.of("--userns", network.owner().toString()));
+                // pasta opens its pid file after it has become that uid
+                Files.createFile(pastaPid);
+                Files.setAttribute(pastaPid, "unix:gid", uid);
+                Files.setAttribute(pastaPid, "unix:uid", uid);
+            }
+            pasta.addAll(List.of("--quiet", "--pid", pastaPid.toString(), "--netns", handle.toString(), "--config-net", "--no-map-gw",
                     "-t", port > 0 ? "127.0.0.1/" + port + ":" + port : "none",
                     "-u", "none", "-U", "none",
                     "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
@@ -67,6 +94,59 @@ final class Networks {
             throw e;
         }
         return network;
+    }
+
+    /**
+     * Makes the cell's network namespace inside a new user namespace that a uid of the network's own owns, both
+     * held by their handles, and returns that uid for its pasta; 0 when this machine does not let it make such a
+     * namespace (then pastas run as root from here on, as before, and the server says so once). pasta parses every packet the tenant sends: as that
+     * uid it has no capability on the host, only in the cell's network, which it serves anyway. The tenant's uid
+     * owns nothing there, so it cannot change its firewall; root still loads it and joins the network for the cell.
+     */
+    private int ownedNamespace(List<String> nice, CellNetwork network) throws IOException {
+        if (!othersPass(runDir)) return rootPastas("other users cannot pass through its run dir " + runDir);
+        int uid = FIRST_PASTA_UID + Math.floorMod(nextPastaUid.getAndIncrement(), PASTA_UIDS);
+        // the holder makes both namespaces and waits; root binds them to their handles, then lets it go.
+        // CAP_SYS_ADMIN lets it through kernels that allow user namespaces to the privileged only; it has none on the
+        // host once it is in the new namespace
+        List<String> argv = concat(nice, tools.setpriv().toString(), "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
+                "--inh-caps=+sys_admin", "--ambient-caps=+sys_admin",
+                tools.unshare().toString(), "--user", "--map-root-user", "--net", tools.sh().toString(), "-c", "echo ready; read x");
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().put("PATH", ToolRun.PATH);
+        Process holder = pb.start();
+        try {
+            var out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+            String first = out.readLine();
+            if (!"ready".equals(first)) return rootPastas("its user namespace could not be made: " + first);
+            Files.createFile(network.owner());
+            String ns = "/proc/" + holder.pid() + "/ns/";
+            ToolRun.run(List.of(tools.mount().toString(), "--bind", ns + "user", network.owner().toString()), null);
+            ToolRun.run(List.of(tools.mount().toString(), "--bind", ns + "net", network.handle().toString()), null);
+            return uid;
+        } finally {
+            holder.getOutputStream().close();
+            try {
+                if (!holder.waitFor(2, TimeUnit.SECONDS)) holder.destroyForcibly();
+            } catch (InterruptedException e) {
+                holder.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static boolean othersPass(Path dir) throws IOException {
+        for (Path d = dir.toAbsolutePath(); d != null; d = d.getParent()) {
+            if (!Files.getPosixFilePermissions(d).contains(PosixFilePermission.OTHERS_EXECUTE)) return false;
+        }
+        return true;
+    }
+
+    private int rootPastas(String why) {
+        rootPastas = why;
+        LOG.warn("cell networks' pastas run as root on this machine: {}", why);
+        return 0;
     }
 
     private static List<String> concat(List<String> prefix, String... argv) {
@@ -83,6 +163,7 @@ final class Networks {
             LOG.warn("could not stop a cell's pasta: {}", e.toString());
         }
         unmount(network.handle());
+        unmount(network.owner());
     }
 
     private void unmount(Path handle) {
@@ -107,7 +188,7 @@ final class Networks {
 
     /** The same for the run dir of another server of this machine that died. */
     void sweep(Path dir) {
-        for (String suffix : List.of(".pasta", ".net")) {
+        for (String suffix : List.of(".pasta", ".net", ".user")) {
             try (var entries = Files.list(dir)) {
                 for (Path p : entries.toList()) {
                     if (!p.getFileName().toString().endsWith(suffix)) continue;

@@ -57,7 +57,8 @@ public final class Sandbox implements Confinement {
         this.networks = new Networks(tools, network, runDir);
         this.warm = new WarmNetworks(networks, warmPerKind);
         Files.createDirectories(runDir);
-        Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx------"));
+        // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
+        Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
         this.alive = RunDirLock.hold(runDir);
     }
 

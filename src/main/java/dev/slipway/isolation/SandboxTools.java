@@ -10,7 +10,7 @@ import java.util.Optional;
  * The system tools the sandbox runs, by absolute path (the server's PATH cannot substitute them), and
  * what is missing for a sandbox on this machine.
  */
-public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path nsenter, Path unshare, Path umount,
+public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path nsenter, Path unshare, Path mount, Path umount,
                            Path setsid, Path truth, Path sh, Path nice, Path renice, Cgroups cgroups) {
     public static final String INSTALL = "apt-get install bubblewrap passt nftables";
 
@@ -23,6 +23,7 @@ public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path 
         Path setpriv = need("setpriv", "setpriv (util-linux)", missing);
         Path nsenter = need("nsenter", "nsenter (util-linux)", missing);
         Path unshare = need("unshare", "unshare (util-linux)", missing);
+        Path mount = need("mount", "mount (util-linux)", missing);
         Path umount = need("umount", "umount (util-linux)", missing);
         Path setsid = need("setsid", "setsid (util-linux)", missing);
         Path truth = need("true", "true (coreutils)", missing);
@@ -35,7 +36,7 @@ public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path 
         Optional<Cgroups> cgroups = Cgroups.detect();
         if (cgroups.isEmpty()) missing.add("writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)");
         if (!missing.isEmpty()) return new Detection(null, List.copyOf(missing));
-        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, umount, setsid, truth, sh, nice, renice, cgroups.get()), List.of());
+        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, mount, umount, setsid, truth, sh, nice, renice, cgroups.get()), List.of());
     }
 
     public record Detection(SandboxTools tools, List<String> missing) {

@@ -8,12 +8,14 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs one of the sandbox's own tools (argv, no shell) to its end; a failure is an IOException with its output. */
 final class ToolRun {
+    static final String PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
     private ToolRun() {}
 
     static void run(List<String> argv, String stdin) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().clear();
-        pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+        pb.environment().put("PATH", PATH);
         if (stdin == null) pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Process p = pb.start();
         if (stdin != null) {

@@ -62,7 +62,7 @@ final class WarmNetworks {
             startFilling();
             CellNetwork n = open.poll();
             if (n == null) return OptionalInt.empty();
-            reserved.put(n.port(), new CellNetwork(n.handle(), n.pastaPid(), n.port(), n.forwards(), System.nanoTime()));
+            reserved.put(n.port(), n.renewed());
             lock.notifyAll();
             return OptionalInt.of(n.port());
         }

@@ -157,6 +157,8 @@ class HostileTenantTest {
         assertThat(report.at("/procs/visible").asInt()).as(who + " seeing processes").isLessThan(10);
         report.get("signals").properties().forEach(s ->
                 assertThat(s.getValue().asText()).as(who + " signalling " + s.getKey()).startsWith("denied"));
+        assertThat(report.get("firewall").properties()).as(who + " changing its firewall").hasSize(2).allSatisfy(f ->
+                assertThat(f.getValue().asText()).as(who + " " + f.getKey()).startsWith("denied: ").contains("Operation not permitted"));
         assertThat(report.get("tcp").properties().stream().toList()).as(who + " connecting").isNotEmpty();
         report.get("tcp").properties().forEach(t ->
                 assertThat(t.getValue().asText()).as(who + " connecting to " + t.getKey()).startsWith("denied"));

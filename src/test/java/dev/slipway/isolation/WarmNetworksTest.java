@@ -173,6 +173,33 @@ class WarmNetworksTest {
     }
 
     /**
+     * pasta parses every packet a tenant sends, so it never runs as root or as a tenant: each network's pasta has
+     * a uid of its own, in the range below the projects', and lives in its network's user namespace, not the
+     * host's (the hostile tenant's firewall probe shows that the tenant's uid gains nothing from that namespace).
+     */
+    @Test
+    void eachNetworksPastaRunsAsAUidOfItsOwnNeverRootNorATenant() throws Exception {
+        Await.until(Duration.ofSeconds(10), "an open and a closed network to be ready",
+                () -> sandbox.readyNetworks()[0] >= 1 && sandbox.readyNetworks()[1] >= 1);
+        List<Long> pastas = pastasOf(runDir);
+        assertThat(pastas).hasSizeGreaterThanOrEqualTo(2);
+        String hostUsers = Files.readSymbolicLink(Path.of("/proc/self/ns/user")).toString();
+        Set<Integer> uids = new java.util.HashSet<>();
+        for (long pid : pastas) {
+            List<String> ids = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
+                    .filter(l -> l.startsWith("Uid:") || l.startsWith("Gid:"))
+                    .flatMap(l -> java.util.Arrays.stream(l.substring(4).trim().split("\\s+"))).distinct().toList();
+            assertThat(ids).as("pasta %d's real, effective, saved and file-system uid and gid", pid).hasSize(1);
+            int uid = Integer.parseInt(ids.getFirst());
+            assertThat(uid).as("pasta %d's uid", pid).isBetween(Networks.FIRST_PASTA_UID, Identities.FIRST_UID - 1);
+            assertThat(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "user")).toString())
+                    .as("pasta %d's user namespace", pid).isNotEqualTo(hostUsers);
+            uids.add(uid);
+        }
+        assertThat(uids).as("one uid per network").hasSameSizeAs(pastas);
+    }
+
+    /**
      * A server killed without a clean stop leaves its ready networks' pastas running and its cgroups: the next
      * server of the machine sweeps them (its run dir's lock is free), and leaves a live server's alone.
      */
