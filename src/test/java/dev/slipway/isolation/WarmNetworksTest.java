@@ -200,6 +200,38 @@ class WarmNetworksTest {
     }
 
     /**
+     * Where a pasta of its own uid cannot work (here: a run dir other users cannot pass through, so it could not
+     * write its pid file; elsewhere a kernel that refuses the user namespace), networks are made as before, with
+     * a root pasta, and still carry a cell's traffic.
+     */
+    @Test
+    void whereAPastaOfItsOwnUidCannotWorkNetworksAreMadeAsBefore() throws Exception {
+        Path closed = runDir.getParent().resolve("closed" + UUID.randomUUID().toString().substring(0, 8));
+        Path dir = closed.resolve("run");
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwx------"));
+        Networks networks = new Networks(SandboxTools.detect().tools(), new NetworkPolicy(List.of(), List.of(), Set.of()), dir);
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        CellNetwork network = networks.make("r1", port, List.of());
+        try {
+            assertThat(pastasOf(dir)).hasSize(1);
+            long pid = pastasOf(dir).getFirst();
+            assertThat(Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")))
+                    .as("the root pasta of before").anyMatch(l -> l.matches("Uid:\\s+0\\s+0\\s+0\\s+0"));
+            assertThat(network.owner()).doesNotExist();
+            assertThat(connects(port)).as("its port is forwarded in").isTrue();
+        } finally {
+            networks.remove(network);
+            Files.deleteIfExists(dir);
+            Files.deleteIfExists(closed);
+        }
+        assertThat(pastasOf(dir)).isEmpty();
+    }
+
+    /**
      * A server killed without a clean stop leaves its ready networks' pastas running and its cgroups: the next
      * server of the machine sweeps them (its run dir's lock is free), and leaves a live server's alone.
      */
