@@ -63,7 +63,9 @@ public final class UploadHandlers {
             } catch (SourceException e) {
                 throw e.toApiException(null);
             }
-            Upload upload = uploads.save(principal.accountId(), incoming, size, HexFormat.of().formatHex(sha256.digest()));
+            UploadStore.Saved saved = uploads.save(principal.accountId(), incoming, size, HexFormat.of().formatHex(sha256.digest()),
+                    tier.uploadBytes());
+            Upload upload = saved.upload().orElseThrow(() -> overQuota(tier, saved.keptBefore()));
             kept = true;
             ctx.status(201).header("Location", urls.api("/v1/uploads/" + upload.id()));
             ctx.json(new Envelope<>(UploadView.of(upload)));

@@ -2,6 +2,7 @@ package dev.slipway.source;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 import java.io.IOException;
@@ -50,38 +51,47 @@ public final class UploadStore {
         }
     }
 
-    /** Moves a received, checked zip into place and records it; the received file is gone afterwards. */
-    public Upload save(String accountId, Path received, long sizeBytes, String sha256) {
+    /**
+     * Records a received, checked zip and moves it into place, if the account's uploads stay within
+     * {@code quotaBytes} with it; else empty, and the bytes it keeps now. The account's row is locked while it
+     * counts, so that uploads received at the same time are counted one after the other (each was checked
+     * against what was kept when it started, and all of them could pass).
+     */
+    public Saved save(String accountId, Path received, long sizeBytes, String sha256, long quotaBytes) {
         String id = ids.next("upl");
         String relative = DIR + "/" + id + ".zip";
         Path target = dataDir.resolve(relative);
         Instant now = clock.instant();
-        try {
-            Files.move(received, target, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot store upload " + id, e);
-        }
-        try {
-            jdbi.useHandle(h -> h.createUpdate("""
+        return jdbi.inTransaction(h -> {
+            h.createQuery("SELECT id FROM accounts WHERE id = :a FOR UPDATE").bind("a", accountId).mapTo(String.class).findOne();
+            long kept = bytesKept(h, accountId);
+            if (kept + sizeBytes > quotaBytes) return new Saved(Optional.empty(), kept);
+            h.createUpdate("""
                             INSERT INTO uploads (id, account_id, size_bytes, sha256, path, created_at)
                             VALUES (:id, :account, :size, :sha, :path, :at)""")
                     .bind("id", id).bind("account", accountId).bind("size", sizeBytes).bind("sha", sha256)
-                    .bind("path", relative).bind("at", now).execute());
-        } catch (RuntimeException e) {
+                    .bind("path", relative).bind("at", now).execute();
+            // in the transaction: a file that cannot be moved leaves no row behind (a row without its file would be an upload that fails its run)
             try {
-                Files.deleteIfExists(target);
-            } catch (IOException ignored) {
-                // the row is what makes an upload exist; a stray file is harmless
+                Files.move(received, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot store upload " + id, e);
             }
-            throw e;
-        }
-        return new Upload(id, accountId, sizeBytes, sha256, target, now);
+            return new Saved(Optional.of(new Upload(id, accountId, sizeBytes, sha256, target, now)), kept);
+        });
     }
+
+    /** What {@link #save} did: the upload, or empty when it would have gone past the quota; and the bytes kept before it. */
+    public record Saved(Optional<Upload> upload, long keptBefore) {}
 
     /** Bytes of uploads the account keeps now (its quota's use). */
     public long bytesKept(String accountId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT COALESCE(SUM(size_bytes), 0) FROM uploads WHERE account_id = :a")
-                .bind("a", accountId).mapTo(Long.class).one());
+        return jdbi.withHandle(h -> bytesKept(h, accountId));
+    }
+
+    private static long bytesKept(Handle h, String accountId) {
+        return h.createQuery("SELECT COALESCE(SUM(size_bytes), 0) FROM uploads WHERE account_id = :a")
+                .bind("a", accountId).mapTo(Long.class).one();
     }
 
     /**

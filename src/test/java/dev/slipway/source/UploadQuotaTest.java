@@ -64,6 +64,45 @@ class UploadQuotaTest {
         upload(server.tenant(Tier.FREE).http(), zip("someone else"));
     }
 
+    /**
+     * Two uploads that each fit under the quota alone, but not together, both started before either was kept:
+     * each passed the check at its start, and the one that finishes second is still refused.
+     */
+    @Test
+    void uploadsReceivedAtTheSameTimeAreCountedOneAfterTheOther() throws Exception {
+        var tenant = server.tenant(Tier.FREE);
+        byte[] zip = zip("racing");
+        String first = upload(tenant.http(), zip("first"));
+        server.slipway().database().jdbi().useHandle(h -> h.createUpdate("UPDATE uploads SET size_bytes = :s WHERE id = :id")
+                .bind("s", Tier.FREE.uploadBytes() - zip.length - zip.length / 2).bind("id", first).execute());
+        long parts = partFiles();
+        try (var a = new java.net.Socket("127.0.0.1", server.slipway().apiPort());
+             var b = new java.net.Socket("127.0.0.1", server.slipway().apiPort())) {
+            for (var socket : java.util.List.of(a, b)) {
+                socket.setSoTimeout(20_000);
+                socket.getOutputStream().write(("POST /v1/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + tenant.key()
+                        + "\r\nContent-Type: application/zip\r\nContent-Length: " + zip.length + "\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().write(zip, 0, zip.length / 2);
+                socket.getOutputStream().flush();
+            }
+            // each request's file to receive into is made after its quota check
+            dev.slipway.testing.Await.until(Duration.ofSeconds(10), "both uploads past their first check", () -> partFiles() >= parts + 2);
+            java.util.List<String> statuses = new java.util.ArrayList<>();
+            for (var socket : java.util.List.of(a, b)) {
+                socket.getOutputStream().write(zip, zip.length / 2, zip.length - zip.length / 2);
+                socket.getOutputStream().flush();
+            }
+            for (var socket : java.util.List.of(a, b)) {
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                statuses.add(answer.substring(9, 12));
+            }
+            assertThat(statuses).as("one kept, one past the quota").containsExactlyInAnyOrder("201", "413");
+        }
+        long kept = server.slipway().stores().uploads().bytesKept(tenant.account().id());
+        assertThat(kept).isLessThanOrEqualTo(Tier.FREE.uploadBytes());
+    }
+
     @Test
     void oldUploadsAreDeletedUnlessARunStillNeedsThem() throws Exception {
         var free = server.tenant(Tier.FREE);
@@ -93,6 +132,15 @@ class UploadQuotaTest {
         assertThat(free.http().get("/v1/uploads/" + fresh).status()).isEqualTo(200);
         assertThat(team.http().get("/v1/uploads/" + teamOld).status()).as("team keeps 90 days").isEqualTo(200);
         assertThat(free.http().get("/v1/uploads/" + waitedFor).status()).as("a pending migration needs it").isEqualTo(200);
+    }
+
+    /** Uploads being received now: each has its {@code .part} file. */
+    private static long partFiles() {
+        try {
+            return uploadFiles().stream().filter(p -> p.getFileName().toString().endsWith(".part")).count();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static java.util.List<Path> uploadFiles() throws Exception {
