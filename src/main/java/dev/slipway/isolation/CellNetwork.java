@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A network namespace for one cell: its handle (a bind mount that keeps it alive), the handle of the user
- * namespace that owns it (null when the host's does), the pid file of the pasta that connects it, the loopback
+ * namespace that owns it (mounted only when its pasta has a uid of its own), the pid file of the pasta that connects it, the loopback
  * port forwarded in (0: none) and the host loopback ports forwarded out.
  *
  * @param madeAt {@link System#nanoTime()} when it was made (ready networks are remade after a while)

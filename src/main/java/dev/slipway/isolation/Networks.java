@@ -99,9 +99,10 @@ final class Networks {
     /**
      * Makes the cell's network namespace inside a new user namespace that a uid of the network's own owns, both
      * held by their handles, and returns that uid for its pasta; 0 when this machine does not let it make such a
-     * namespace (then pastas run as root from here on, as before, and the server says so once). pasta parses every packet the tenant sends: as that
-     * uid it has no capability on the host, only in the cell's network, which it serves anyway. The tenant's uid
-     * owns nothing there, so it cannot change its firewall; root still loads it and joins the network for the cell.
+     * namespace (then pastas run as root from here on, as before, and the server says so once). pasta parses
+     * every packet the tenant sends: as that uid it has no capability on the host, only in the cell's network,
+     * which it serves anyway. The tenant's uid owns nothing there, so it cannot change its firewall; root still
+     * loads it and joins the network for the cell.
      */
     private int ownedNamespace(List<String> nice, CellNetwork network) throws IOException {
         if (!othersPass(runDir)) return rootPastas("other users cannot pass through its run dir " + runDir);
