@@ -49,11 +49,6 @@ public final class PlantHandlers {
                 () -> new PlantError(401, "Missing or invalid bearer token: send Authorization: Bearer <API_KEY>")));
     }
 
-    private long count(String accountId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM sandbox_plants WHERE account_id = :a")
-                .bind("a", accountId).mapTo(Long.class).one());
-    }
-
     public void create(Context ctx) {
         Principal principal = ctx.attribute(PRINCIPAL);
         JsonNode body = read(ctx);
@@ -71,20 +66,29 @@ public final class PlantHandlers {
         if (tag != null && tag.isTextual() && tag.textValue().length() > 1000) throw PlantError.badRequest("tag must be at most 1000 characters");
         Plant plant = new Plant(name.textValue(), tag == null || tag.isNull() ? null : tag.textValue());
         Tier tier = principal.account().tier();
-        if (count(principal.accountId()) >= tier.plants()) {
-            throw new PlantError(429, "the " + tier.label() + " tier keeps " + tier.plants() + " plants per account");
-        }
+        boolean kept;
         try {
-            jdbi.useHandle(h -> h.createUpdate("""
-                            INSERT INTO sandbox_plants (account_id, id, name, tag, created_at) VALUES (:a, :id, :n, :t, :at)""")
-                    .bind("a", principal.accountId()).bind("id", id.longValue()).bind("n", plant.name())
-                    .bind("t", plant.tag()).bind("at", clock.instant()).execute());
+            kept = jdbi.inTransaction(h -> {
+                // the account's row orders its creates: each counts what the ones before it kept, so creates sent at
+                // the same time cannot pass the tier's number together
+                h.createQuery("SELECT id FROM accounts WHERE id = :a FOR UPDATE").bind("a", principal.accountId())
+                        .mapTo(String.class).findOne();
+                long count = h.createQuery("SELECT COUNT(*) FROM sandbox_plants WHERE account_id = :a")
+                        .bind("a", principal.accountId()).mapTo(Long.class).one();
+                if (count >= tier.plants()) return false;
+                h.createUpdate("""
+                                INSERT INTO sandbox_plants (account_id, id, name, tag, created_at) VALUES (:a, :id, :n, :t, :at)""")
+                        .bind("a", principal.accountId()).bind("id", id.longValue()).bind("n", plant.name())
+                        .bind("t", plant.tag()).bind("at", clock.instant()).execute();
+                return true;
+            });
         } catch (UnableToExecuteStatementException duplicate) {
             if (exists(principal.accountId(), id.longValue())) {
                 throw PlantError.badRequest("a plant with id " + id.longValue() + " already exists");
             }
             throw duplicate;
         }
+        if (!kept) throw new PlantError(429, "the " + tier.label() + " tier keeps " + tier.plants() + " plants per account");
         ctx.status(200).json(plant);
     }
 

@@ -52,6 +52,39 @@ class SandboxRateLimitTest {
                 .isEqualTo(200);
     }
 
+    /** Creates sent at the same time at the edge: exactly as many are kept as the tier has room for. */
+    @Test
+    void createsSentAtTheSameTimeKeepNoMoreThanTheTiersNumber() throws Exception {
+        var tenant = server.tenant(Tier.FREE, 1_000_000);
+        int allowed = Tier.FREE.plants();
+        int room = 3;
+        server.slipway().database().jdbi().useHandle(db -> {
+            var batch = db.prepareBatch("INSERT INTO sandbox_plants (account_id, id, name, created_at) VALUES (?, ?, ?, ?)");
+            for (int i = 1; i <= allowed - room; i++) batch.add(tenant.account().id(), (long) i, "p" + i, java.time.Instant.now());
+            batch.execute();
+        });
+        int senders = 24;
+        var start = new java.util.concurrent.CountDownLatch(1);
+        java.util.List<java.util.concurrent.Future<Integer>> statuses = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(senders)) {
+            for (int i = 0; i < senders; i++) {
+                long id = allowed + 1L + i;
+                statuses.add(pool.submit(() -> {
+                    start.await();
+                    return tenant.http().post("/sandbox/plants", "{\"id\": " + id + ", \"name\": \"racer\"}").status();
+                }));
+            }
+            start.countDown();
+        }
+        java.util.List<Integer> got = new java.util.ArrayList<>();
+        for (var f : statuses) got.add(f.get());
+        assertThat(got).filteredOn(s -> s == 200).as("kept, of " + got).hasSize(room);
+        assertThat(got).filteredOn(s -> s == 429).as("refused, of " + got).hasSize(senders - room);
+        long kept = server.slipway().database().jdbi().withHandle(db -> db.createQuery(
+                "SELECT COUNT(*) FROM sandbox_plants WHERE account_id = :a").bind("a", tenant.account().id()).mapTo(Long.class).one());
+        assertThat(kept).isEqualTo(allowed);
+    }
+
     @Test
     void guessedKeysAreCountedPerAddressAndStopAt429() {
         Http guesser = server.anonymous().withKey("sk_live_guess");
