@@ -36,11 +36,25 @@ public final class JobStore {
     private final Jdbi jdbi;
     private final Clock clock;
     private final Ids ids;
+    /**
+     * How a claim locks its account's row. On PostgreSQL not {@code FOR UPDATE}: a transaction that inserts a row
+     * referring to the account (a key share) and then waits for a project's row a claim holds would deadlock with it.
+     */
+    private final String accountLock;
 
     public JobStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.ids = new Ids(clock);
+        this.accountLock = postgres(jdbi) ? "FOR NO KEY UPDATE" : "FOR UPDATE";
+    }
+
+    private static boolean postgres(Jdbi jdbi) {
+        try {
+            return jdbi.withHandle(h -> h.getConnection().getMetaData().getDatabaseProductName()).equalsIgnoreCase("PostgreSQL");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("cannot tell which database the store is", e);
+        }
     }
 
     /** Enqueues inside the caller's transaction, so the job exists exactly when its record does. */
@@ -86,9 +100,9 @@ public final class JobStore {
      */
     public Optional<Job> claim(String owner, Duration lease) {
         Instant now = clock.instant();
-        record Candidate(Job job, long busy, String tier) {}
-        List<Job> candidates = jdbi.withHandle(h -> h.createQuery("""
-                        SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts, a.tier,
+        record Candidate(Job job, long busy, String accountId, int slots) {}
+        List<Candidate> candidates = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts, a.tier, p.account_id,
                                (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
                                 WHERE rp.account_id = p.account_id AND r.state = 'running'
                                   AND r.lease_expires_at >= :now) AS busy
@@ -98,21 +112,29 @@ public final class JobStore {
                         ORDER BY busy, j.created_at, j.id LIMIT 50""")
                 .bind("now", now)
                 .map((rs, ctx) -> new Candidate(new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getInt(5)), rs.getLong(7), rs.getString(6)))
+                        rs.getInt(5)), rs.getLong(8), rs.getString(7), Tier.parse(rs.getString(6)).buildsAtOnce()))
                 .list()).stream()
-                .filter(c -> c.busy() < Tier.parse(c.tier()).buildsAtOnce())
-                .map(Candidate::job).toList();
-        for (Job c : candidates) {
+                .filter(c -> c.busy() < c.slots())
+                .toList();
+        for (Candidate candidate : candidates) {
+            Job c = candidate.job();
             int won = jdbi.inTransaction(h -> {
                 lockLine(h, c.projectId());
+                // then the account's row: claims of its projects count its running jobs one after the other (the
+                // candidates' count above was read before other workers' claims committed)
+                h.createQuery("SELECT id FROM accounts WHERE id = :account " + accountLock).bind("account", candidate.accountId())
+                        .mapTo(String.class).findOne();
                 return h.createUpdate("""
                                 UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
                                        attempts = attempts + 1
                                 WHERE id = :id AND attempts = :attempts
                                   AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))
+                                  AND (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
+                                       WHERE rp.account_id = :account AND r.state = 'running' AND r.lease_expires_at >= :now) < :slots
                                   AND\s""" + NONE_AHEAD.formatted("jobs"))
                         .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
-                        .bind("attempts", c.attempts()).bind("now", now).execute();
+                        .bind("attempts", c.attempts()).bind("now", now).bind("account", candidate.accountId())
+                        .bind("slots", candidate.slots()).execute();
             });
             if (won == 1) return Optional.of(new Job(c.id(), c.kind(), c.subjectId(), c.projectId(), c.attempts() + 1));
         }

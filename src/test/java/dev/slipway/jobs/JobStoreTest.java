@@ -78,6 +78,34 @@ class JobStoreTest {
         assertThat(claim().orElseThrow().subjectId()).isEqualTo(greedyRuns.get(1));
     }
 
+    /**
+     * Workers (of one server or several) that claim at the same time: a free account's one build at once holds
+     * even when each of them saw the account idle before any of them had claimed.
+     */
+    @Test
+    void workersClaimingAtTheSameTimeKeepAnAccountToItsBuildsAtOnce() throws Exception {
+        drain();
+        int workers = 4;
+        for (int round = 0; round < 15; round++) {
+            String free = account(Tier.FREE);
+            for (int i = 0; i < workers; i++) queue(free);
+            var start = new java.util.concurrent.CyclicBarrier(workers);
+            List<java.util.concurrent.Future<Optional<Job>>> claims = new ArrayList<>();
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(workers)) {
+                for (int i = 0; i < workers; i++) {
+                    claims.add(pool.submit(() -> {
+                        start.await();
+                        return claim();
+                    }));
+                }
+            }
+            List<Job> won = new ArrayList<>();
+            for (var c : claims) c.get().ifPresent(won::add);
+            assertThat(won).as("round %d: claimed at once for a free account", round).hasSize(1);
+            drain();
+        }
+    }
+
     @Test
     void aTeamAccountBuildsFourAtOnceAndTheLeastBusyAccountGoesFirst() {
         drain();
