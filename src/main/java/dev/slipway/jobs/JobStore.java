@@ -1,5 +1,6 @@
 package dev.slipway.jobs;
 
+import dev.slipway.accounts.AccountLock;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Handle;
@@ -36,25 +37,11 @@ public final class JobStore {
     private final Jdbi jdbi;
     private final Clock clock;
     private final Ids ids;
-    /**
-     * How a claim locks its account's row. On PostgreSQL not {@code FOR UPDATE}: a transaction that inserts a row
-     * referring to the account (a key share) and then waits for a project's row a claim holds would deadlock with it.
-     */
-    private final String accountLock;
 
     public JobStore(Jdbi jdbi, Clock clock) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.ids = new Ids(clock);
-        this.accountLock = postgres(jdbi) ? "FOR NO KEY UPDATE" : "FOR UPDATE";
-    }
-
-    private static boolean postgres(Jdbi jdbi) {
-        try {
-            return jdbi.withHandle(h -> h.getConnection().getMetaData().getDatabaseProductName()).equalsIgnoreCase("PostgreSQL");
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException("cannot tell which database the store is", e);
-        }
     }
 
     /** Enqueues inside the caller's transaction, so the job exists exactly when its record does. */
@@ -122,8 +109,7 @@ public final class JobStore {
                 lockLine(h, c.projectId());
                 // then the account's row: claims of its projects count its running jobs one after the other (the
                 // candidates' count above was read before other workers' claims committed)
-                h.createQuery("SELECT id FROM accounts WHERE id = :account " + accountLock).bind("account", candidate.accountId())
-                        .mapTo(String.class).findOne();
+                AccountLock.hold(h, candidate.accountId());
                 return h.createUpdate("""
                                 UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
                                        attempts = attempts + 1

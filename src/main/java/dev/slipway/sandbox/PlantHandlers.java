@@ -2,6 +2,7 @@ package dev.slipway.sandbox;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.AccountLock;
 import dev.slipway.accounts.Tier;
 import dev.slipway.api.Gate;
 import dev.slipway.auth.Authenticator;
@@ -69,10 +70,8 @@ public final class PlantHandlers {
         boolean kept;
         try {
             kept = jdbi.inTransaction(h -> {
-                // the account's row orders its creates: each counts what the ones before it kept, so creates sent at
-                // the same time cannot pass the tier's number together
-                h.createQuery("SELECT id FROM accounts WHERE id = :a FOR UPDATE").bind("a", principal.accountId())
-                        .mapTo(String.class).findOne();
+                // creates sent at the same time count one after the other: together they cannot pass the tier's number
+                AccountLock.hold(h, principal.accountId());
                 long count = h.createQuery("SELECT COUNT(*) FROM sandbox_plants WHERE account_id = :a")
                         .bind("a", principal.accountId()).mapTo(Long.class).one();
                 if (count >= tier.plants()) return false;

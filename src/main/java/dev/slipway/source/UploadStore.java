@@ -1,5 +1,6 @@
 package dev.slipway.source;
 
+import dev.slipway.accounts.AccountLock;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Handle;
@@ -63,7 +64,7 @@ public final class UploadStore {
         Path target = dataDir.resolve(relative);
         Instant now = clock.instant();
         return jdbi.inTransaction(h -> {
-            h.createQuery("SELECT id FROM accounts WHERE id = :a FOR UPDATE").bind("a", accountId).mapTo(String.class).findOne();
+            AccountLock.hold(h, accountId);
             long kept = bytesKept(h, accountId);
             if (kept + sizeBytes > quotaBytes) return new Saved(Optional.empty(), kept);
             h.createUpdate("""
