@@ -37,7 +37,7 @@ final class ProductionSwitch {
         String before = current.getSpec() == null || current.getSpec().getSelector() == null ? null
                 : current.getSpec().getSelector().get(Names.DEPLOYMENT);
         if (deploymentId.equals(before)) return before;
-        resource.edit(s -> new ServiceBuilder(s).editSpec().withSelector(Names.selector(deploymentId)).endSpec().build());
+        Conflicts.retry(() -> resource.edit(s -> new ServiceBuilder(s).editSpec().withSelector(Names.selector(deploymentId)).endSpec().build()));
         return before;
     }
 }

@@ -30,11 +30,11 @@ final class Scaling {
         if (current == null) return false;
         if (current.getSpec() != null && Integer.valueOf(replicas).equals(current.getSpec().getReplicas())
                 && stopAfter(current) == null) return true;
-        resource.edit(d -> {
+        Conflicts.retry(() -> resource.edit(d -> {
             Deployment out = new DeploymentBuilder(d).editSpec().withReplicas(replicas).endSpec().build();
             if (out.getMetadata().getAnnotations() != null) out.getMetadata().getAnnotations().remove(STOP_AFTER);
             return out;
-        });
+        }));
         return true;
     }
 
@@ -43,7 +43,7 @@ final class Scaling {
         var resource = client.apps().deployments().inNamespace(namespace).withName(name);
         Deployment current = resource.get();
         if (current == null || java.util.Objects.equals(stopAfter(current), at)) return;
-        resource.edit(d -> {
+        Conflicts.retry(() -> resource.edit(d -> {
             Deployment out = new DeploymentBuilder(d).build();
             Map<String, String> annotations = new LinkedHashMap<>(
                     out.getMetadata().getAnnotations() == null ? Map.of() : out.getMetadata().getAnnotations());
@@ -51,7 +51,7 @@ final class Scaling {
             else annotations.put(STOP_AFTER, at.toString());
             out.getMetadata().setAnnotations(annotations);
             return out;
-        });
+        }));
     }
 
     /** The recorded end of the retirement window; null when none (or an unreadable one). */
