@@ -34,6 +34,11 @@ public final class JobStore {
                     AND (e.created_at < %1$s.created_at OR (e.state = 'running' AND e.lease_expires_at >= :now)))
             """;
 
+    /** How many jobs of the account {@code %1$s} run now under a live lease (its builds at once). */
+    private static final String ACCOUNT_BUSY = """
+            (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
+             WHERE rp.account_id = %1$s AND r.state = 'running' AND r.lease_expires_at >= :now)""";
+
     private final Jdbi jdbi;
     private final Clock clock;
     private final Ids ids;
@@ -90,9 +95,8 @@ public final class JobStore {
         record Candidate(Job job, long busy, String accountId, int slots) {}
         List<Candidate> candidates = jdbi.withHandle(h -> h.createQuery("""
                         SELECT j.id, j.kind, j.subject_id, j.project_id, j.attempts, a.tier, p.account_id,
-                               (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
-                                WHERE rp.account_id = p.account_id AND r.state = 'running'
-                                  AND r.lease_expires_at >= :now) AS busy
+                               """ + ACCOUNT_BUSY.formatted("p.account_id") + """
+                                AS busy
                         FROM jobs j JOIN projects p ON p.id = j.project_id JOIN accounts a ON a.id = p.account_id
                         WHERE (j.state = 'ready' OR (j.state = 'running' AND j.lease_expires_at < :now))
                           AND\s""" + NONE_AHEAD.formatted("j") + """
@@ -115,9 +119,7 @@ public final class JobStore {
                                        attempts = attempts + 1
                                 WHERE id = :id AND attempts = :attempts
                                   AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))
-                                  AND (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
-                                       WHERE rp.account_id = :account AND r.state = 'running' AND r.lease_expires_at >= :now) < :slots
-                                  AND\s""" + NONE_AHEAD.formatted("jobs"))
+                                  AND\s""" + ACCOUNT_BUSY.formatted(":account") + " < :slots AND " + NONE_AHEAD.formatted("jobs"))
                         .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
                         .bind("attempts", c.attempts()).bind("now", now).bind("account", candidate.accountId())
                         .bind("slots", candidate.slots()).execute();

@@ -72,7 +72,7 @@ public final class UploadStore {
                             VALUES (:id, :account, :size, :sha, :path, :at)""")
                     .bind("id", id).bind("account", accountId).bind("size", sizeBytes).bind("sha", sha256)
                     .bind("path", relative).bind("at", now).execute();
-            // in the transaction: a file that cannot be moved leaves no row behind (a row without its file would be an upload that fails its run)
+            // in the transaction: a file that cannot be moved leaves no row (an upload without its file)
             try {
                 Files.move(received, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
