@@ -4,6 +4,7 @@ import dev.slipway.build.BuildConfig;
 import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
+import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
 import dev.slipway.tls.TlsSettings;
@@ -38,6 +39,7 @@ import java.util.Objects;
  * @param tls         automatic HTTPS for the apps: the HTTPS port, the wildcard certificate, the ACME CA
  * @param images      where builds are pushed as OCI images; off without a registry
  * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
+ * @param egressAllow private, shared or reserved addresses apps and builds may reach all the same
  */
 public record ServerConfig(
         String host,
@@ -65,7 +67,8 @@ public record ServerConfig(
         DomainSettings domains,
         TlsSettings tls,
         ImageSettings images,
-        dev.slipway.kubernetes.KubernetesSettings kubernetes) {
+        dev.slipway.kubernetes.KubernetesSettings kubernetes,
+        EgressAllow egressAllow) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -79,6 +82,7 @@ public record ServerConfig(
         Objects.requireNonNull(domains, "domains");
         images = images == null ? ImageSettings.OFF : images;
         kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
+        egressAllow = egressAllow == null ? EgressAllow.NONE : egressAllow;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -128,6 +132,7 @@ public record ServerConfig(
         private TlsSettings tls = TlsSettings.OFF;
         private ImageSettings images = ImageSettings.OFF;
         private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
+        private EgressAllow egressAllow = EgressAllow.NONE;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -143,13 +148,14 @@ public record ServerConfig(
             build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks; domains = c.domains; tls = c.tls;
             images = c.images;
             kubernetes = c.kubernetes;
+            egressAllow = c.egressAllow;
         }
 
         /**
          * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
          * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
          * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
-         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}). A bad value is an {@link IllegalArgumentException}
+         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}). A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
         public Builder environment(Map<String, String> env) {
@@ -163,6 +169,7 @@ public record ServerConfig(
             tls = TlsSettings.fromEnv(tls, env);
             images = ImageSettings.fromEnv(env);
             kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
+            egressAllow = EgressAllow.parse(env.get(EgressAllow.VARIABLE));
             return this;
         }
 
@@ -214,6 +221,7 @@ public record ServerConfig(
         /** {@code --image-registry}: push every build as an OCI image there (host[:port][/path]); null keeps the environment's. */
         public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
         public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
+        public Builder egressAllow(EgressAllow v) { egressAllow = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
@@ -238,7 +246,7 @@ public record ServerConfig(
                     isolation == null ? IsolationMode.AUTO : isolation,
                     build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
                     domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
-                    kubernetes);
+                    kubernetes, egressAllow);
         }
     }
 }
