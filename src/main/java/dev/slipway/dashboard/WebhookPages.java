@@ -232,7 +232,7 @@ public final class WebhookPages {
 
     private static Safe deliveryRow(Delivery d) {
         return Html.fmt("<tr id=\"%s\"><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td><td class=\"message\">%s</td><td>%s</td><td class=\"wide\">%s</td></tr>",
-                d.id(), d.eventType(), Format.badge(d.state()), d.attempts(),
+                d.id(), d.eventType(), Format.badge(d.state().label()), d.attempts(),
                 d.lastStatusCode() == null ? "—" : d.lastStatusCode(), Format.orDash(d.lastError()),
                 Format.timeOr(d.nextAttemptAt(), "—"), Format.time(d.createdAt()));
     }

@@ -3,6 +3,7 @@ package dev.slipway.jobs;
 import dev.slipway.accounts.AccountLock;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
+import dev.slipway.store.StateMachine;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -11,6 +12,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+
+import static dev.slipway.jobs.JobState.DONE;
+import static dev.slipway.jobs.JobState.READY;
+import static dev.slipway.jobs.JobState.RUNNING;
 
 /**
  * Durable jobs in the store. A job is claimed by a conditional UPDATE (exactly one worker wins,
@@ -21,23 +26,21 @@ import java.util.Optional;
  * transactions commit in the same milliseconds (then the one that got the lock first runs first).
  */
 public final class JobStore {
-    public static final String READY = "ready";
-    public static final String RUNNING = "running";
-    public static final String DONE = "done";
+    private static final StateMachine<JobState>.Stored JOBS = JobState.MACHINE.stored("jobs", "state");
 
     /**
      * No unfinished job of the project of the job {@code %1$s} goes before it: created earlier, or running under
      * a lease (a job held from its creation, or one claimed while an earlier one was still uncommitted).
      */
     private static final String NONE_AHEAD = """
-            NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = %1$s.project_id AND e.id <> %1$s.id AND e.state <> 'done'
-                    AND (e.created_at < %1$s.created_at OR (e.state = 'running' AND e.lease_expires_at >= :now)))
-            """;
+            NOT EXISTS (SELECT 1 FROM jobs e WHERE e.project_id = %1$s.project_id AND e.id <> %1$s.id AND e.state <> %2$s
+                    AND (e.created_at < %1$s.created_at OR (e.state = %3$s AND e.lease_expires_at >= :now)))
+            """.replace("%2$s", DONE.literal()).replace("%3$s", RUNNING.literal());
 
     /** How many jobs of the account {@code %1$s} run now under a live lease (its builds at once). */
     private static final String ACCOUNT_BUSY = """
             (SELECT COUNT(*) FROM jobs r JOIN projects rp ON rp.id = r.project_id
-             WHERE rp.account_id = %1$s AND r.state = 'running' AND r.lease_expires_at >= :now)""";
+             WHERE rp.account_id = %1$s AND r.state = %2$s AND r.lease_expires_at >= :now)""".replace("%2$s", RUNNING.literal());
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -53,8 +56,8 @@ public final class JobStore {
     public void enqueue(Handle h, String kind, String subjectId, String projectId) {
         h.createUpdate("""
                         INSERT INTO jobs (id, kind, subject_id, project_id, state, attempts, created_at)
-                        VALUES (:id, :kind, :subject, :project, 'ready', 0, :at)""")
-                .bind("id", ids.next("job")).bind("kind", kind).bind("subject", subjectId)
+                        VALUES (:id, :kind, :subject, :project, :state, 0, :at)""")
+                .bind("state", READY.label()).bind("id", ids.next("job")).bind("kind", kind).bind("subject", subjectId)
                 .bind("project", projectId).bind("at", clock.instant()).execute();
     }
 
@@ -67,8 +70,8 @@ public final class JobStore {
     public Optional<Job> enqueueHeld(Handle h, String kind, String subjectId, String projectId, String owner,
                                      Duration lease) {
         lockLine(h, projectId);
-        boolean behind = h.createQuery("SELECT COUNT(*) FROM jobs WHERE project_id = :project AND state <> 'done'")
-                .bind("project", projectId).mapTo(Integer.class).one() > 0;
+        boolean behind = h.createQuery("SELECT COUNT(*) FROM jobs WHERE project_id = :project AND state <> :done")
+                .bind("project", projectId).bind("done", DONE.label()).mapTo(Integer.class).one() > 0;
         if (behind) {
             enqueue(h, kind, subjectId, projectId);
             return Optional.empty();
@@ -78,8 +81,8 @@ public final class JobStore {
         h.createUpdate("""
                         INSERT INTO jobs (id, kind, subject_id, project_id, state, attempts, created_at, lease_owner,
                                           lease_expires_at)
-                        VALUES (:id, :kind, :subject, :project, 'running', 1, :at, :owner, :until)""")
-                .bind("id", id).bind("kind", kind).bind("subject", subjectId).bind("project", projectId)
+                        VALUES (:id, :kind, :subject, :project, :state, 1, :at, :owner, :until)""")
+                .bind("state", RUNNING.label()).bind("id", id).bind("kind", kind).bind("subject", subjectId).bind("project", projectId)
                 .bind("at", now).bind("owner", owner).bind("until", now.plus(lease)).execute();
         return Optional.of(new Job(id, kind, subjectId, projectId, 1));
     }
@@ -98,10 +101,10 @@ public final class JobStore {
                                """ + ACCOUNT_BUSY.formatted("p.account_id") + """
                                 AS busy
                         FROM jobs j JOIN projects p ON p.id = j.project_id JOIN accounts a ON a.id = p.account_id
-                        WHERE (j.state = 'ready' OR (j.state = 'running' AND j.lease_expires_at < :now))
+                        WHERE (j.state = :ready OR (j.state = :running AND j.lease_expires_at < :now))
                           AND\s""" + NONE_AHEAD.formatted("j") + """
                         ORDER BY busy, j.created_at, j.id LIMIT 50""")
-                .bind("now", now)
+                .bind("now", now).bind("ready", READY.label()).bind("running", RUNNING.label())
                 .map((rs, ctx) -> new Candidate(new Job(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
                         rs.getInt(5)), rs.getLong(8), rs.getString(7), Tier.parse(rs.getString(6)).buildsAtOnce()))
                 .list()).stream()
@@ -114,13 +117,10 @@ public final class JobStore {
                 // then the account's row: claims of its projects count its running jobs one after the other (the
                 // candidates' count above was read before other workers' claims committed)
                 AccountLock.hold(h, candidate.accountId());
-                return h.createUpdate("""
-                                UPDATE jobs SET state = 'running', lease_owner = :owner, lease_expires_at = :until,
-                                       attempts = attempts + 1
-                                WHERE id = :id AND attempts = :attempts
-                                  AND (state = 'ready' OR (state = 'running' AND lease_expires_at < :now))
-                                  AND\s""" + ACCOUNT_BUSY.formatted(":account") + " < :slots AND " + NONE_AHEAD.formatted("jobs"))
-                        .bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
+                return JOBS.moveTo(h, RUNNING, "lease_owner = :owner, lease_expires_at = :until, attempts = attempts + 1",
+                                "id = :id AND attempts = :attempts AND (state = :ready OR lease_expires_at < :now) AND "
+                                        + ACCOUNT_BUSY.formatted(":account") + " < :slots AND " + NONE_AHEAD.formatted("jobs"))
+                        .bind("ready", READY.label()).bind("owner", owner).bind("until", now.plus(lease)).bind("id", c.id())
                         .bind("attempts", c.attempts()).bind("now", now).bind("account", candidate.accountId())
                         .bind("slots", candidate.slots()).execute();
             });
@@ -139,8 +139,8 @@ public final class JobStore {
     public boolean heartbeat(String jobId, String owner, Duration lease) {
         return jdbi.withHandle(h -> h.createUpdate("""
                         UPDATE jobs SET lease_expires_at = :until
-                        WHERE id = :id AND lease_owner = :owner AND state = 'running'""")
-                .bind("until", clock.instant().plus(lease)).bind("id", jobId).bind("owner", owner).execute()) == 1;
+                        WHERE id = :id AND lease_owner = :owner AND state = :running""")
+                .bind("running", RUNNING.label()).bind("until", clock.instant().plus(lease)).bind("id", jobId).bind("owner", owner).execute()) == 1;
     }
 
     /**
@@ -151,9 +151,9 @@ public final class JobStore {
         String prefix = node + "/";
         return jdbi.withHandle(h -> h.createUpdate("""
                         UPDATE jobs SET lease_expires_at = :expired
-                        WHERE state = 'running' AND LEFT(lease_owner, :n) = :prefix AND lease_owner <> :keep
+                        WHERE state = :running AND LEFT(lease_owner, :n) = :prefix AND lease_owner <> :keep
                           AND lease_expires_at >= :now""")
-                .bind("now", clock.instant()).bind("expired", clock.instant().minusSeconds(1)).bind("n", prefix.length()).bind("prefix", prefix).bind("keep", keep)
+                .bind("running", RUNNING.label()).bind("now", clock.instant()).bind("expired", clock.instant().minusSeconds(1)).bind("n", prefix.length()).bind("prefix", prefix).bind("keep", keep)
                 .execute());
     }
 
@@ -162,28 +162,26 @@ public final class JobStore {
     }
 
     public void finish(Handle h, String jobId, String owner) {
-        h.createUpdate("""
-                        UPDATE jobs SET state = 'done', finished_at = :at, lease_owner = NULL, lease_expires_at = NULL
-                        WHERE id = :id AND lease_owner = :owner""")
+        JOBS.moveTo(h, DONE, "finished_at = :at, lease_owner = NULL, lease_expires_at = NULL", "id = :id AND lease_owner = :owner")
                 .bind("at", clock.instant()).bind("id", jobId).bind("owner", owner).execute();
     }
 
     /** Ends a job that has not started (a cancelled queued deployment). */
     public void finishUnclaimed(Handle h, String subjectId) {
-        h.createUpdate("UPDATE jobs SET state = 'done', finished_at = :at WHERE subject_id = :s AND state = 'ready'")
+        JOBS.moveTo(h, DONE, "finished_at = :at", "subject_id = :s AND state = :ready").bind("ready", READY.label())
                 .bind("at", clock.instant()).bind("s", subjectId).execute();
     }
 
     public int runningCount() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM jobs WHERE state = 'running' AND lease_expires_at >= :now")
-                .bind("now", clock.instant()).mapTo(Integer.class).one());
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM jobs WHERE state = :running AND lease_expires_at >= :now")
+                .bind("running", RUNNING.label()).bind("now", clock.instant()).mapTo(Integer.class).one());
     }
 
     /** Jobs of the account's projects running now (live leases). */
     public int runningCount(String accountId) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT COUNT(*) FROM jobs j JOIN projects p ON p.id = j.project_id
-                        WHERE p.account_id = :a AND j.state = 'running' AND j.lease_expires_at >= :now""")
-                .bind("a", accountId).bind("now", clock.instant()).mapTo(Integer.class).one());
+                        WHERE p.account_id = :a AND j.state = :running AND j.lease_expires_at >= :now""")
+                .bind("running", RUNNING.label()).bind("a", accountId).bind("now", clock.instant()).mapTo(Integer.class).one());
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.store;
 
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Update;
 
 import java.time.Instant;
 import java.util.Collection;
@@ -10,6 +11,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -49,6 +51,15 @@ public final class StateMachine<S extends Enum<S>> {
         return label.apply(state);
     }
 
+    /** The states from which a record may move to {@code to}. */
+    public Set<S> predecessors(S to) {
+        Set<S> from = new TreeSet<>();
+        moves.forEach((state, targets) -> {
+            if (targets.contains(to)) from.add(state);
+        });
+        return from;
+    }
+
     /** The stored labels of a group of states, to bind as an SQL IN-list ({@code bindList}). */
     public List<String> labels(Collection<S> states) {
         return states.stream().sorted().map(label).toList();
@@ -81,6 +92,21 @@ public final class StateMachine<S extends Enum<S>> {
                     .bind("to", label(to)).bind("from", label(from)).bind("id", id).bind("now", now).execute();
             if (n == 1) moved.accept(h);
             return n == 1;
+        }
+
+        /**
+         * The guarded update of a move to {@code to} from whichever allowed predecessor a row is in: {@code UPDATE
+         * table SET column = :to[, alsoSet] WHERE column IN (predecessors)[ AND (where)]}. {@code :to} and the
+         * predecessors are bound; the caller binds its own names and executes. {@code alsoSet} and {@code where}
+         * are the caller's SQL (constants, never input); "" for none.
+         */
+        public Update moveTo(Handle h, S to, String alsoSet, String where) {
+            Set<S> from = predecessors(to);
+            if (from.isEmpty()) throw new IllegalStateException("no " + name + " state may move to " + label(to));
+            return h.createUpdate("UPDATE " + table + " SET " + column + " = :to"
+                            + (alsoSet.isEmpty() ? "" : ", " + alsoSet)
+                            + " WHERE " + column + " IN (<from>)" + (where.isEmpty() ? "" : " AND (" + where + ")"))
+                    .bind("to", label(to)).bindList("from", labels(from));
         }
     }
 

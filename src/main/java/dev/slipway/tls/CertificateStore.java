@@ -2,6 +2,7 @@ package dev.slipway.tls;
 
 import dev.slipway.projects.DomainStatus;
 import dev.slipway.secrets.SecretBox;
+import dev.slipway.store.StateMachine;
 import dev.slipway.webhooks.Outbox;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -25,6 +26,7 @@ import java.util.Set;
  * order: it claims the row with a guarded update, which also re-checks that the domain is still due.
  */
 public final class CertificateStore {
+    private static final StateMachine<CertificateStatus>.Stored CERTIFICATES = CertificateStatus.MACHINE.stored("certificates", "status");
     /** How long a claim holds when its server dies mid-order. */
     static final java.time.Duration CLAIM = java.time.Duration.ofMinutes(5);
     private static final int MAX_ERROR = 2000;
@@ -52,8 +54,8 @@ public final class CertificateStore {
             try {
                 jdbi.useHandle(h -> h.createUpdate("""
                                 INSERT INTO certificates (domain, status, attempts, next_attempt_at, updated_at)
-                                SELECT :d, 'pending', 0, :now, :now WHERE NOT EXISTS (SELECT 1 FROM certificates WHERE domain = :d)""")
-                        .bind("d", domain).bind("now", now).execute());
+                                SELECT :d, :pending, 0, :now, :now WHERE NOT EXISTS (SELECT 1 FROM certificates WHERE domain = :d)""")
+                        .bind("pending", CertificateStatus.PENDING.label()).bind("d", domain).bind("now", now).execute());
             } catch (UnableToExecuteStatementException raced) {
                 // another server inserted it first
             }
@@ -85,9 +87,9 @@ public final class CertificateStore {
         if (domains.isEmpty()) return List.of();
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT domain FROM certificates WHERE domain IN (<domains>) AND next_attempt_at <= :now
-                          AND (status <> 'issued' OR expires_at <= :renewBy)
+                          AND (status <> :issued OR expires_at <= :renewBy)
                           AND (claimed_until IS NULL OR claimed_until < :now) ORDER BY domain""")
-                .bindList("domains", domains.stream().map(d -> d.toLowerCase(Locale.ROOT)).toList())
+                .bind("issued", CertificateStatus.ISSUED.label()).bindList("domains", domains.stream().map(d -> d.toLowerCase(Locale.ROOT)).toList())
                 .bind("now", now).bind("renewBy", renewBy).mapTo(String.class).list());
     }
 
@@ -95,9 +97,9 @@ public final class CertificateStore {
     boolean claim(String domain, String node, Instant now, Instant renewBy) {
         return jdbi.withHandle(h -> h.createUpdate("""
                         UPDATE certificates SET claimed_by = :node, claimed_until = :until
-                        WHERE domain = :d AND next_attempt_at <= :now AND (status <> 'issued' OR expires_at <= :renewBy)
+                        WHERE domain = :d AND next_attempt_at <= :now AND (status <> :issued OR expires_at <= :renewBy)
                           AND (claimed_until IS NULL OR claimed_until < :now)""")
-                .bind("node", node).bind("until", now.plus(CLAIM)).bind("d", domain).bind("now", now)
+                .bind("issued", CertificateStatus.ISSUED.label()).bind("node", node).bind("until", now.plus(CLAIM)).bind("d", domain).bind("now", now)
                 .bind("renewBy", renewBy).execute()) == 1;
     }
 
@@ -105,15 +107,13 @@ public final class CertificateStore {
     void issued(String domain, String chainPem, String keyPem, String serial, Instant expiresAt) {
         Instant now = clock.instant();
         jdbi.useTransaction(h -> {
-            CertificateStatus from = status(h, domain);
-            CertificateStatus.MACHINE.check(from, CertificateStatus.ISSUED);
-            h.createUpdate("""
-                            UPDATE certificates SET status = 'issued', chain_enc = :chain, key_enc = :key, serial = :serial,
-                                   expires_at = :expires, last_error = NULL, attempts = 0, next_attempt_at = :now,
-                                   claimed_by = NULL, claimed_until = NULL, updated_at = :now WHERE domain = :d""")
+            int moved = CERTIFICATES.moveTo(h, CertificateStatus.ISSUED, """
+                            chain_enc = :chain, key_enc = :key, serial = :serial, expires_at = :expires, last_error = NULL,
+                            attempts = 0, next_attempt_at = :now, claimed_by = NULL, claimed_until = NULL, updated_at = :now""",
+                            "domain = :d")
                     .bind("chain", secrets.encrypt(chainPem)).bind("key", secrets.encrypt(keyPem)).bind("serial", serial)
                     .bind("expires", expiresAt).bind("now", now).bind("d", domain).execute();
-            emit(h, domain, "certificate.issued");
+            if (moved == 1) emit(h, domain, "certificate.issued");
         });
     }
 
@@ -124,24 +124,17 @@ public final class CertificateStore {
     void failed(String domain, String error, Instant now, Instant nextAttempt) {
         String reason = error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
         jdbi.useTransaction(h -> {
-            CertificateStatus.MACHINE.check(status(h, domain), CertificateStatus.FAILED);
-            h.createUpdate("""
-                            UPDATE certificates SET status = 'failed', last_error = :error, attempts = attempts + 1,
-                                   next_attempt_at = :next, claimed_by = NULL, claimed_until = NULL, updated_at = :now
-                            WHERE domain = :d""")
+            int moved = CERTIFICATES.moveTo(h, CertificateStatus.FAILED, """
+                            last_error = :error, attempts = attempts + 1, next_attempt_at = :next, claimed_by = NULL,
+                            claimed_until = NULL, updated_at = :now""", "domain = :d")
                     .bind("error", reason).bind("next", nextAttempt).bind("now", now).bind("d", domain).execute();
-            emit(h, domain, "certificate.failed");
+            if (moved == 1) emit(h, domain, "certificate.failed");
         });
     }
 
     int attempts(String domain) {
         return jdbi.withHandle(h -> h.createQuery("SELECT attempts FROM certificates WHERE domain = :d")
                 .bind("d", domain).mapTo(Integer.class).findOne().orElse(0));
-    }
-
-    private static CertificateStatus status(Handle h, String domain) {
-        return CertificateStatus.parse(h.createQuery("SELECT status FROM certificates WHERE domain = :d")
-                .bind("d", domain).mapTo(String.class).one());
     }
 
     /** The event goes to the account of the project that has the domain now (none: no event). */

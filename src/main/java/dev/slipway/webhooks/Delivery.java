@@ -4,12 +4,9 @@ import java.time.Instant;
 
 /**
  * One event on its way to one endpoint. {@code messageId} is the {@code webhook-id} header, the
- * same on every attempt and on a redelivery. States: pending, succeeded, failed.
+ * same on every attempt and on a redelivery.
  */
-public record Delivery(String id, String endpointId, String messageId, String eventType, String payload, String state,
+public record Delivery(String id, String endpointId, String messageId, String eventType, String payload, DeliveryState state,
                        int attempts, Instant nextAttemptAt, Instant lastAttemptAt, Integer lastStatusCode,
                        String lastError, Instant createdAt, Instant deliveredAt) {
-    public static final String PENDING = "pending";
-    public static final String SUCCEEDED = "succeeded";
-    public static final String FAILED = "failed";
 }

@@ -3,6 +3,7 @@ package dev.slipway.webhooks;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
+import dev.slipway.store.StateMachine;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -17,11 +18,12 @@ import java.util.Optional;
 
 /** The outbox of webhook deliveries: written with the state change, then attempted until one succeeds or they give up. */
 public final class DeliveryStore {
+    private static final StateMachine<DeliveryState>.Stored DELIVERIES = DeliveryState.MACHINE.stored("webhook_deliveries", "state");
     /** How long finished deliveries stay listed (and redeliverable). */
     public static final java.time.Duration RETENTION = java.time.Duration.ofDays(30);
     private static final int MAX_ERROR = 1000;
     static final RowMapper<Delivery> MAPPER = (rs, ctx) -> new Delivery(rs.getString("id"), rs.getString("endpoint_id"),
-            rs.getString("message_id"), rs.getString("event_type"), rs.getString("payload"), rs.getString("state"),
+            rs.getString("message_id"), rs.getString("event_type"), rs.getString("payload"), DeliveryState.parse(rs.getString("state")),
             rs.getInt("attempts"), instant(rs.getTimestamp("next_attempt_at")), instant(rs.getTimestamp("last_attempt_at")),
             (Integer) rs.getObject("last_status_code"), rs.getString("last_error"), instant(rs.getTimestamp("created_at")),
             instant(rs.getTimestamp("delivered_at")));
@@ -39,13 +41,13 @@ public final class DeliveryStore {
     /** Queues one event for one endpoint inside the caller's transaction; due at once. */
     public Delivery enqueue(Handle h, String endpointId, String messageId, String type, String payload) {
         Instant now = clock.instant();
-        Delivery d = new Delivery(ids.next("whd"), endpointId, messageId, type, payload, Delivery.PENDING, 0, now,
+        Delivery d = new Delivery(ids.next("whd"), endpointId, messageId, type, payload, DeliveryState.PENDING, 0, now,
                 null, null, null, now, null);
         h.createUpdate("""
                         INSERT INTO webhook_deliveries (id, endpoint_id, message_id, event_type, payload, state, attempts,
                             next_attempt_at, created_at)
-                        VALUES (:id, :endpoint, :message, :type, :payload, 'pending', 0, :at, :at)""")
-                .bind("id", d.id()).bind("endpoint", endpointId).bind("message", messageId).bind("type", type)
+                        VALUES (:id, :endpoint, :message, :type, :payload, :state, 0, :at, :at)""")
+                .bind("state", DeliveryState.PENDING.label()).bind("id", d.id()).bind("endpoint", endpointId).bind("message", messageId).bind("type", type)
                 .bind("payload", payload).bind("at", now).execute();
         return d;
     }
@@ -68,17 +70,16 @@ public final class DeliveryStore {
     public Optional<Delivery> nextDue(String endpointId) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT * FROM webhook_deliveries
-                        WHERE endpoint_id = :e AND state = 'pending' AND next_attempt_at <= :now
+                        WHERE endpoint_id = :e AND state = :pending AND next_attempt_at <= :now
                         ORDER BY seq LIMIT 1""")
-                .bind("e", endpointId).bind("now", clock.instant()).map(MAPPER).findOne());
+                .bind("pending", DeliveryState.PENDING.label()).bind("e", endpointId).bind("now", clock.instant()).map(MAPPER).findOne());
     }
 
     public void succeeded(String id, int status) {
         Instant now = clock.instant();
-        jdbi.useHandle(h -> h.createUpdate("""
-                        UPDATE webhook_deliveries SET state = 'succeeded', attempts = attempts + 1, last_status_code = :status,
-                            last_error = NULL, last_attempt_at = :now, delivered_at = :now, next_attempt_at = NULL
-                        WHERE id = :id AND state = 'pending'""")
+        jdbi.useHandle(h -> DELIVERIES.moveTo(h, DeliveryState.SUCCEEDED, """
+                        attempts = attempts + 1, last_status_code = :status, last_error = NULL, last_attempt_at = :now,
+                        delivered_at = :now, next_attempt_at = NULL""", "id = :id")
                 .bind("status", status).bind("now", now).bind("id", id).execute());
     }
 
@@ -89,20 +90,18 @@ public final class DeliveryStore {
 
     /** As above, inside the caller's transaction. */
     public void attemptFailed(Handle h, String id, Integer status, String error, Instant retryAt) {
-        h.createUpdate("""
-                        UPDATE webhook_deliveries SET state = :state, attempts = attempts + 1, last_status_code = :status,
-                            last_error = :error, last_attempt_at = :now, next_attempt_at = :next
-                        WHERE id = :id AND state = 'pending'""")
-                .bind("state", retryAt == null ? Delivery.FAILED : Delivery.PENDING).bind("status", status)
+        DELIVERIES.moveTo(h, retryAt == null ? DeliveryState.FAILED : DeliveryState.PENDING, """
+                        attempts = attempts + 1, last_status_code = :status, last_error = :error, last_attempt_at = :now,
+                        next_attempt_at = :next""", "id = :id")
+                .bind("status", status)
                 .bind("error", clip(error)).bind("now", clock.instant()).bind("next", retryAt).bind("id", id).execute();
     }
 
     /** Gives up the endpoint's waiting deliveries (it was disabled); a redelivery can send them later. */
     static void failPending(Handle h, String endpointId, String reason) {
-        h.createUpdate("""
-                        UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL,
-                            last_error = LEFT(COALESCE(last_error || '; ', '') || :reason, 1000)
-                        WHERE endpoint_id = :e AND state = 'pending'""")
+        DELIVERIES.moveTo(h, DeliveryState.FAILED,
+                        "next_attempt_at = NULL, last_error = LEFT(COALESCE(last_error || '; ', '') || :reason, 1000)",
+                        "endpoint_id = :e")
                 .bind("reason", reason).bind("e", endpointId).execute();
     }
 
@@ -111,9 +110,9 @@ public final class DeliveryStore {
         Instant before = clock.instant().minus(retention);
         return jdbi.withHandle(h -> h.createUpdate("""
                         DELETE FROM webhook_deliveries
-                        WHERE (created_at < :before AND state <> 'pending')
+                        WHERE (created_at < :before AND state <> :pending)
                            OR NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = webhook_deliveries.endpoint_id)""")
-                .bind("before", before).execute());
+                .bind("pending", DeliveryState.PENDING.label()).bind("before", before).execute());
     }
 
     private static String clip(String error) {

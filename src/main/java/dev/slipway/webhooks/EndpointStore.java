@@ -136,10 +136,10 @@ public final class EndpointStore {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT e.id FROM webhook_endpoints e
                         WHERE e.id IN (SELECT d.endpoint_id FROM webhook_deliveries d
-                                       WHERE d.state = 'pending' AND d.next_attempt_at <= :now)
+                                       WHERE d.state = :pending AND d.next_attempt_at <= :now)
                           AND e.enabled = TRUE AND (e.lease_expires_at IS NULL OR e.lease_expires_at < :now)
                         LIMIT :limit""")
-                .bind("now", now).bind("limit", limit).mapTo(String.class).list());
+                .bind("pending", DeliveryState.PENDING.label()).bind("now", now).bind("limit", limit).mapTo(String.class).list());
     }
 
     /** When the earliest delivery waiting for an enabled endpoint is due (in the past if one is due now). */
@@ -147,8 +147,8 @@ public final class EndpointStore {
         return Optional.ofNullable(jdbi.withHandle(h -> h.createQuery("""
                         SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d
                         JOIN webhook_endpoints e ON e.id = d.endpoint_id
-                        WHERE d.state = 'pending' AND e.enabled = TRUE""")
-                .mapTo(Instant.class).one())); // MIN of no rows is one NULL
+                        WHERE d.state = :pending AND e.enabled = TRUE""")
+                .bind("pending", DeliveryState.PENDING.label()).mapTo(Instant.class).one())); // MIN of no rows is one NULL
     }
 
     /** Takes the endpoint's lease; exactly one server wins. */

@@ -35,7 +35,7 @@ public record WebhookView(String id, String url, String description, List<String
                                int attempts, Integer lastStatusCode, String lastError, Instant nextAttemptAt,
                                Instant lastAttemptAt, Instant createdAt, Instant deliveredAt) {
         public static DeliveryView of(Delivery d) {
-            return new DeliveryView(d.id(), d.messageId(), d.endpointId(), d.eventType(), d.state(), d.attempts(),
+            return new DeliveryView(d.id(), d.messageId(), d.endpointId(), d.eventType(), d.state().label(), d.attempts(),
                     d.lastStatusCode(), d.lastError(), d.nextAttemptAt(), d.lastAttemptAt(), d.createdAt(), d.deliveredAt());
         }
     }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -83,6 +84,25 @@ class StateMachineTest {
                 x -> hooks.incrementAndGet()))).isInstanceOf(IllegalStateException.class);
         assertThat(colour()).isEqualTo("red");
         assertThat(hooks).hasValue(0);
+    }
+
+    @Test
+    void aMoveToAStateTakesRowsFromEachOfItsPredecessorsAndNoOthers() {
+        StateMachine<Light> anyToRed = StateMachine.builder(Light.class, "light", Light::label)
+                .from(Light.RED)
+                .from(Light.GREEN, Light.RED)
+                .from(Light.AMBER, Light.RED)
+                .build();
+        assertThat(anyToRed.predecessors(Light.RED)).containsExactly(Light.GREEN, Light.AMBER);
+        jdbi.useHandle(h -> h.execute("INSERT INTO lights (id, colour) VALUES ('b', 'green'), ('c', 'amber'), ('d', 'green')"));
+        int moved = jdbi.withHandle(h -> anyToRed.stored("lights", "colour")
+                .moveTo(h, Light.RED, "changed_at = :now", "id <> :spared").bind("now", now).bind("spared", "d").execute());
+        assertThat(moved).isEqualTo(2);
+        List<String> rows = jdbi.withHandle(h -> h.createQuery("SELECT id || '=' || colour FROM lights ORDER BY id")
+                .mapTo(String.class).list());
+        assertThat(rows).containsExactly("a=red", "b=red", "c=red", "d=green");
+        assertThatThrownBy(() -> jdbi.useHandle(h -> anyToRed.stored("lights", "colour").moveTo(h, Light.GREEN, "", "")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no light state may move to green");
     }
 
     private String colour() {

@@ -88,7 +88,7 @@ class WebhookScheduleTest {
         dispatcher.wake();
         Delivery first = Await.value(Duration.ofSeconds(10), "the first attempt",
                 () -> deliveries.find(queued.id()).filter(d -> d.attempts() == 1).orElse(null));
-        assertThat(first.state()).isEqualTo(Delivery.PENDING);
+        assertThat(first.state()).isEqualTo(DeliveryState.PENDING);
         assertThat(first.lastStatusCode()).isEqualTo(500);
         Duration wait = Duration.between(first.lastAttemptAt(), first.nextAttemptAt());
         assertThat(wait).as("5 s with ±20 %% jitter").isBetween(Duration.ofMillis(3900), Duration.ofMillis(6100));
@@ -104,7 +104,7 @@ class WebhookScheduleTest {
         assertThat(disabled.disabledReason()).contains("every delivery failed since " + failingSince).contains("5 days")
                 .contains("HTTP 500");
         Delivery last = deliveries.find(queued.id()).orElseThrow();
-        assertThat(last.state()).isEqualTo(Delivery.FAILED);
+        assertThat(last.state()).isEqualTo(DeliveryState.FAILED);
         assertThat(last.attempts()).isEqualTo(2);
         assertThat(receiver.received()).hasSize(2);
 
