@@ -3,11 +3,11 @@ package dev.slipway.deployments;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
-import dev.slipway.store.StateMachine;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.images.ImageStore;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
+import dev.slipway.runs.RunRecords;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -32,13 +32,9 @@ public final class DeploymentStore {
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("live_at")),
             instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"));
 
-    private static final StateMachine<DeploymentStatus>.Stored STATUS = DeploymentStatus.MACHINE.stored("deployments", "status");
-
     private final Jdbi jdbi;
-    private final Clock clock;
     private final LogStore logs;
-    private final Listener listener;
-    private final StatusChanges changes = new StatusChanges();
+    private final RunRecords<Deployment, DeploymentStatus> runs;
 
     /** Told of every new deployment and every status change, inside the transaction that makes it. */
     @FunctionalInterface
@@ -54,15 +50,18 @@ public final class DeploymentStore {
 
     public DeploymentStore(Jdbi jdbi, Clock clock, LogStore logs, Listener listener) {
         this.jdbi = jdbi;
-        this.clock = clock;
         this.logs = logs;
-        this.listener = listener;
+        this.runs = new RunRecords<>(jdbi, clock, logs, "deployments", MAPPER, DeploymentStatus.MACHINE, to -> switch (to) {
+            case LIVE -> "live_at = :now, finished_at = :now";
+            case FAILED -> "finished_at = :now";
+            default -> "";
+        }, listener::changed);
     }
 
     public Jdbi jdbi() { return jdbi; }
 
     /** Status changes made through this store, for long-polls. */
-    public StatusChanges changes() { return changes; }
+    public StatusChanges changes() { return runs.changes(); }
 
     public void insert(Handle h, Deployment d) {
         h.createUpdate("""
@@ -78,15 +77,15 @@ public final class DeploymentStore {
                 .bind("env", d.envOverridesEnc()).bind("region", d.region()).bind("instanceType", d.instanceType())
                 .bind("at", d.createdAt()).bind("upload", d.uploadId())
                 .execute();
-        listener.changed(h, d);
+        runs.inserted(h, d);
     }
 
     public Optional<Deployment> find(String id) {
-        return jdbi.withHandle(h -> find(h, id));
+        return runs.find(id);
     }
 
     public Optional<Deployment> find(Handle h, String id) {
-        return h.createQuery("SELECT * FROM deployments WHERE id = :id").bind("id", id).map(MAPPER).findOne();
+        return runs.find(h, id);
     }
 
     public Page<Deployment> page(String accountId, String projectId, DeploymentStatus status, PageRequest request) {
@@ -112,21 +111,11 @@ public final class DeploymentStore {
      * entry, in one transaction. False when another actor moved it first (e.g. a cancel).
      */
     public boolean transition(String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
-        logs.flush(); // the lines logged before come before this entry
-        return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
+        return runs.transition(id, from, to, level, message);
     }
 
     public boolean transition(Handle h, String id, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
-        String alsoSet = switch (to) {
-            case LIVE -> "live_at = :now, finished_at = :now";
-            case FAILED -> "finished_at = :now";
-            default -> "";
-        };
-        return STATUS.move(h, id, from, to, alsoSet, clock.instant(), moved -> {
-            logs.append(moved, id, level, message);
-            listener.changed(moved, find(moved, id).orElseThrow());
-            changes.changedAfterCommit(moved, id);
-        });
+        return runs.transition(h, id, from, to, level, message);
     }
 
     /**

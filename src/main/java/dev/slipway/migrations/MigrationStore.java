@@ -3,10 +3,10 @@ package dev.slipway.migrations;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
-import dev.slipway.store.StateMachine;
 import dev.slipway.core.StatusChanges;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
+import dev.slipway.runs.RunRecords;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -29,13 +29,8 @@ public final class MigrationStore {
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")),
             instant(rs.getTimestamp("completed_at")));
 
-    private static final StateMachine<MigrationStatus>.Stored STATUS = MigrationStatus.MACHINE.stored("migrations", "status");
-
     private final Jdbi jdbi;
-    private final Clock clock;
-    private final LogStore logs;
-    private final Listener listener;
-    private final StatusChanges changes = new StatusChanges();
+    private final RunRecords<Migration, MigrationStatus> runs;
 
     /** Told of every new migration and every status change, inside the transaction that makes it. */
     @FunctionalInterface
@@ -51,13 +46,15 @@ public final class MigrationStore {
 
     public MigrationStore(Jdbi jdbi, Clock clock, LogStore logs, Listener listener) {
         this.jdbi = jdbi;
-        this.clock = clock;
-        this.logs = logs;
-        this.listener = listener;
+        this.runs = new RunRecords<>(jdbi, clock, logs, "migrations", MAPPER, MigrationStatus.MACHINE, to -> switch (to) {
+            case PROCESSING -> "started_at = COALESCE(started_at, :now)";
+            case COMPLETE, FAILED -> "completed_at = :now";
+            default -> "";
+        }, listener::changed);
     }
 
     /** Status changes made through this store, for long-polls. */
-    public StatusChanges changes() { return changes; }
+    public StatusChanges changes() { return runs.changes(); }
 
     public void insert(Handle h, Migration m) {
         h.createUpdate("""
@@ -71,7 +68,7 @@ public final class MigrationStore {
                 .bind("dbType", m.databaseType()).bind("dbAction", m.databaseAction()).bind("dbId", m.databaseId())
                 .bind("status", m.status().label()).bind("at", m.createdAt()).bind("started", m.startedAt())
                 .execute();
-        listener.changed(h, m);
+        runs.inserted(h, m);
     }
 
     /** Records the framework a migration's build detected, when the request named none. */
@@ -81,11 +78,11 @@ public final class MigrationStore {
     }
 
     public Optional<Migration> find(String id) {
-        return jdbi.withHandle(h -> find(h, id));
+        return runs.find(id);
     }
 
     public Optional<Migration> find(Handle h, String id) {
-        return h.createQuery("SELECT * FROM migrations WHERE id = :id").bind("id", id).map(MAPPER).findOne();
+        return runs.find(h, id);
     }
 
     public Page<Migration> page(String accountId, MigrationStatus status, PageRequest request) {
@@ -101,21 +98,11 @@ public final class MigrationStore {
 
     /** Moves the migration if it is still in {@code from}, with its log entry. */
     public boolean transition(Handle h, String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
-        String alsoSet = switch (to) {
-            case PROCESSING -> "started_at = COALESCE(started_at, :now)";
-            case COMPLETE, FAILED -> "completed_at = :now";
-            default -> "";
-        };
-        return STATUS.move(h, id, from, to, alsoSet, clock.instant(), moved -> {
-            logs.append(moved, id, level, message);
-            listener.changed(moved, find(moved, id).orElseThrow());
-            changes.changedAfterCommit(moved, id);
-        });
+        return runs.transition(h, id, from, to, level, message);
     }
 
     public boolean transition(String id, MigrationStatus from, MigrationStatus to, Level level, String message) {
-        logs.flush(); // the lines logged before come before this entry
-        return jdbi.inTransaction(h -> transition(h, id, from, to, level, message));
+        return runs.transition(id, from, to, level, message);
     }
 
     private static Instant instant(Timestamp ts) {
