@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Alone;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.GitServer;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SIGTERM while one builds: after each restart on the same store every run ends, none is lost, the
  * live apps answer again and no app process of the previous run is left.
  */
+@Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class RestartTest {

@@ -1,6 +1,7 @@
 package dev.slipway.runtime;
 
 import dev.slipway.store.StoreKind;
+import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A server killed with SIGKILL leaves its apps running; the next start kills them and runs the apps again. */
+@Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class RecoveryTest {
