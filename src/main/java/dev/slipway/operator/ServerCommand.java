@@ -153,7 +153,7 @@ public final class ServerCommand implements Callable<Integer> {
             stopped.countDown();
         }, "shutdown"));
         System.out.printf("Slipway API listening on http://%s:%d/v1 (store: %s) — ready in %d ms%n",
-                host, slipway.apiPort(), slipway.database().kind().name().toLowerCase(),
+                host, slipway.apiPort(), slipway.database().dialect().name().toLowerCase(),
                 (System.nanoTime() - started) / 1_000_000);
         System.out.printf("Slipway dashboard at http://%s:%d/dashboard%n", host, slipway.apiPort());
         if (sandboxPort != null) System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());

@@ -28,7 +28,7 @@ public final class HealthHandlers {
     public void ready(Context ctx) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", database.reachable() ? "ready" : "unavailable");
-        body.put("store", database.kind().name().toLowerCase());
+        body.put("store", database.dialect().name().toLowerCase());
         body.put("isolation", confinement.isolated() ? "sandbox" : "none");
         body.put("isolation_detail", confinement.summary());
         if (!confinement.isolated()) body.put("warning", Confinement.NOT_ISOLATED);

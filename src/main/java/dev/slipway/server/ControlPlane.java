@@ -27,7 +27,7 @@ import dev.slipway.projects.ProjectView;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.sandbox.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.webhooks.DeliveryStore;
@@ -53,7 +53,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
                               Pipelines pipelines, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
-        RateLimiter limiter = stores.database().kind() == StoreKind.POSTGRES
+        RateLimiter limiter = stores.database().dialect().shared()
                 ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
         Authenticator authenticator = new Authenticator(stores.keys(), clock);
         Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);

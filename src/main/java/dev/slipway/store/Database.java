@@ -17,10 +17,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class Database implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
-    private final StoreKind kind;
+    private final Dialect kind;
     private final List<Runnable> closeFirst = new CopyOnWriteArrayList<>();
 
-    private Database(HikariDataSource dataSource, StoreKind kind) {
+    private Database(HikariDataSource dataSource, Dialect kind) {
         this.dataSource = dataSource;
         this.kind = kind;
         this.jdbi = Jdbi.create(dataSource);
@@ -32,10 +32,7 @@ public final class Database implements AutoCloseable {
     }
 
     public static Database open(String jdbcUrl, int poolSize) {
-        StoreKind kind = jdbcUrl.startsWith("jdbc:postgresql:") ? StoreKind.POSTGRES : StoreKind.H2;
-        if (!jdbcUrl.startsWith("jdbc:postgresql:") && !jdbcUrl.startsWith("jdbc:h2:")) {
-            throw new IllegalArgumentException("SLIPWAY_DATABASE_URL must be a jdbc:postgresql: or jdbc:h2: URL");
-        }
+        Dialect kind = Dialect.of(jdbcUrl);
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setMaximumPoolSize(poolSize);
@@ -80,12 +77,12 @@ public final class Database implements AutoCloseable {
      * and no notices to give.
      */
     public void listen(Map<String, ChangeFeed.Listener> listeners) {
-        if (kind == StoreKind.POSTGRES) closeFirst.add(ChangeFeed.start(dataSource.getJdbcUrl(), listeners)::close);
+        if (kind.shared()) closeFirst.add(ChangeFeed.start(dataSource.getJdbcUrl(), listeners)::close);
     }
 
     public Jdbi jdbi() { return jdbi; }
     public HikariDataSource dataSource() { return dataSource; }
-    public StoreKind kind() { return kind; }
+    public Dialect dialect() { return kind; }
 
     public boolean reachable() {
         try (var c = dataSource.getConnection()) {

@@ -36,7 +36,7 @@ abstract class PostgresOnlyMigration implements JavaMigration {
     @Override
     public void migrate(Context context) throws Exception {
         var connection = context.getConnection();
-        if (!connection.getMetaData().getDatabaseProductName().equals("PostgreSQL")) return;
+        if (Dialect.of(connection) != Dialect.POSTGRES) return;
         try (Statement s = connection.createStatement()) {
             s.execute(sql);
         }

@@ -2,7 +2,7 @@ package dev.slipway.api;
 
 import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @EachStore
 class ProjectReadTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
@@ -46,7 +46,7 @@ class ProjectReadTest {
 
         switchProduction(server.slipway(), id, "dep_first");
         assertThat(production(t.http(), id)).isEqualTo("dep_first");
-        assumeTrue(kind == StoreKind.POSTGRES, "the rest needs a second server on the same store: one server per embedded store");
+        assumeTrue(kind == Dialect.POSTGRES, "the rest needs a second server on the same store: one server per embedded store");
 
         try (Slipway peer = server.startPeer()) {
             Http viaPeer = new Http("http://127.0.0.1:" + peer.apiPort(), t.key());

@@ -2,7 +2,7 @@ package dev.slipway.api;
 
 import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 @EachStore
 class RateLimitTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
@@ -92,7 +92,7 @@ class RateLimitTest {
 
     @Test
     void twoServersOnOneStoreShareTheLimitOnPostgres() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(kind == StoreKind.POSTGRES,
+        org.junit.jupiter.api.Assumptions.assumeTrue(kind == Dialect.POSTGRES,
                 "the embedded store is one process; sharing across servers is a PostgreSQL feature");
         try (Slipway peer = server.startPeer()) {
             var t = server.tenant(Tier.FREE);

@@ -2,7 +2,7 @@ package dev.slipway.build;
 
 import dev.slipway.core.Ids;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class ArtifactStoreTest {
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     private TestStore testStore;
     private Database db;

@@ -3,7 +3,7 @@ package dev.slipway.build;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.logs.Level;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -38,7 +38,7 @@ class BuilderTest {
 
     @BeforeAll
     static void open() {
-        testStore = TestStore.create(StoreKind.H2);
+        testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
         config = BuildConfig.defaults(testStore.dataDir());
         store = new ArtifactStore(db.jdbi(), config.artifactsDir());

@@ -2,7 +2,7 @@ package dev.slipway.build;
 
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +30,7 @@ class FailureReasonsTest {
 
     @BeforeAll
     static void open() {
-        testStore = TestStore.create(StoreKind.H2);
+        testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
         BuildConfig config = BuildConfig.defaults(testStore.dataDir());
         Clock clock = MicrosClock.system();

@@ -2,7 +2,7 @@ package dev.slipway.client;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +31,7 @@ class ClientErrorsTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(StoreKind.H2);
+        server = TestServer.start(Dialect.H2);
         tenant = server.tenant(Tier.TEAM);
         env = Map.of("SLIPWAY_API_URL", server.baseUrl(), "SLIPWAY_API_KEY", tenant.key());
         projectId = server.slipway().projects().create(new NewProject(tenant.account().id(),

@@ -5,7 +5,7 @@ import dev.slipway.testing.Statuses;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.GitServer;
@@ -56,7 +56,7 @@ class DashboardBrowserTest {
     static void start() {
         git = GitServer.start();
         receiver = WebhookReceiver.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts())
+        server = TestServer.start(Dialect.H2, c -> c.gitHosts(git.hosts())
                 .webhooks(WebhookSettings.DEFAULTS.withAllowPrivate(true))); // the receiver is on loopback
         alice = server.tenant(Tier.TEAM);
         bob = server.tenant(Tier.TEAM);

@@ -5,7 +5,7 @@ import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DashboardHttpTest {
     static final String PASSWORD = "correct horse battery";
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

@@ -6,7 +6,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.Json;
 import dev.slipway.core.MicrosClock;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.ServerPerStore;
@@ -27,13 +27,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** How people get a sign-in: the first start's default user, and {@code slipway users create} (as a process). */
 @EachStore
 class SignInSetupTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
 
     private JavaProcess.Result slipway(String stdin, String... args) {
-        Map<String, String> env = kind == StoreKind.POSTGRES
+        Map<String, String> env = kind == Dialect.POSTGRES
                 ? Map.of("SLIPWAY_DATABASE_URL", server.store().jdbcUrl())
                 : Map.of("SLIPWAY_DATA_DIR", server.store().dataDir().toString());
         return JavaProcess.runWithInput(env, server.store().dataDir(), stdin, args);
@@ -66,7 +66,7 @@ class SignInSetupTest {
         // once as an operator runs it, a process of the launcher (on H2: the store options are the same code on both)
         String[] create = {"users", "create", "--account", account, "--email", email, "--json"};
         String stdout;
-        if (kind == StoreKind.H2) {
+        if (kind == Dialect.H2) {
             JavaProcess.Result generated = slipway(null, create);
             assertThat(generated.exitCode()).as(generated.stderr()).isZero();
             stdout = generated.stdout();
@@ -108,7 +108,7 @@ class SignInSetupTest {
 
     /** The launcher's command line in this JVM, on this store, with standard input and output swapped for the call. */
     private Run inProcess(String stdin, String... args) {
-        String[] store = kind == StoreKind.POSTGRES
+        String[] store = kind == Dialect.POSTGRES
                 ? new String[]{"--database-url", server.store().jdbcUrl()}
                 : new String[]{"--data-dir", server.store().dataDir().toString()};
         String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.Arrays.stream(store))

@@ -5,7 +5,7 @@ import dev.slipway.testing.Statuses;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Json;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -422,7 +422,7 @@ class DatabaseMigrationTest {
     @Test
     @Order(7)
     void aProviderThatIsNotConfiguredIsRefusedNamingItsSetting() {
-        try (TestServer bare = TestServer.start(StoreKind.H2)) {
+        try (TestServer bare = TestServer.start(Dialect.H2)) {
             var t = bare.tenant(Tier.TEAM);
             for (DbKind kind : DbKind.values()) {
                 var r = t.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"acme/x\",\"database\":{\"type\":\""

@@ -10,7 +10,7 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestServer;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -51,7 +51,7 @@ class ProvisioningTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(StoreKind.H2, c -> c.databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
+        server = TestServer.start(Dialect.H2, c -> c.databaseAdmins(DbServers.postgresAdmin(), DbServers.mysqlAdmin()));
         jdbi = server.slipway().database().jdbi();
         secrets = SecretBox.fromBase64(server.store().secretKey());
         accountId = server.tenant(Tier.TEAM).account().id();

@@ -1,6 +1,6 @@
 package dev.slipway.deploy;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -32,9 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EachStore
 class ManifestServerTest {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
-    private final StoreKind kind;
+    private final Dialect kind;
 
-    ManifestServerTest(StoreKind kind) {
+    ManifestServerTest(Dialect kind) {
         this.kind = kind;
     }
 
@@ -65,7 +65,7 @@ class ManifestServerTest {
                 Matcher m = LISTENING.matcher(server.awaitLine(l -> LISTENING.matcher(l).find(), Duration.ofSeconds(90)));
                 assertThat(m.find()).isTrue();
                 Http http = new Http("http://127.0.0.1:" + m.group(1), null);
-                assertThat(server.output()).contains("store: " + (kind == StoreKind.H2 ? "h2" : "postgres"));
+                assertThat(server.output()).contains("store: " + (kind == Dialect.H2 ? "h2" : "postgres"));
                 // the sandbox the manifest requires is there, and the apps domain is the manifest's
                 // awaited, not read from output(): it is printed after the API line and may not have been read yet
                 server.awaitLine(l -> l.startsWith("Slipway apps listening on http://<project>." + env.get("SLIPWAY_APPS_DOMAIN") + ":"),

@@ -14,7 +14,7 @@ import dev.slipway.projects.ProjectStore;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.StatusNotices;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
@@ -84,7 +84,7 @@ class DeploymentStoreTest {
             assertThat(afterCommit).as("at the commit, not later").isGreaterThan(seen);
 
             assertThat(store.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO, "wrong from")).isFalse();
-            if (db.kind() == StoreKind.H2) { // on PostgreSQL the store's notice of the first change may still come in
+            if (db.kind() == Dialect.H2) { // on PostgreSQL the store's notice of the first change may still come in
                 assertThat(store.changes().await(id, afterCommit, 0, TimeUnit.MILLISECONDS)).as("no change, no signal").isEqualTo(afterCommit);
             }
 
@@ -131,7 +131,7 @@ class DeploymentStoreTest {
 
     @Test
     void onPostgresqlAStatusChangedThroughAnotherServerEndsTheWaitsHereToo() throws Exception {
-        assumeTrue(db.kind() == StoreKind.POSTGRES, "one server per embedded store");
+        assumeTrue(db.kind() == Dialect.POSTGRES, "one server per embedded store");
         String id = deployment(DeploymentStatus.QUEUED);
         // another server's store: its own pool, and its status changes told by the store's notices
         try (Database peer = Database.open(db.store().jdbcUrl(), 2); LogStore peerLogs = new LogStore(peer.jdbi(), MicrosClock.system())) {

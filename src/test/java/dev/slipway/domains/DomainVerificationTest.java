@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.DnsServer;
@@ -229,7 +229,7 @@ class DomainVerificationTest {
         assertThat(Apps.get(app(first)).body()).contains("moving-site");
 
         // a second server on the same PostgreSQL serves it too, and hears of the change below through the store
-        Slipway peer = server.kind() == StoreKind.POSTGRES ? server.startPeer() : null;
+        Slipway peer = server.kind() == Dialect.POSTGRES ? server.startPeer() : null;
         try {
             String peerFirst = peer == null ? null : "http://" + first + ":" + peer.appsPort() + "/";
             if (peer != null) {
@@ -306,7 +306,7 @@ class DomainVerificationTest {
             assertThat(hook.status()).as(hook.body()).isEqualTo(201);
             String hookId = hook.json().at("/data/id").asText();
             // on PostgreSQL a second server checks the same pending domains on the same schedule
-            Slipway peer = server.kind() == StoreKind.POSTGRES ? server.startPeer() : null;
+            Slipway peer = server.kind() == Dialect.POSTGRES ? server.startPeer() : null;
             try {
                 Map<String, String> domains = new java.util.LinkedHashMap<>();
                 for (int i = 0; i < 5; i++) {

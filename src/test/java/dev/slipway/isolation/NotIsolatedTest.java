@@ -5,7 +5,7 @@ import dev.slipway.testing.Statuses;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import com.sun.net.httpserver.HttpServer;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
@@ -35,8 +35,8 @@ class NotIsolatedTest {
 
     @BeforeAll
     static void start() {
-        plain = TestServer.start(StoreKind.H2, c -> c.isolation(IsolationMode.NONE));
-        sandboxed = TestServer.start(StoreKind.H2, c -> c.isolation(IsolationMode.SANDBOX));
+        plain = TestServer.start(Dialect.H2, c -> c.isolation(IsolationMode.NONE));
+        sandboxed = TestServer.start(Dialect.H2, c -> c.isolation(IsolationMode.SANDBOX));
     }
 
     @AfterAll

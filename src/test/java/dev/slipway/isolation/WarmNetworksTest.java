@@ -1,7 +1,7 @@
 package dev.slipway.isolation;
 
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -70,7 +70,7 @@ class WarmNetworksTest {
     static void start() throws IOException {
         SandboxTools.Detection found = SandboxTools.detect();
         assertThat(found.missing()).as("the sandbox's tools (.ci/run installs them)").isEmpty();
-        store = TestStore.create(StoreKind.H2);
+        store = TestStore.create(Dialect.H2);
         database = Database.open(store.jdbcUrl(), 2);
         platform = new ServerSocket(0);
         databaseServer = new ServerSocket(0);

@@ -1,7 +1,7 @@
 package dev.slipway.jobs;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class JobStoreTest {
     private static final Duration LEASE = Duration.ofMinutes(1);
 
-    final StoreKind kind = database.kind();
+    final Dialect kind = database.kind();
 
     @RegisterExtension
     static final DatabasePerStore database = DatabasePerStore.open(4);

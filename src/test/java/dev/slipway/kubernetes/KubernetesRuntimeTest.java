@@ -39,7 +39,7 @@ import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.RuntimeFixture;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -433,7 +433,7 @@ class KubernetesRuntimeTest {
 
     @Test
     void aRetirementPendingAtARestartIsResumedFromTheClusterAndScalesToZero_kubeletPlayed() throws Exception {
-        try (TestStore store = TestStore.create(StoreKind.H2); Database db = Database.open(store.jdbcUrl(), 4)) {
+        try (TestStore store = TestStore.create(Dialect.H2); Database db = Database.open(store.jdbcUrl(), 4)) {
             InstanceStore instances = new InstanceStore(db.jdbi(), SecretBox.fromBase64(RuntimeFixture.SECRET_KEY),
                     Clock.systemUTC(), "node_k8s");
             Duration window = Duration.ofSeconds(3);

@@ -5,7 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.images.LoopbackRegistry;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
@@ -63,7 +63,7 @@ class KubernetesServersTest {
              ClusterPlayer cluster = new ClusterPlayer(client)) {
             String base = registry.pushBase("base/node:test");
             KubernetesSettings kube = KubernetesSettings.LOCAL.withEnabled(true).withKubeconfig(kubeconfig.toString());
-            try (TestServer a = TestServer.start(StoreKind.POSTGRES, c -> c
+            try (TestServer a = TestServer.start(Dialect.POSTGRES, c -> c
                     .images(new ImageSettings(registry.host() + "/slipway", Map.of("node", base), true)).kubernetes(kube)
                     .gitHosts(git.hosts()))) {
                 Slipway b = a.startPeer();

@@ -1,6 +1,6 @@
 package dev.slipway.logs;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Lines written through the batching writer read back complete and in order, on H2 and PostgreSQL. */
 @EachStore
 class LogStoreTest {
-    final StoreKind kind = database.kind();
+    final Dialect kind = database.kind();
 
     @RegisterExtension
     static final DatabasePerStore database = DatabasePerStore.open(4);

@@ -2,7 +2,7 @@ package dev.slipway.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -17,13 +17,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The operator commands, run as separate processes against the store of a running server. */
 @EachStore
 class AdminCommandsTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
 
     private JavaProcess.Result slipway(String... args) {
-        Map<String, String> env = kind == StoreKind.POSTGRES
+        Map<String, String> env = kind == Dialect.POSTGRES
                 ? Map.of("SLIPWAY_DATABASE_URL", server.store().jdbcUrl())
                 : Map.of("SLIPWAY_DATA_DIR", server.store().dataDir().toString());
         return JavaProcess.run(env, server.store().dataDir(), args);

@@ -2,7 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
@@ -56,7 +56,7 @@ class BunTest {
         }
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_TOOLCHAIN_REGISTRY", "http://127.0.0.1:1/"); // nothing listens there
-        try (TestServer offline = TestServer.start(StoreKind.H2, c -> c.environment(env))) {
+        try (TestServer offline = TestServer.start(Dialect.H2, c -> c.environment(env))) {
             Http http = offline.tenant(Tier.TEAM).http();
             Map<String, String> files = new LinkedHashMap<>();
             FrameworksTest.fixture("bun").forEach((name, bytes) -> files.put(name, new String(bytes, StandardCharsets.UTF_8)));

@@ -2,7 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** POST /v1/deployments/{id}/cancel on a queued, a building and a finished deployment. */
 @EachStore
 class CancelTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit(c -> c.buildSlots(1));

@@ -1,7 +1,7 @@
 package dev.slipway.pipeline;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -22,7 +22,7 @@ final class GitDeploys implements BeforeAllCallback, AfterAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) {
         git = GitServer.start();
-        server = TestServer.start(StoreKind.H2, c -> c.gitHosts(git.hosts()));
+        server = TestServer.start(Dialect.H2, c -> c.gitHosts(git.hosts()));
         runs = new Runs(server.tenant(Tier.TEAM).http());
     }
 

@@ -2,7 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
@@ -27,7 +27,7 @@ class LogsAndWaitTest {
     private static final String BUSY_BUILD = "let i=0;setInterval(()=>{for(let k=0;k<2;k++){console.log('out '+i+'.'+k);"
             + "console.error('err '+i+'.'+k)}if(++i>=100)process.exit(0)},40)";
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit();

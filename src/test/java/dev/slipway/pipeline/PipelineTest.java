@@ -4,7 +4,7 @@ import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -29,7 +29,7 @@ class PipelineTest {
     private static final String SECRET = "s3cr3t-token-9f8e7d";
     private static final Duration RUN = Duration.ofSeconds(120);
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit();

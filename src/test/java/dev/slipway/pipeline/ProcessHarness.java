@@ -1,6 +1,6 @@
 package dev.slipway.pipeline;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -26,13 +26,13 @@ final class ProcessHarness implements AutoCloseable {
     private String apiUrl;
 
     /** @param settings environment variables of the server besides its data dir, git hosts and store */
-    ProcessHarness(StoreKind kind, Map<String, String> settings) {
+    ProcessHarness(Dialect kind, Map<String, String> settings) {
         git = GitServer.start();
         store = TestStore.create(kind);
         env = new HashMap<>(settings);
         env.put("SLIPWAY_DATA_DIR", store.dataDir().resolve("data").toString());
         env.put("SLIPWAY_GIT_HOSTS", "github=" + git.baseUrl());
-        if (kind == StoreKind.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
+        if (kind == Dialect.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
     }
 
     /** Starts the server; the first start prints the default account's key, a later one none. */

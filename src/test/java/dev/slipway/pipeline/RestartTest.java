@@ -1,7 +1,7 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
@@ -39,7 +39,7 @@ class RestartTest {
     private static final int GATED_BUILD_MILLIS = 180_000;
 
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     ProcessHarness harness;
     GitServer git;

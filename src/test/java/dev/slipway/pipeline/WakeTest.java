@@ -1,6 +1,6 @@
 package dev.slipway.pipeline;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.GitServer;
@@ -45,7 +45,7 @@ class WakeTest {
     private static final int CONCURRENT = 12;
 
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     ProcessHarness harness;
     GitServer git;

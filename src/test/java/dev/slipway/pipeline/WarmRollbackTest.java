@@ -1,7 +1,7 @@
 package dev.slipway.pipeline;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -23,7 +23,7 @@ class WarmRollbackTest {
     private static final int GATED_BUILD_MILLIS = 120_000;
     private static final String GATE = "gate-open";
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit(c -> c.buildSlots(1));

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.logs.Level;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class WebhookFlowTest {
     private static final Duration SOON = Duration.ofSeconds(15);
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.withGit(c -> c.webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))));

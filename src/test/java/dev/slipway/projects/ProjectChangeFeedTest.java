@@ -6,7 +6,7 @@ import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.ChangeFeed;
 import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProjectChangeFeedTest {
     private static final Duration NOTICE = Duration.ofSeconds(5);
 
-    final StoreKind kind = database.kind();
+    final Dialect kind = database.kind();
 
     @RegisterExtension
     static final DatabasePerStore database = DatabasePerStore.open(4);
@@ -63,7 +63,7 @@ class ProjectChangeFeedTest {
         listening = Database.open(database.store().jdbcUrl(), 2);
         listening.listen(Map.of(ChangeNotices.PROJECTS, cache));
         projects = new ProjectStore(listening.jdbi(), Clock.systemUTC(), SecretBox.fromBase64(database.store().secretKey()), cache);
-        if (kind == StoreKind.POSTGRES) Await.until(NOTICE, "the change feed to listen", cache::informed);
+        if (kind == Dialect.POSTGRES) Await.until(NOTICE, "the change feed to listen", cache::informed);
     }
 
     @AfterEach
@@ -90,7 +90,7 @@ class ProjectChangeFeedTest {
     @Test
     void aChangeByAnotherServerIsSeenThroughTheCache() {
         assertThat(branch()).isEqualTo("main");
-        if (kind == StoreKind.POSTGRES) {
+        if (kind == Dialect.POSTGRES) {
             silently("UPDATE projects SET branch = 'silent' WHERE id = ?", id);
             assertThat(branch()).as("kept in memory").isEqualTo("main");
         }
@@ -128,7 +128,7 @@ class ProjectChangeFeedTest {
     @Test
     void whileTheFeedIsLostNothingIsReadFromMemory() {
         assertThat(branch()).isEqualTo("main");
-        if (kind == StoreKind.H2) {
+        if (kind == Dialect.H2) {
             // the embedded store has no feed at all: nothing is kept, a write is read at once
             write("UPDATE projects SET branch = 'written' WHERE id = ?", id);
             assertThat(branch()).isEqualTo("written");

@@ -1,6 +1,6 @@
 package dev.slipway.ratelimit;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
@@ -19,13 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The limiter itself, under concurrency, on each store (the HTTP behaviour is in api.RateLimitTest). */
 @EachStore
 class RateLimiterTest {
-    final StoreKind kind = database.kind();
+    final Dialect kind = database.kind();
 
     @RegisterExtension
     static final DatabasePerStore database = DatabasePerStore.open(10);
 
     private RateLimiter newServer() {
-        return kind == StoreKind.POSTGRES ? RateLimiter.postgres(database.dataSource(), Clock.systemUTC())
+        return kind == Dialect.POSTGRES ? RateLimiter.postgres(database.dataSource(), Clock.systemUTC())
                 : RateLimiter.inMemory(Clock.systemUTC());
     }
 
@@ -66,7 +66,7 @@ class RateLimiterTest {
 
     @Test
     void twoServersOnOneStoreNeverAdmitMoreThanTheLimitTogether() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(kind == StoreKind.POSTGRES,
+        org.junit.jupiter.api.Assumptions.assumeTrue(kind == Dialect.POSTGRES,
                 "the embedded store is one process; sharing across servers is a PostgreSQL feature");
         // a limit large enough that slices of several tokens are reserved at a time
         List<Decision> decisions = burst(List.of(newServer(), newServer()), "acct:shared", 1000, 1600);

@@ -3,7 +3,7 @@ package dev.slipway.router;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.RecordingLog;
@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RestartingAppTest {
     @Test
     void whileACrashedAppWaitsForItsRestartTheRouterAnswers503ThenServesItAgain() {
-        try (RuntimeFixture fixture = new RuntimeFixture(StoreKind.H2,
+        try (RuntimeFixture fixture = new RuntimeFixture(Dialect.H2,
                 o -> o.withBackoff(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30)))) {
             Instance app = fixture.runtime.start(TestApps.spec("v1", Map.of()), new RecordingLog());
             RouteTable routes = new RouteTable("localhost");

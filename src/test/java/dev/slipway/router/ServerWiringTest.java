@@ -2,7 +2,7 @@ package dev.slipway.router;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ServerWiringTest {
     @Test
     void theServerHasAnAppsListenerAndAppUrlsUseItsBoundPort() {
-        try (TestServer server = TestServer.start(StoreKind.H2)) {
+        try (TestServer server = TestServer.start(Dialect.H2)) {
             int appsPort = server.slipway().appsPort();
             assertThat(appsPort).isPositive().isNotEqualTo(server.slipway().apiPort());
             assertThat(server.slipway().config().appsPort()).isEqualTo(appsPort);

@@ -1,7 +1,7 @@
 package dev.slipway.runtime;
 
 import dev.slipway.logs.Level;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +19,7 @@ class LocalProcessRuntimeTest {
     private RuntimeFixture fixture;
 
     private LocalProcessRuntime runtime(UnaryOperator<RuntimeOptions> customize) {
-        fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(StoreKind.H2),
+        fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(Dialect.H2),
                 "node_test", customize, Map.of("LEAKED_SERVER_VAR", "server-only"));
         return fixture.runtime;
     }

@@ -1,6 +1,6 @@
 package dev.slipway.runtime;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class RecoveryTest {
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     private record Started(String deploymentId, int port, long pid, long childPid) {}
 

@@ -3,7 +3,7 @@ package dev.slipway.runtime;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestStore;
 
 import java.util.Base64;
@@ -22,7 +22,7 @@ public final class RuntimeFixture implements AutoCloseable {
     public final LocalProcessRuntime runtime;
     public final RuntimeOptions options;
 
-    public RuntimeFixture(StoreKind kind, UnaryOperator<RuntimeOptions> customize) {
+    public RuntimeFixture(Dialect kind, UnaryOperator<RuntimeOptions> customize) {
         this(TestStore.create(kind), "node_" + UUID.randomUUID().toString().replace("-", ""), customize, Map.of());
     }
 
@@ -38,7 +38,7 @@ public final class RuntimeFixture implements AutoCloseable {
     }
 
     public static RuntimeFixture h2() {
-        return new RuntimeFixture(StoreKind.H2, o -> o);
+        return new RuntimeFixture(Dialect.H2, o -> o);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.slipway.runtime;
 
 import dev.slipway.core.MicrosClock;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class WakeSafetyTest {
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     RuntimeFixture fixture;
     LocalProcessRuntime runtime;

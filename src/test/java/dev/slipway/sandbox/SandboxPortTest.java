@@ -1,7 +1,7 @@
 package dev.slipway.sandbox;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SandboxPortTest {
     @Test
     void theSandboxMovesToItsOwnPort() {
-        try (TestServer server = TestServer.start(StoreKind.H2, c -> c.sandboxPort(0))) {
+        try (TestServer server = TestServer.start(Dialect.H2, c -> c.sandboxPort(0))) {
             int port = server.slipway().sandboxPort();
             assertThat(port).isNotEqualTo(server.slipway().apiPort());
             var tenant = server.tenant(Tier.FREE);

@@ -1,7 +1,7 @@
 package dev.slipway.source;
 
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Uploads per tier: bytes kept (413 past them) and days kept (then deleted, unless a run still waits for them). */
 @EachStore
 class UploadQuotaTest {
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

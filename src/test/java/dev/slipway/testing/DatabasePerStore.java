@@ -1,7 +1,7 @@
 package dev.slipway.testing;
 
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.extension.AfterClassTemplateInvocationCallback;
 import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
@@ -65,7 +65,7 @@ public final class DatabasePerStore implements BeforeClassTemplateInvocationCall
 
     public Jdbi jdbi() { return get().jdbi(); }
     public javax.sql.DataSource dataSource() { return get().dataSource(); }
-    public StoreKind kind() { return get().kind(); }
+    public Dialect kind() { return get().dialect(); }
 
     /** The test store under the database: its URL, e.g. for a second pool or database on the same store. */
     public TestStore store() {

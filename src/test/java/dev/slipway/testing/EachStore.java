@@ -1,6 +1,6 @@
 package dev.slipway.testing;
 
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import org.junit.jupiter.api.ClassTemplate;
 import org.junit.jupiter.api.extension.AfterClassTemplateInvocationCallback;
 import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * The class's tests run once per store kind of {@link TestStore#kinds()}: on H2, and on PostgreSQL too when
  * {@code SLIPWAY_TEST_POSTGRES_URL} is set, each run named after its kind. A {@link ServerPerStore} or
  * {@link DatabasePerStore} on a static field of the class gives the server or database of the kind that runs
- * (and its {@code kind()}); a class with neither takes the kind as a {@code StoreKind} constructor parameter.
+ * (and its {@code kind()}); a class with neither takes the kind as a {@code Dialect} constructor parameter.
  * Static methods marked {@link Before} and {@link After} run before and after the tests of each kind, inside
  * the server's or database's life ({@code @BeforeAll} and {@code @AfterAll} run once, around all kinds).
  */
@@ -58,8 +58,8 @@ public @interface EachStore {
         private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(EachStore.class);
 
         /** The store kind of the invocation that runs in {@code context}. */
-        static StoreKind of(ExtensionContext context) {
-            StoreKind kind = context.getStore(NAMESPACE).get(StoreKind.class, StoreKind.class);
+        static Dialect of(ExtensionContext context) {
+            Dialect kind = context.getStore(NAMESPACE).get(Dialect.class, Dialect.class);
             if (kind == null) throw new IllegalStateException(context.getUniqueId() + " is not in an @EachStore class");
             return kind;
         }
@@ -123,7 +123,7 @@ public @interface EachStore {
             }
         }
 
-        private static ClassTemplateInvocationContext invocation(StoreKind kind) {
+        private static ClassTemplateInvocationContext invocation(Dialect kind) {
             return new ClassTemplateInvocationContext() {
                 @Override
                 public String getDisplayName(int invocationIndex) {
@@ -135,7 +135,7 @@ public @interface EachStore {
                     return List.of(new Lifecycle(), new ParameterResolver() {
                         @Override
                         public boolean supportsParameter(ParameterContext p, ExtensionContext c) {
-                            return p.getParameter().getType() == StoreKind.class;
+                            return p.getParameter().getType() == Dialect.class;
                         }
 
                         @Override
@@ -147,7 +147,7 @@ public @interface EachStore {
 
                 @Override
                 public void prepareInvocation(ExtensionContext context) {
-                    context.getStore(NAMESPACE).put(StoreKind.class, kind);
+                    context.getStore(NAMESPACE).put(Dialect.class, kind);
                 }
             };
         }

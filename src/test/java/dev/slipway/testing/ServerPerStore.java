@@ -3,7 +3,7 @@ package dev.slipway.testing;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import org.junit.jupiter.api.extension.AfterClassTemplateInvocationCallback;
 import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -61,7 +61,7 @@ public final class ServerPerStore implements BeforeClassTemplateInvocationCallba
 
     @Override
     public void beforeClassTemplateInvocation(ExtensionContext context) {
-        StoreKind kind = EachStore.Kinds.of(context);
+        Dialect kind = EachStore.Kinds.of(context);
         if (git) gitServer = GitServer.start();
         try {
             server = TestServer.start(kind, c -> customize.apply(git ? c.gitHosts(gitServer.hosts()) : c));
@@ -100,7 +100,7 @@ public final class ServerPerStore implements BeforeClassTemplateInvocationCallba
         return gitServer;
     }
 
-    public StoreKind kind() { return get().store().kind(); }
+    public Dialect kind() { return get().store().kind(); }
     public Slipway slipway() { return get().slipway(); }
     public TestStore store() { return get().store(); }
     public String baseUrl() { return get().baseUrl(); }

@@ -5,7 +5,7 @@ import dev.slipway.accounts.Account;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.MicrosClock;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -22,16 +22,16 @@ public final class TestServer implements AutoCloseable {
         this.slipway = slipway;
     }
 
-    public static TestServer start(StoreKind kind) {
+    public static TestServer start(Dialect kind) {
         return start(kind, c -> c);
     }
 
-    public static TestServer start(StoreKind kind, UnaryOperator<ServerConfig.Builder> customize) {
+    public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize) {
         return start(kind, customize, MicrosClock.system());
     }
 
     /** As above, on a clock of the test's (e.g. a {@link MutableClock} to step through backoffs). */
-    public static TestServer start(StoreKind kind, UnaryOperator<ServerConfig.Builder> customize, java.time.Clock clock) {
+    public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize, java.time.Clock clock) {
         TestStore store = TestStore.create(kind);
         try {
             ServerConfig config = customize.apply(config(store, store.dataDir())).build();

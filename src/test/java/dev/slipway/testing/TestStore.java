@@ -1,7 +1,7 @@
 package dev.slipway.testing;
 
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,13 +20,13 @@ import java.util.regex.Pattern;
 public final class TestStore implements AutoCloseable {
     public static final String POSTGRES_ENV = "SLIPWAY_TEST_POSTGRES_URL";
 
-    private final StoreKind kind;
+    private final Dialect kind;
     private final Path dataDir;
     private final String jdbcUrl;
     private final String dropName;
     private final String secretKey = randomKey();
 
-    private TestStore(StoreKind kind, Path dataDir, String jdbcUrl, String dropName) {
+    private TestStore(Dialect kind, Path dataDir, String jdbcUrl, String dropName) {
         this.kind = kind;
         this.dataDir = dataDir;
         this.jdbcUrl = jdbcUrl;
@@ -34,17 +34,17 @@ public final class TestStore implements AutoCloseable {
     }
 
     /** H2 always; PostgreSQL too when {@code SLIPWAY_TEST_POSTGRES_URL} is set. */
-    public static List<StoreKind> kinds() {
-        List<StoreKind> kinds = new ArrayList<>(List.of(StoreKind.H2));
+    public static List<Dialect> kinds() {
+        List<Dialect> kinds = new ArrayList<>(List.of(Dialect.H2));
         String pg = System.getenv(POSTGRES_ENV);
-        if (pg != null && !pg.isBlank()) kinds.add(StoreKind.POSTGRES);
+        if (pg != null && !pg.isBlank()) kinds.add(Dialect.POSTGRES);
         return kinds;
     }
 
-    public static TestStore create(StoreKind kind) {
+    public static TestStore create(Dialect kind) {
         try {
             Path dir = Files.createTempDirectory("slipway-test-");
-            if (kind == StoreKind.H2) return new TestStore(kind, dir, Database.h2Url(dir), null);
+            if (kind == Dialect.H2) return new TestStore(kind, dir, Database.h2Url(dir), null);
             String admin = System.getenv(POSTGRES_ENV);
             if (admin == null || admin.isBlank()) throw new IllegalStateException(POSTGRES_ENV + " is not set");
             String name = "slipway_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
@@ -72,7 +72,7 @@ public final class TestStore implements AutoCloseable {
     /** The secret key every server on this store shares (base64, 32 bytes). */
     public String secretKey() { return secretKey; }
 
-    public StoreKind kind() { return kind; }
+    public Dialect kind() { return kind; }
     public Path dataDir() { return dataDir; }
     public String jdbcUrl() { return jdbcUrl; }
 

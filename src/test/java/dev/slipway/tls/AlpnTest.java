@@ -3,7 +3,7 @@ package dev.slipway.tls;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import org.junit.jupiter.api.Test;
@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AlpnTest {
     private static final Duration ISSUE = Duration.ofSeconds(40);
 
-    private final StoreKind kind;
+    private final Dialect kind;
 
-    AlpnTest(StoreKind kind) {
+    AlpnTest(Dialect kind) {
         this.kind = kind;
     }
 
@@ -91,7 +91,7 @@ class AlpnTest {
             Slipway edge = rig.server(java.time.Clock.systemUTC(), c -> c.tls(rig.tls().withHttpsPort(rig.httpsPort)
                     .withTimings(Duration.ofDays(30), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofHours(1))));
             Await.until(ISSUE, "the edge's first certificate check", () -> edge.tls().passes() >= 1);
-            if (kind == StoreKind.POSTGRES) {
+            if (kind == Dialect.POSTGRES) {
                 Slipway orderer = rig.server();
                 var owner = Rig.tenant(orderer, Tier.TEAM);
                 var created = owner.http().post("/v1/projects", """

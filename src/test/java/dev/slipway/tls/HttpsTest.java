@@ -3,7 +3,7 @@ package dev.slipway.tls;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
@@ -37,9 +37,9 @@ class HttpsTest {
     private static final HttpClient PLAIN = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
 
-    private final StoreKind kind;
+    private final Dialect kind;
 
-    HttpsTest(StoreKind kind) {
+    HttpsTest(Dialect kind) {
         this.kind = kind;
     }
 
@@ -149,7 +149,7 @@ class HttpsTest {
             Await.until(Duration.ofSeconds(10), "three check passes of the restarted server", () -> restarted.tls().passes() >= passes + 3);
             assertThat(storedSerial(restarted, "shop.example.test")).isEqualTo(serial);
 
-            if (kind == StoreKind.POSTGRES) {
+            if (kind == Dialect.POSTGRES) {
                 // a second server on the same PostgreSQL serves the same certificate and orders nothing
                 Slipway peer = rig.server();
                 Rig.route(peer, "shop", "shop.example.test", "the shop on the peer");

@@ -4,7 +4,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.router.Target;
 import dev.slipway.server.Slipway;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -42,7 +42,7 @@ final class Rig implements AutoCloseable {
     }
 
     /** Pebble validates HTTP-01 on the first server's apps listener. */
-    static Rig start(StoreKind kind) throws Exception {
+    static Rig start(Dialect kind) throws Exception {
         return start(kind, false);
     }
 
@@ -50,7 +50,7 @@ final class Rig implements AutoCloseable {
      * @param alpn Pebble validates TLS-ALPN-01 on the first server's HTTPS listener, and its HTTP-01 requests go
      *             to a port nobody listens on, so only TLS-ALPN-01 can succeed
      */
-    static Rig start(StoreKind kind, boolean alpn) throws Exception {
+    static Rig start(Dialect kind, boolean alpn) throws Exception {
         LoopbackDns dns = LoopbackDns.start();
         int appsPort = Pebble.freePort();
         int httpsPort = alpn ? Pebble.freePort() : 0;

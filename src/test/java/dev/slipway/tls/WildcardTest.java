@@ -2,7 +2,7 @@ package dev.slipway.tls;
 
 import dev.slipway.config.ServerConfig;
 import dev.slipway.router.Target;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.TestServer;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @EachStore
 class WildcardTest {
-    private final StoreKind kind;
+    private final Dialect kind;
 
-    WildcardTest(StoreKind kind) {
+    WildcardTest(Dialect kind) {
         this.kind = kind;
     }
 

@@ -3,7 +3,7 @@ package dev.slipway.users;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.AccountStore;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.MutableClock;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Users, sessions and the sign-in throttle against a real store (H2 and PostgreSQL), with a clock moved by hand. */
 @EachStore
 class UserStoresTest {
-    final StoreKind kind = db.kind();
+    final Dialect kind = db.kind();
 
     @RegisterExtension
     static final DatabasePerStore db = DatabasePerStore.open(4);

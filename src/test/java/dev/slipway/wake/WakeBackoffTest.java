@@ -7,7 +7,7 @@ import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.logs.LogEntry;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class WakeBackoffTest {
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     final MutableClock clock = new MutableClock();
     TestServer server;

@@ -2,7 +2,7 @@ package dev.slipway.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
@@ -31,7 +31,7 @@ class WebhookDeliveryTest {
     static final List<Duration> FAST = List.of(Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(300));
     private static final Duration SOON = Duration.ofSeconds(10);
 
-    final StoreKind kind = server.kind();
+    final Dialect kind = server.kind();
 
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start(c -> c.webhooks(new WebhookSettings(true, FAST)));

@@ -1,7 +1,7 @@
 package dev.slipway.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.GitServer;
@@ -41,7 +41,7 @@ class WebhookRestartTest {
     private static final Pattern API = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
 
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     GitServer git;
     TestStore store;
@@ -60,7 +60,7 @@ class WebhookRestartTest {
                 "SLIPWAY_GIT_HOSTS", "github=" + git.baseUrl(),
                 "SLIPWAY_WEBHOOKS_ALLOW_PRIVATE", "true",
                 "SLIPWAY_WEBHOOKS_RETRY_SCHEDULE", "300ms,300ms"));
-        if (kind == StoreKind.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
+        if (kind == Dialect.POSTGRES) env.put("SLIPWAY_DATABASE_URL", store.jdbcUrl());
     }
 
     @AfterEach

@@ -6,7 +6,7 @@ import dev.slipway.accounts.AccountStore;
 import dev.slipway.accounts.Tier;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.TestStore;
 import dev.slipway.testing.WebhookReceiver;
@@ -45,7 +45,7 @@ class WebhookScheduleTest {
     }
 
     @Parameter
-    StoreKind kind;
+    Dialect kind;
 
     TestStore store;
     Database database;

@@ -1,3 +1,0 @@
-package dev.slipway.store;
-
-public enum StoreKind { H2, POSTGRES }
