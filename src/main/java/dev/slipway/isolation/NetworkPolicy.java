@@ -22,7 +22,7 @@ import java.util.Set;
  * Where a confined cell may connect. Its network namespace has its own loopback, so the server's
  * loopback services (the API, the apps listener, the store, other apps' ports) are out of reach by
  * construction; outbound traffic leaves through pasta as the host's. On top of that the namespace gets
- * a firewall that is the Kubernetes runtime's default too: every non-public address of both families
+ * a firewall: every non-public address of both families
  * ({@link NonPublic}: private, shared, link-local, loopback, multicast and reserved ranges, so a LAN's routers
  * and admin pages and every cloud's metadata service) is refused, but for what the operator opened
  * ({@code SLIPWAY_EGRESS_ALLOW}), the configured database servers' ports and pasta's DNS forwarder

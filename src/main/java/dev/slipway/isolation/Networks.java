@@ -6,10 +6,12 @@ import org.slf4j.LoggerFactory;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,8 @@ final class Networks {
      */
     static final int FIRST_PASTA_UID = 1_000_000_000;
     static final int PASTA_UIDS = 100_000_000;
+    private static final String UPSTREAM = "pasta-resolv.conf";
+    private static final Path RESOLV_CONF = Path.of("/etc/resolv.conf");
 
     private final SandboxTools tools;
     private final Path runDir;
@@ -56,11 +60,8 @@ final class Networks {
     private void writeUpstream() throws IOException {
         Files.createDirectories(runDir);
         Files.writeString(upstream, dns.upstreamConf());
-        Files.setPosixFilePermissions(upstream, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(upstream, PosixFilePermissions.fromString("rw-r--r--"));
     }
-
-    private static final String UPSTREAM = "pasta-resolv.conf";
-    private static final Path RESOLV_CONF = Path.of("/etc/resolv.conf");
 
     /**
      * @param name     unique among this server's networks: names its handles and pid file in the run dir
@@ -106,7 +107,7 @@ final class Networks {
                     "-t", port > 0 ? "127.0.0.1/" + port + ":" + port : "none",
                     "-u", "none", "-U", "none",
                     "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
-            for (java.net.InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
+            for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
             ToolRun.run(pasta, null);
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
