@@ -1,5 +1,9 @@
 package dev.slipway.isolation;
 
+import dev.slipway.net.Cidr;
+import dev.slipway.net.EgressAllow;
+import dev.slipway.net.NonPublic;
+
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -18,33 +22,52 @@ import java.util.Set;
  * Where a confined cell may connect. Its network namespace has its own loopback, so the server's
  * loopback services (the API, the apps listener, the store, other apps' ports) are out of reach by
  * construction; outbound traffic leaves through pasta as the host's. On top of that the namespace gets
- * a firewall that refuses link-local addresses (cloud metadata at 169.254.169.254), every address of this
- * host, and the platform's own endpoints elsewhere. The one way back to the host's loopback is the port of
- * a database server the operator configured, so that an app's {@code DATABASE_URL} there works.
+ * a firewall: every non-public address of both families
+ * ({@link NonPublic}: private, shared, link-local, loopback, multicast and reserved ranges, so a LAN's routers
+ * and admin pages and every cloud's metadata service) is refused, but for what the operator opened
+ * ({@code SLIPWAY_EGRESS_ALLOW}), the configured database servers' ports and pasta's DNS forwarder
+ * ({@link CellDns}). Every address of this host and the platform's own endpoints elsewhere are refused even
+ * then. The one way back to the host's loopback is the port of a database server the operator configured,
+ * forwarded by pasta, so that an app's {@code DATABASE_URL} there works.
  *
  * @param denied           host:port endpoints of the platform off this host (port 0: every port)
  * @param hostAddresses    this host's own non-loopback addresses
  * @param databasePorts    loopback ports of the configured database admin servers
+ * @param databaseServers  the configured database admin servers that are not on this host's loopback
+ * @param allowed          the non-public addresses and ranges the operator opened
+ * @param dns              the host's resolvers, reached through pasta's forwarder
  */
-public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddresses, Set<Integer> databasePorts) {
+public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddresses, Set<Integer> databasePorts,
+                            List<Endpoint> databaseServers, EgressAllow allowed, CellDns dns) {
     public record Endpoint(InetAddress address, int port) {}
 
     public NetworkPolicy {
         denied = List.copyOf(denied);
         hostAddresses = List.copyOf(hostAddresses);
         databasePorts = Set.copyOf(databasePorts);
+        databaseServers = List.copyOf(databaseServers);
+        allowed = allowed == null ? EgressAllow.NONE : allowed;
+        dns = dns == null ? CellDns.host() : dns;
+    }
+
+    /** Nothing opened, no database server off loopback, the host's resolvers. */
+    public NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddresses, Set<Integer> databasePorts) {
+        this(denied, hostAddresses, databasePorts, List.of(), EgressAllow.NONE, null);
     }
 
     /**
      * @param platformUrls the store's and listeners' addresses (JDBC or URL form; nulls skipped)
      * @param adminUrls    the database admin servers' addresses
+     * @param allowed      what the operator opened ({@code SLIPWAY_EGRESS_ALLOW})
      */
-    public static NetworkPolicy of(List<String> platformUrls, List<String> adminUrls) {
+    public static NetworkPolicy of(List<String> platformUrls, List<String> adminUrls, EgressAllow allowed) {
         List<Endpoint> denied = new ArrayList<>();
+        List<Endpoint> databaseServers = new ArrayList<>();
         Set<Integer> dbPorts = new LinkedHashSet<>();
         for (String url : adminUrls) {
             hostPort(url).ifPresent(hp -> {
                 if (isLoopback(hp.host())) dbPorts.add(hp.port());
+                else for (InetAddress a : resolve(hp.host())) databaseServers.add(new Endpoint(a, hp.port()));
             });
         }
         for (String url : platformUrls) {
@@ -53,7 +76,7 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
                 for (InetAddress a : resolve(hp.host())) denied.add(new Endpoint(a, hp.port()));
             });
         }
-        return new NetworkPolicy(denied, ownAddresses(), dbPorts);
+        return new NetworkPolicy(denied, ownAddresses(), dbPorts, databaseServers, allowed, CellDns.host());
     }
 
     /** Loopback ports the cell's database URLs need forwarded (only those of configured admin servers). */
@@ -68,22 +91,37 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
         return ports;
     }
 
-    /** The nftables ruleset loaded into each cell's network namespace. */
+    /**
+     * The nftables ruleset loaded into each cell's network namespace, first match wins: the cell's own loopback;
+     * the platform's endpoints and this host's addresses refused; pasta's DNS forwarder, the database servers'
+     * ports and what the operator opened accepted; IPv6's neighbour discovery (with the gateway, which may be on
+     * a unique-local address) passed; every other non-public address refused.
+     */
     String nftRules() {
         StringBuilder r = new StringBuilder();
         r.append("table inet slipway {\n  chain output {\n    type filter hook output priority 0; policy accept;\n");
         r.append("    oifname \"lo\" accept\n");
-        r.append("    ip daddr 169.254.0.0/16 reject\n");
-        r.append("    ip6 daddr fe80::/10 meta l4proto { tcp, udp } reject\n");
-        r.append("    ip daddr 0.0.0.0/8 reject\n");
-        for (InetAddress a : hostAddresses) r.append("    ").append(family(a)).append(" daddr ").append(a.getHostAddress()).append(" reject\n");
-        for (Endpoint e : denied) {
-            r.append("    ").append(family(e.address())).append(" daddr ").append(e.address().getHostAddress());
-            if (e.port() > 0) r.append(" tcp dport ").append(e.port());
-            r.append(" reject\n");
+        for (Endpoint e : denied) rule(r, e, "reject");
+        for (InetAddress a : hostAddresses) rule(r, new Endpoint(a, 0), "reject");
+        for (InetAddress f : dns.forwarders()) {
+            r.append("    ").append(family(f)).append(" daddr ").append(f.getHostAddress()).append(" udp dport 53 accept\n");
+        }
+        for (Endpoint e : databaseServers) rule(r, e, "accept");
+        for (Cidr c : allowed.ranges()) r.append("    ").append(c.family()).append(" daddr ").append(c).append(" accept\n");
+        r.append("    icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert, mld-listener-report, mld2-listener-report } accept\n");
+        for (String family : List.of("ip", "ip6")) {
+            r.append("    ").append(family).append(" daddr { ")
+                    .append(String.join(", ", NonPublic.outermost(family).stream().map(Cidr::toString).toList())).append(" } reject\n");
         }
         r.append("  }\n}\n");
         return r.toString();
+    }
+
+    /** {@code ip daddr A [tcp dport P] verdict} */
+    private static void rule(StringBuilder r, Endpoint e, String verdict) {
+        r.append("    ").append(family(e.address())).append(" daddr ").append(e.address().getHostAddress());
+        if (e.port() > 0) r.append(" tcp dport ").append(e.port());
+        r.append(' ').append(verdict).append('\n');
     }
 
     private static String family(InetAddress a) {

@@ -6,10 +6,12 @@ import org.slf4j.LoggerFactory;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Makes and removes cells' network namespaces: a new namespace held by a bind mount (inside a user namespace of
  * its pasta's uid, {@link #ownedNamespace}), the cell firewall loaded into it ({@link NetworkPolicy#nftRules}), then
  * pasta connecting it — in that order, so no packet leaves it before its rules are in. Its cell joins it with
- * nsenter before bubblewrap starts.
+ * nsenter before bubblewrap starts. pasta forwards the cell's DNS queries to the resolvers of {@link CellDns}: it
+ * reads them from {@code /etc/resolv.conf}, which it is shown in a mount namespace of its own.
  */
 final class Networks {
     private static final Logger LOG = LoggerFactory.getLogger(Networks.class);
@@ -32,6 +35,8 @@ final class Networks {
      */
     static final int FIRST_PASTA_UID = 1_000_000_000;
     static final int PASTA_UIDS = 100_000_000;
+    private static final String UPSTREAM = "pasta-resolv.conf";
+    private static final Path RESOLV_CONF = Path.of("/etc/resolv.conf");
 
     private final SandboxTools tools;
     private final Path runDir;
@@ -39,11 +44,23 @@ final class Networks {
     private final AtomicInteger nextPastaUid = new AtomicInteger(ThreadLocalRandom.current().nextInt(PASTA_UIDS));
     /** Why pastas run as root here (this machine cannot give them a user namespace), or null while they do not. */
     private volatile String rootPastas;
+    private final CellDns dns;
+    /** The resolv.conf each pasta reads (in the run dir, so that a sweep takes it). */
+    private final Path upstream;
 
-    Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) {
+    Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) throws IOException {
         this.tools = tools;
         this.runDir = runDir;
         this.rules = policy.nftRules();
+        this.dns = policy.dns();
+        this.upstream = runDir.resolve(UPSTREAM);
+        writeUpstream();
+    }
+
+    private void writeUpstream() throws IOException {
+        Files.createDirectories(runDir);
+        Files.writeString(upstream, dns.upstreamConf());
+        Files.setPosixFilePermissions(upstream, PosixFilePermissions.fromString("rw-r--r--"));
     }
 
     /**
@@ -72,7 +89,13 @@ final class Networks {
             int uid = rootPastas == null ? ownedNamespace(nice, network) : 0;
             if (uid == 0) ToolRun.run(concat(nice, tools.unshare().toString(), "--net=" + handle, tools.truth().toString()), null);
             ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules);
-            List<String> pasta = new ArrayList<>(concat(nice, tools.pasta().toString(), "--runas", Integer.toString(uid)));
+            List<String> pasta = new ArrayList<>(nice);
+            if (Files.exists(RESOLV_CONF)) { // a shell of root's shows pasta the resolvers it forwards to, then is pasta
+                if (!Files.exists(upstream)) writeUpstream(); // another server of this JVM on this run dir removed it
+                pasta.addAll(List.of(tools.unshare().toString(), "--mount", "--propagation", "private", tools.sh().toString(), "-c",
+                        tools.mount() + " --bind \"$0\" " + RESOLV_CONF + " && exec \"$@\"", upstream.toString()));
+            }
+            pasta.addAll(List.of(tools.pasta().toString(), "--runas", Integer.toString(uid)));
             if (uid != 0) {
                 pasta.addAll(List.of("--userns", network.owner().toString()));
                 // pasta opens its pid file after it has become that uid
@@ -84,6 +107,7 @@ final class Networks {
                     "-t", port > 0 ? "127.0.0.1/" + port + ":" + port : "none",
                     "-u", "none", "-U", "none",
                     "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
+            for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
             ToolRun.run(pasta, null);
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
@@ -179,6 +203,15 @@ final class Networks {
             }
         } catch (IOException e) {
             LOG.warn("could not remove a cell's network handle {}: {}", handle.getFileName(), e.toString());
+        }
+    }
+
+    /** Removes the resolv.conf its pastas read (once its networks are removed). */
+    void close() {
+        try {
+            Files.deleteIfExists(upstream);
+        } catch (IOException e) {
+            LOG.debug("{} kept: {}", upstream, e.toString());
         }
     }
 

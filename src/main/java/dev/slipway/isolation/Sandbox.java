@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Confines each cell with tools of the operating system:
  * <ul>
  *   <li>bubblewrap gives it its own mount, pid, ipc, uts and network namespaces, a root that holds only
- *       {@code /usr} and {@code /etc} read-only, its binds, a private size-limited {@code /tmp}, and no
- *       capabilities; setpriv then drops it to the project's own uid and gid with no-new-privs;</li>
+ *       {@code /usr} read-only, an {@code /etc} of its own ({@link CellEtc}), its binds, a private size-limited
+ *       {@code /tmp}, and no capabilities; setpriv then drops it to the project's own uid and gid with no-new-privs;</li>
  *   <li>cgroups bound its memory, CPU and processes ({@link Cgroups});</li>
  *   <li>pasta connects its network namespace: the router's port on the host's loopback is forwarded in,
  *       and outbound connections leave as the host's, through a firewall in the namespace ({@link NetworkPolicy}).</li>
@@ -36,6 +36,7 @@ public final class Sandbox implements Confinement {
     private final Identities identities;
     private final NetworkPolicy policy;
     private final Networks networks;
+    private final CellEtc etc;
     private final WarmNetworks warm;
     private final Path runDir;
     /** Build steps' networks being removed in the background; a clean stop waits for them. */
@@ -54,11 +55,12 @@ public final class Sandbox implements Confinement {
         this.identities = identities;
         this.policy = network;
         this.runDir = runDir;
-        this.networks = new Networks(tools, network, runDir);
-        this.warm = new WarmNetworks(networks, warmPerKind);
         Files.createDirectories(runDir);
         // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
         Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
+        this.networks = new Networks(tools, network, runDir);
+        this.warm = new WarmNetworks(networks, warmPerKind);
+        this.etc = new CellEtc(runDir, network.dns());
         this.alive = RunDirLock.hold(runDir);
     }
 
@@ -130,7 +132,7 @@ public final class Sandbox implements Confinement {
         long tGroup = System.nanoTime();
         Process p;
         try {
-            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group)).directory(cell.workDir().toFile());
+            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group, etc.args(uid))).directory(cell.workDir().toFile());
             if (LOG.isTraceEnabled()) LOG.trace("cell {} argv {}", cell.name(), pb.command());
             pb.environment().clear();
             pb.environment().putAll(CellEnvironment.LAUNCHER);
@@ -164,7 +166,7 @@ public final class Sandbox implements Confinement {
      * forks) is counted and limited from its first instruction; then setsid, nsenter into the cell's network
      * (made before), bubblewrap (its environment comes on stdin), and setpriv to the project's uid.
      */
-    private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group) {
+    private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, List<String> etcArgs) {
         List<String> a = new ArrayList<>();
         StringBuilder join = new StringBuilder();
         for (Path procs : group.procsFiles()) {
@@ -189,7 +191,8 @@ public final class Sandbox implements Confinement {
                 a.addAll(List.of("--ro-bind", top, top));
             }
         }
-        a.addAll(List.of("--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+        a.addAll(etcArgs);
+        a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
         // bubblewrap would make the binds' parent directories 0700 root: the cell could not reach its own binds
         java.util.Set<Path> parents = new java.util.TreeSet<>();
@@ -286,6 +289,8 @@ public final class Sandbox implements Confinement {
                 break;
             }
         }
+        etc.remove();
+        networks.close();
         alive.release();
         try {
             Files.deleteIfExists(runDir);

@@ -45,6 +45,11 @@ public record Cidr(InetAddress network, int prefix) {
         return Arrays.equals(net, masked(a, prefix).getAddress());
     }
 
+    /** Whether all of {@code other} is in this range. */
+    public boolean contains(Cidr other) {
+        return other.prefix >= prefix && contains(other.network);
+    }
+
     /** {@code ip} or {@code ip6}: the nftables family word of this range. */
     public String family() {
         return network.getAddress().length == 4 ? "ip" : "ip6";

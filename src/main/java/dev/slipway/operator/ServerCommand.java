@@ -139,7 +139,7 @@ public final class ServerCommand implements Callable<Integer> {
         Slipway slipway;
         try {
             slipway = Slipway.start(config, MicrosClock.system(), System.out);
-        } catch (dev.slipway.isolation.IsolationUnavailable e) {
+        } catch (dev.slipway.isolation.IsolationUnavailable | IllegalArgumentException e) {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
         }

@@ -41,7 +41,7 @@ public record Engine(Confinement confinement, InstanceStore instances, AppRuntim
         platform.add(Stores.storeUrl(config));
         Confinement confinement = Isolations.choose(config.isolation(), stores.database().jdbi(),
                 Isolations.runDir(config.dataDir(), stores.nodeId()), stores.nodeId(),
-                NetworkPolicy.of(platform, adminAddresses(config)), config.warmNetworks());
+                NetworkPolicy.of(platform, adminAddresses(config), config.egressAllow()), config.warmNetworks());
         if (confinement.isolated()) LOG.info(confinement.summary());
         else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
         AppRuntime runtime = runtime(config, stores, instances, confinement, clock);

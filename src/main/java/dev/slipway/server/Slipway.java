@@ -64,6 +64,7 @@ public final class Slipway implements AutoCloseable {
     }
 
     public static Slipway start(ServerConfig config, Clock clock, PrintStream out) throws IOException {
+        KeyFiles.requireClosed(config);
         Listeners listeners = Listeners.bind(config);
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         opened.push(listeners);

@@ -3,13 +3,17 @@ package dev.slipway.isolation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slipway.accounts.Tier;
+import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.Instance;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.Netns;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Zips;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -18,32 +22,55 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tenants are hostile: an attacker's app (and its package's postinstall script) tries every way out of its
- * sandbox next to a victim app of another account, and must get nothing.
+ * sandbox next to a victim app of another account, and must get nothing. Next to the host the test makes a
+ * private network of its own (a LAN, a cloud's metadata service) with a listener: its 10.x and fd00:: addresses
+ * are closed to tenants, the CGNAT range and one IPv6 address that the operator opened
+ * ({@code SLIPWAY_EGRESS_ALLOW}) are reached. A world-readable file planted in the host's {@code /etc} is not
+ * in a cell's {@code /etc}.
  */
 @EachStore
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HostileTenantTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration RUN = Duration.ofSeconds(180);
+    /** The test's private network: a random subnet, so that runs at the same time on one machine do not meet. */
+    private static final int LAN = ThreadLocalRandom.current().nextInt(1, 250);
+    private static final int LAN_PORT = 7000 + LAN;
+    private static final String CLOSED_V4 = "10.213." + LAN + ".2";
+    private static final String CLOSED_V6 = "fd00:213:" + Integer.toHexString(LAN) + "::2";
+    private static final String OPEN_V4 = "100.65." + LAN + ".2";
+    private static final String OPEN_V6 = "fd00:213:" + Integer.toHexString(LAN) + "::3";
+    private static final Path PLANTED = Path.of("/etc", "slipway-planted-" + UUID.randomUUID() + ".key");
+    /** All a cell's {@code /etc} may hold (its own passwd, group and resolv.conf; what its programs need of the host's). */
+    private static final Set<String> CELL_ETC = Set.of("passwd", "group", "resolv.conf", "hosts", "host.conf", "nsswitch.conf",
+            "gai.conf", "services", "protocols", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone",
+            "locale.alias", "locale.conf", "mime.types", "os-release", "debian_version", "lsb-release", "mtab", "alternatives",
+            "ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies", "gitconfig", "npmrc", "pip.conf", "xdg");
 
     @RegisterExtension
-    static final ServerPerStore server = ServerPerStore.start(c -> c.isolation(IsolationMode.SANDBOX));
+    static final ServerPerStore server = ServerPerStore.start(c -> c.isolation(IsolationMode.SANDBOX)
+            .egressAllow(EgressAllow.parse("100.65." + LAN + ".0/24," + OPEN_V6)));
+    static Netns lan;
     static Http attacker;
     static Http victim;
     static String victimSecret;
@@ -51,6 +78,27 @@ class HostileTenantTest {
     static Instance victimInstance;
     static String victimUrl;
     static JsonNode hostileMigration;
+
+    @BeforeAll
+    static void privateNetworkAndPlantedFile() throws IOException {
+        lan = Netns.create()
+                .addresses("10.213." + LAN + ".1/24", CLOSED_V4 + "/24")
+                .addresses("100.65." + LAN + ".1/24", OPEN_V4 + "/24")
+                .addresses("fd00:213:" + Integer.toHexString(LAN) + "::1/64", CLOSED_V6 + "/64")
+                .insideOnly(OPEN_V6 + "/64")
+                .listen(LAN_PORT, "lan-listener", InetAddress.getByName(CLOSED_V4));
+        Files.writeString(PLANTED, "operator-secret");
+        Files.setPosixFilePermissions(PLANTED, PosixFilePermissions.fromString("rw-r--r--"));
+    }
+
+    @AfterAll
+    static void removePrivateNetworkAndPlantedFile() throws IOException {
+        try {
+            if (lan != null) lan.close();
+        } finally {
+            Files.deleteIfExists(PLANTED);
+        }
+    }
 
     @EachStore.Before
     static void start() {
@@ -146,7 +194,14 @@ class HostileTenantTest {
         java.util.Set<String> ownWay = java.util.Set.of("artifacts", "workspaces", "cache", attackerArtifact(), attackerProject());
         report.get("files").properties().forEach(f -> {
             String got = f.getValue().asText();
-            if (got.startsWith("listed: ")) {
+            if (f.getKey().equals("/etc")) {
+                assertThat(got).as(who + " listing /etc").startsWith("listed: ");
+                List<String> names = List.of(got.substring("listed: ".length()).split(","));
+                assertThat(names).as(who + " /etc: a cell's own, and what its programs need of the host's")
+                        .contains("passwd", "group", "resolv.conf", "hosts", "nsswitch.conf", "ssl")
+                        .doesNotContain(PLANTED.getFileName().toString(), "shadow", "gshadow", "ssh", "sudoers", "machine-id")
+                        .allMatch(name -> CELL_ETC.contains(name) || name.startsWith("python3"));
+            } else if (got.startsWith("listed: ")) {
                 assertThat(got.substring("listed: ".length()).split(",")).as(who + " listing " + f.getKey())
                         .allMatch(name -> name.isEmpty() || ownWay.contains(name));
             } else {
@@ -162,6 +217,10 @@ class HostileTenantTest {
         assertThat(report.get("tcp").properties().stream().toList()).as(who + " connecting").isNotEmpty();
         report.get("tcp").properties().forEach(t ->
                 assertThat(t.getValue().asText()).as(who + " connecting to " + t.getKey()).startsWith("denied"));
+        assertThat(report.get("tcpAllowed").properties().stream().map(Map.Entry::getKey).toList()).as(who + " reaching what was opened")
+                .containsExactlyInAnyOrder(OPEN_V4 + ":" + LAN_PORT, OPEN_V6 + ":" + LAN_PORT);
+        report.get("tcpAllowed").properties().forEach(t ->
+                assertThat(t.getValue().asText()).as(who + " connecting to " + t.getKey()).isEqualTo("connected: lan-listener"));
     }
 
     private static String attackerProject() {
@@ -176,7 +235,7 @@ class HostileTenantTest {
     /** What the attacker aims at: the platform's files, the victim's processes and every port it should not reach. */
     private static Map<String, String> probeEnv() {
         Path data = server.slipway().config().dataDir();
-        List<String> files = new ArrayList<>(List.of(data.toString(), "/root", "/home", System.getProperty("user.dir"),
+        List<String> files = new ArrayList<>(List.of("/etc", PLANTED.toString(), data.toString(), "/root", "/home", System.getProperty("user.dir"),
                 data.resolve("uploads").toString(), data.resolve("artifacts").toString(), data.resolve("workspaces").toString(),
                 data.resolve("cache").toString(), "/run/slipway"));
         try (Stream<Path> top = Files.list(data)) {
@@ -188,7 +247,8 @@ class HostileTenantTest {
         files.add(data.resolve("artifacts").resolve(victimArtifact).toString());
         List<String> tcp = new ArrayList<>(List.of("127.0.0.1:" + server.slipway().apiPort(),
                 "127.0.0.1:" + server.slipway().appsPort(), "127.0.0.1:" + victimInstance.port(),
-                "169.254.169.254:80", "127.0.0.1:5432", "127.0.0.1:3306", "127.0.0.1:6379"));
+                "169.254.169.254:80", "127.0.0.1:5432", "127.0.0.1:3306", "127.0.0.1:6379",
+                CLOSED_V4 + ":" + LAN_PORT, CLOSED_V6 + ":" + LAN_PORT));
         for (String address : hostAddresses()) {
             tcp.add(address + ":" + server.slipway().apiPort());
             tcp.add(address + ":" + victimInstance.port());
@@ -196,6 +256,7 @@ class HostileTenantTest {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("PROBE_FILES", String.join(",", files));
         env.put("PROBE_TCP", String.join(",", tcp));
+        env.put("PROBE_TCP_ALLOWED", OPEN_V4 + ":" + LAN_PORT + "," + OPEN_V6 + ":" + LAN_PORT);
         env.put("PROBE_PIDS", ProcessHandle.current().pid() + "," + victimInstance.pid());
         env.put("PROBE_SECRET_HEX", java.util.HexFormat.of().formatHex(victimSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         return env;

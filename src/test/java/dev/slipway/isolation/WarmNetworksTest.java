@@ -225,6 +225,7 @@ class WarmNetworksTest {
             assertThat(connects(port)).as("its port is forwarded in").isTrue();
         } finally {
             networks.remove(network);
+            networks.close();
             Files.deleteIfExists(dir);
             Files.deleteIfExists(closed);
         }

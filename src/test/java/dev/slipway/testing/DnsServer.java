@@ -1,5 +1,6 @@
 package dev.slipway.testing;
 
+import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
@@ -23,34 +24,40 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A DNS server on a loopback UDP port for tests, answering TXT questions from what the test published
+ * A DNS server on a loopback UDP port for tests, answering TXT and A questions from what the test published
  * (NXDOMAIN for any other name) with dnsjava's message classes. {@link #silent()} starts one that never answers,
- * as a dead server.
+ * as a dead server; {@link #at} one on a given address and port (a resolver at 127.0.0.53:53, or on a private
+ * network the test made).
  */
 public final class DnsServer implements AutoCloseable {
     private final DatagramSocket socket;
     private final boolean answers;
     private final Map<String, List<String>> txt = new ConcurrentHashMap<>();
+    private final Map<String, InetAddress> a = new ConcurrentHashMap<>();
     private final AtomicInteger questions = new AtomicInteger();
     private final Thread thread;
 
-    private DnsServer(boolean answers) {
+    private DnsServer(boolean answers, InetSocketAddress at) {
         try {
-            socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            socket = new DatagramSocket(at);
         } catch (SocketException e) {
-            throw new IllegalStateException("no loopback UDP port for the test DNS server", e);
+            throw new IllegalStateException("no UDP port " + at + " for the test DNS server", e);
         }
         this.answers = answers;
         thread = Thread.ofPlatform().daemon().name("test-dns").start(this::serve);
     }
 
     public static DnsServer start() {
-        return new DnsServer(true);
+        return new DnsServer(true, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     }
 
     /** Takes questions and never answers. */
     public static DnsServer silent() {
-        return new DnsServer(false);
+        return new DnsServer(false, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    public static DnsServer at(InetSocketAddress address) {
+        return new DnsServer(true, address);
     }
 
     public InetSocketAddress address() {
@@ -62,6 +69,15 @@ public final class DnsServer implements AutoCloseable {
         String key = key(name);
         if (values.length == 0) txt.remove(key);
         else txt.put(key, List.of(values));
+    }
+
+    /** Publishes the IPv4 address of a name. */
+    public void a(String name, String ipv4) {
+        try {
+            a.put(key(name), InetAddress.getByName(ipv4));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(ipv4, e);
+        }
     }
 
     public int questions() {
@@ -97,6 +113,11 @@ public final class DnsServer implements AutoCloseable {
         }
         response.addRecord(question, Section.QUESTION);
         Name name = question.getName();
+        InetAddress address = a.get(key(name.toString()));
+        if (address != null) {
+            if (question.getType() == Type.A) response.addRecord(new ARecord(name, DClass.IN, 60, address), Section.ANSWER);
+            return response;
+        }
         List<String> values = txt.get(key(name.toString()));
         if (values == null) {
             response.getHeader().setRcode(Rcode.NXDOMAIN);

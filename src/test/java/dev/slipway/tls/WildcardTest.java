@@ -23,6 +23,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -35,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The operator's wildcard certificate for {@code *.<apps domain>} (SLIPWAY_APPS_TLS_CERT / _KEY): served by SNI
- * for project addresses, one label deep only, and a certificate that cannot be read stops the start with its reason.
+ * for project addresses, one label deep only, and a certificate that cannot be read stops the start with its reason,
+ * as does a key that other users may read.
  */
 @EachStore
 class WildcardTest {
@@ -55,7 +57,14 @@ class WildcardTest {
         X509Certificate leaf = certificate(new X500Name("CN=*.localhost"), leafKey, new X500Name("CN=operator test CA"),
                 caKey, false, "*.localhost");
         Files.writeString(dir.resolve("cert.pem"), Pem.chain(List.of(leaf, ca)));
-        Files.writeString(dir.resolve("key.pem"), Pem.privateKey(leafKey.getPrivate()));
+        Path key = dir.resolve("key.pem");
+        Files.writeString(key, Pem.privateKey(leafKey.getPrivate()));
+        // a key every user (and before the sandbox's own /etc, every app) could read: refused, with the fix
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        assertThatThrownBy(() -> TestServer.start(kind, c -> c.appsHttpsPort(0).appsTlsCertificate(dir.resolve("cert.pem"), key)))
+                .hasMessageContaining("the apps TLS key " + key + " is readable by other users")
+                .hasMessageContaining("chmod 600 " + key);
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r-----")); // a group the operator chose may read it
         try (TestServer server = TestServer.start(kind, c -> c.appsHttpsPort(0)
                 .appsTlsCertificate(dir.resolve("cert.pem"), dir.resolve("key.pem")))) {
             Path site = Files.createDirectories(server.store().dataDir().resolve("site"));
@@ -81,6 +90,7 @@ class WildcardTest {
         }
         // a key that is not a key: the server refuses to start and says which file
         Files.writeString(dir.resolve("bad.pem"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+        Files.setPosixFilePermissions(dir.resolve("bad.pem"), PosixFilePermissions.fromString("rw-------"));
         assertThatThrownBy(() -> TestServer.start(kind, c -> c.appsHttpsPort(0)
                 .appsTlsCertificate(dir.resolve("cert.pem"), dir.resolve("bad.pem"))))
                 .hasMessageContaining("cert.pem").hasMessageContaining("cannot be read");
