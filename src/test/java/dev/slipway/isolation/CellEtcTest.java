@@ -3,7 +3,7 @@ package dev.slipway.isolation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slipway.store.Database;
-import dev.slipway.store.StoreKind;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.DnsServer;
 import dev.slipway.testing.Netns;
 import dev.slipway.testing.TestStore;
@@ -61,7 +61,7 @@ class CellEtcTest {
     @BeforeAll
     static void start() throws IOException {
         assertThat(SandboxTools.detect().missing()).as("the sandbox's tools (.ci/run installs them)").isEmpty();
-        store = TestStore.create(StoreKind.H2);
+        store = TestStore.create(Dialect.H2);
         database = Database.open(store.jdbcUrl(), 2);
         workDir = Files.createTempDirectory(Path.of("/var/tmp"), "slipway-etc-");
         Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwxr-xr-x"));
