@@ -31,6 +31,8 @@ public final class Sandbox implements Confinement {
     private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
     /** Cells of build steps are named {@code b-<artifact id>-<n>}. */
     public static final String BUILD_PREFIX = "b-";
+    /** The uid the start check's cell runs as: below the pastas' range, so no project's and no pasta's. */
+    static final int CHECK_UID = Networks.FIRST_PASTA_UID - 1;
 
     private final SandboxTools tools;
     private final Identities identities;
@@ -70,7 +72,7 @@ public final class Sandbox implements Confinement {
     @Override
     public String summary() {
         return "apps and builds are sandboxed (bubblewrap, a uid per project, pasta networking, "
-                + tools.cgroups().describe() + " limits)";
+                + tools.cgroups().describe() + " limits; " + networks.tunAccess() + ")";
     }
 
     /**
@@ -99,11 +101,19 @@ public final class Sandbox implements Confinement {
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
+        return startIn(cell, uid, network, ready != null, t0);
+    }
+
+    /** Starts the cell as {@code uid} in its network (made); the network goes with the cell, or at once when it cannot start. */
+    private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0) throws IOException {
         long tNetwork = System.nanoTime();
         Cgroups.Group group;
         try {
             group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            networks.remove(network);
+            throw new SandboxProblem.Failure(SandboxProblem.cgroups("the cell's cgroup could not be made: " + e.getMessage()), e);
+        } catch (RuntimeException e) {
             networks.remove(network);
             throw e;
         }
@@ -152,11 +162,53 @@ public final class Sandbox implements Confinement {
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("cell {} confined in {} ms: network {} {} µs, cgroup {} µs, spawn {} µs, environment {} µs", cell.name(),
-                    (System.nanoTime() - t0) / 1_000_000, ready != null ? "ready" : "new", (tNetwork - t0) / 1000,
+                    (System.nanoTime() - t0) / 1_000_000, ready ? "ready" : "new", (tNetwork - t0) / 1000,
                     (tGroup - tNetwork) / 1000, (tSpawn - tGroup) / 1000, (System.nanoTime() - tSpawn) / 1000);
         }
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
+    }
+
+    /**
+     * The start check: one real cell end to end before the server says that apps are sandboxed. Its network is made
+     * as every cell's (a user namespace of its pasta's uid, the firewall, pasta through the tun device), it gets
+     * cgroups with limits, and bubblewrap and setpriv run {@code true} in it as an unprivileged uid that is neither a
+     * project's nor a pasta's. Where an unprivileged pasta cannot have the tun device, pastas run as root from here on
+     * ({@link Networks#makeChecked}).
+     *
+     * @return how long it took
+     * @throws SandboxProblem.Failure naming the part that failed and the command that fixes it
+     */
+    Duration check() throws SandboxProblem.Failure {
+        long t0 = System.nanoTime();
+        Cell cell = new Cell("check", "-", List.of(tools.truth().toString()), Path.of("/"), java.util.Map.of(), List.of(),
+                List.of(), List.of(), new Limits(64 * Limits.MB, 250, 16, Limits.MB), 0, false);
+        Confined confined;
+        try {
+            confined = startIn(cell, CHECK_UID, networks.makeChecked(cell.name()), false, t0);
+        } catch (SandboxProblem.Failure e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new SandboxProblem.Failure(SandboxProblem.cell(e.getMessage()), e);
+        }
+        try {
+            Process p = confined.process();
+            if (!exitedWithin(p, Duration.ofSeconds(10))) {
+                throw new SandboxProblem.Failure(SandboxProblem.cell("a cell running `true` did not end within 10 s"), null);
+            }
+            if (p.exitValue() != 0) {
+                throw new SandboxProblem.Failure(SandboxProblem.cell("a cell running `true` exited with code " + p.exitValue()
+                        + stderr(p)), null);
+            }
+        } finally {
+            confined.release();
+        }
+        return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    /** How the cells' pastas reach the tun device (and whether they run as root), for the start-up line. */
+    String networking() {
+        return networks.tunAccess();
     }
 
     /**
