@@ -82,8 +82,10 @@ final class Networks {
             return make(name, 0, List.of());
         } catch (SandboxProblem.Failure e) {
             if (rootPastas != null || !e.problem().part().equals(SandboxProblem.TUN_PART)) throw e;
-            rootPastas("an unprivileged pasta cannot open the tun device " + tools.tunDevice() + " (" + e.problem().detail() + ")");
-            return make(name, 0, List.of());
+            rootPastas = "an unprivileged pasta cannot have the tun device " + tools.tunDevice() + " (" + e.problem().detail() + ")";
+            CellNetwork network = make(name, 0, List.of());
+            LOG.warn("cell networks' pastas run as root on this machine: {}", rootPastas);
+            return network;
         }
     }
 
@@ -136,7 +138,7 @@ final class Networks {
                     "-t", port > 0 ? "127.0.0.1/" + port + ":" + port : "none",
                     "-u", "none", "-U", "none",
                     "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
-            step(() -> ToolRun.run(pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
+            step(() -> ToolRun.run("pasta", pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
                     ? SandboxProblem.tun(said) : SandboxProblem.network(said));
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToIntFunction;
 
 /**
  * Confines each cell with tools of the operating system:
@@ -35,7 +36,8 @@ public final class Sandbox implements Confinement {
     static final int CHECK_UID = Networks.FIRST_PASTA_UID - 1;
 
     private final SandboxTools tools;
-    private final Identities identities;
+    /** The project's uid ({@link Identities#uidOf}). */
+    private final ToIntFunction<String> uidOf;
     private final NetworkPolicy policy;
     private final Networks networks;
     private final WarmNetworks warm;
@@ -50,10 +52,16 @@ public final class Sandbox implements Confinement {
     /** @param warmPerKind cell networks kept ready of each kind ({@link WarmNetworks}); 0: each is made on demand */
     public Sandbox(SandboxTools tools, Identities identities, NetworkPolicy network, Path runDir, String scope,
                    int warmPerKind) throws IOException {
+        this(tools, identities::uidOf, network, runDir, scope, warmPerKind);
+    }
+
+    /** @param uidOf the project's uid: what {@link Identities} keeps, looked up only once a cell of the project starts */
+    Sandbox(SandboxTools tools, ToIntFunction<String> uidOf, NetworkPolicy network, Path runDir, String scope,
+            int warmPerKind) throws IOException {
         if (!scope.matches("[A-Za-z0-9_-]{1,64}")) throw new IllegalArgumentException("bad scope " + scope);
         this.scope = scope;
         this.tools = tools;
-        this.identities = identities;
+        this.uidOf = uidOf;
         this.policy = network;
         this.runDir = runDir;
         this.networks = new Networks(tools, network, runDir);
@@ -97,7 +105,7 @@ public final class Sandbox implements Confinement {
 
     private Confined startOnce(Cell cell) throws IOException {
         long t0 = System.nanoTime();
-        int uid = identities.uidOf(cell.projectId());
+        int uid = uidOf.applyAsInt(cell.projectId());
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
@@ -185,7 +193,8 @@ public final class Sandbox implements Confinement {
                 List.of(), List.of(), new Limits(64 * Limits.MB, 250, 16, Limits.MB), 0, false);
         Confined confined;
         try {
-            confined = startIn(cell, CHECK_UID, networks.makeChecked(cell.name()), false, t0);
+            CellNetwork network = networks.makeChecked(cell.name());
+            confined = startIn(cell, CHECK_UID, network, false, t0);
         } catch (SandboxProblem.Failure e) {
             throw e;
         } catch (IOException | RuntimeException e) {
@@ -301,7 +310,7 @@ public final class Sandbox implements Confinement {
 
     @Override
     public void handOver(Path dir, String projectId) throws IOException {
-        int uid = identities.uidOf(projectId);
+        int uid = uidOf.applyAsInt(projectId);
         if (((Number) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)).intValue() == uid) {
             return; // its own already (a cache made by an earlier build): what is below it was written by it
         }

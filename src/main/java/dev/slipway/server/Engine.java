@@ -16,6 +16,8 @@ import dev.slipway.projects.Project;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.LocalProcessRuntime;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.store.DataDir;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.wake.ProductionInstances;
 import org.slf4j.Logger;
@@ -38,13 +40,22 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
-    static Engine start(ServerConfig config, Listeners listeners, Stores stores, Clock clock) throws IOException {
-        InstanceStore instances = new InstanceStore(stores.database().jdbi(), stores.secrets(), clock, stores.nodeId());
+    /**
+     * Starts choosing how apps are confined: the sandbox's start check runs a cell on a thread of its own while the
+     * server opens its store.
+     */
+    static Isolations.Choice isolate(ServerConfig config, Listeners listeners) throws IOException {
         List<String> platform = new ArrayList<>(listeners.addresses());
         platform.add(Stores.storeUrl(config));
-        Confinement chosen = Isolations.choose(config.isolation(), stores.database().jdbi(),
-                Isolations.runDir(config.dataDir(), stores.nodeId()), stores.nodeId(),
+        DataDir.prepare(config.dataDir());
+        String nodeId = NodeId.load(config.dataDir());
+        return Isolations.begin(config.isolation(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
                 NetworkPolicy.of(platform, adminAddresses(config)), config.warmNetworks(), config.sandbox());
+    }
+
+    static Engine start(ServerConfig config, Stores stores, Isolations.Choice isolation, Clock clock) throws IOException {
+        InstanceStore instances = new InstanceStore(stores.database().jdbi(), stores.secrets(), clock, stores.nodeId());
+        Confinement chosen = isolation.finish(stores.database().jdbi());
         AccountAdmission admission = AccountAdmission.forServer(chosen, stores.accounts(),
                 new ServersWithoutSandbox(stores.database().jdbi(), clock), stores.nodeId());
         Confinement confinement = admission.guard(chosen, projectId -> stores.projects().find(projectId).map(Project::accountId));

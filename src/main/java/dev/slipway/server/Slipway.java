@@ -4,6 +4,7 @@ import dev.slipway.accounts.AccountStore;
 import dev.slipway.api.AppUrls;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.isolation.Isolations;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
 import dev.slipway.router.Edge;
@@ -69,10 +70,12 @@ public final class Slipway implements AutoCloseable {
         opened.push(listeners);
         try {
             AppUrls urls = listeners.urls(config);
+            Isolations.Choice isolation = Engine.isolate(config, listeners);
+            opened.push(isolation::abandon);
             Stores stores = Stores.open(config, urls, clock);
             opened.push(stores);
             FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
-            Engine engine = Engine.start(config, listeners, stores, clock);
+            Engine engine = Engine.start(config, stores, isolation, clock);
             opened.push(engine);
             Pipelines pipelines = Pipelines.create(config, stores, engine, urls, clock);
             opened.push(pipelines.workers());
