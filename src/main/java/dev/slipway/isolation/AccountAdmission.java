@@ -43,7 +43,10 @@ public final class AccountAdmission {
         return new AccountAdmission(accounts, servers, null, null);
     }
 
-    /** At a server's clean stop: the store forgets what it found. */
+    /**
+     * At a server's clean stop: the store forgets what its start found. (Best effort: where it cannot, the record
+     * stays until this server starts again, and the operator commands keep refusing meanwhile.)
+     */
     public void close() {
         if (nodeId != null && own != null) servers.clear(nodeId);
     }

@@ -27,7 +27,7 @@ public final class Isolations {
      */
     public static Choice begin(IsolationMode mode, Path runDir, String scope, NetworkPolicy network, int warmNetworks,
                                SandboxSettings settings) {
-        if (mode == IsolationMode.NONE) return new Choice(mode, CompletableFuture.completedFuture(new Outcome(null, null)));
+        if (mode == IsolationMode.NONE) return new Choice(mode, CompletableFuture.completedFuture(new Outcome(null, null, 0)));
         Choice choice = new Choice(mode, new CompletableFuture<>());
         Thread.ofPlatform().name("sandbox-check").daemon().start(() -> {
             try {
@@ -43,25 +43,26 @@ public final class Isolations {
                                  SandboxSettings settings) {
         try {
             SandboxTools.Detection found = SandboxTools.detect(settings);
-            if (!found.available()) return new Outcome(null, found.problem());
+            if (!found.available()) return new Outcome(null, found.problem(), 0);
             Sandbox sandbox = new Sandbox(found.tools(), projectId -> choice.identities.join().uidOf(projectId), network, runDir,
                     scope, warmNetworks);
             try {
-                long took = sandbox.check().toMillis();
-                LOG.info("sandbox start check: a cell (user namespace, firewall, pasta network, cgroups, bubblewrap) ran in {} ms", took);
-                return new Outcome(sandbox, null);
+                return new Outcome(sandbox, null, sandbox.check().toMillis());
             } catch (SandboxProblem.Failure e) {
                 LOG.debug("the sandbox's start check failed", e);
                 sandbox.close();
-                return new Outcome(null, e.problem());
+                return new Outcome(null, e.problem(), 0);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** @param sandbox the sandbox, its check passed; null with {@code problem} (or neither: isolation off by choice) */
-    private record Outcome(Sandbox sandbox, SandboxProblem problem) {}
+    /**
+     * @param sandbox the sandbox, its check passed; null with {@code problem} (or neither: isolation off by choice)
+     * @param checkMillis how long its check took
+     */
+    private record Outcome(Sandbox sandbox, SandboxProblem problem, long checkMillis) {}
 
     /** A choice under way: {@link #finish} once the store is open, or {@link #abandon} when the start fails before. */
     public static final class Choice {
@@ -83,9 +84,14 @@ public final class Isolations {
          */
         public Confinement finish(Jdbi jdbi) throws IOException {
             identities.complete(new Identities(jdbi));
+            long t0 = System.nanoTime();
             Outcome done = outcome();
             finished = true;
-            if (done.sandbox() != null) return done.sandbox();
+            if (done.sandbox() != null) {
+                LOG.info("sandbox start check: a cell (user namespace, firewall, pasta network, cgroups, bubblewrap) ran in {} ms; "
+                        + "the start waited {} ms for it", done.checkMillis(), (System.nanoTime() - t0) / 1_000_000);
+                return done.sandbox();
+            }
             if (done.problem() == null) return new Unconfined();
             if (mode == IsolationMode.SANDBOX) {
                 throw new IsolationUnavailable("--isolation=sandbox, but the sandbox does not work on this machine: "

@@ -215,11 +215,6 @@ public final class Sandbox implements Confinement {
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    /** How the cells' pastas reach the tun device (and whether they run as root), for the start-up line. */
-    String networking() {
-        return networks.tunAccess();
-    }
-
     /**
      * A root shell with nothing but PATH joins the cell's cgroups, so that everything after it (and all it
      * forks) is counted and limited from its first instruction; then setsid, nsenter into the cell's network

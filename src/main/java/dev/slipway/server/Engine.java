@@ -60,7 +60,7 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
                 new ServersWithoutSandbox(stores.database().jdbi(), clock), stores.nodeId());
         Confinement confinement = admission.guard(chosen, projectId -> stores.projects().find(projectId).map(Project::accountId));
         if (confinement.isolated()) LOG.info(confinement.summary());
-        else LOG.warn("{}: {}", confinement.summary(), confinement.warning());
+        else LOG.warn(confinement.warning());
         AppRuntime runtime = runtime(config, stores, instances, confinement, clock);
         try {
             RouteTable routes = new RouteTable(config.appsDomain());
@@ -111,10 +111,5 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
     public void close() {
         retiring.close();
         runtime.close();
-        try {
-            admission.close();
-        } catch (RuntimeException e) {
-            LOG.warn("could not clear this server's isolation record: {}", e.toString());
-        }
     }
 }

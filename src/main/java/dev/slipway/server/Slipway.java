@@ -173,6 +173,11 @@ public final class Slipway implements AutoCloseable {
     /** Stops taking work and requests, lets requests in flight finish, stops the apps (they restart with the server). */
     @Override
     public void close() {
+        try {
+            engine.admission().close(); // first: at the JVM's exit the embedded store may close before the rest is done
+        } catch (RuntimeException e) {
+            LOG.info("the store keeps what this server's start found about its sandbox: {}", e.toString());
+        }
         housekeeping.shutdownNow();
         pipelines.workers().close();
         pipelines.domains().close();
