@@ -50,6 +50,11 @@ public final class AccountStore {
                 .bind("id", id).map(MAPPER).findOne());
     }
 
+    /** The store's first account: the operator's own (the first start of a server makes it). */
+    public Optional<Account> first() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM accounts ORDER BY created_at, id LIMIT 1").map(MAPPER).findOne());
+    }
+
     public Optional<Account> findByName(String name) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM accounts WHERE name = :name")
                 .bind("name", name).map(MAPPER).findOne());

@@ -10,21 +10,27 @@ import io.javalin.http.Context;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What every {@code /v1} request passes before its route: authentication, then the rate limit of
- * its account (or, without a valid key, of its client address at the free tier). The limit headers
+ * its account (or, without a valid key, of its client address at the free tier), then whether this server
+ * serves that account (one without a working sandbox serves only its first). The limit headers
  * are set here, so every answer carries them, errors included.
  */
 public final class Gate {
     private final Authenticator authenticator;
     private final RateLimiter rateLimiter;
     private final Set<String> publicPaths;
+    private final Function<String, Optional<String>> refusal;
 
-    public Gate(Authenticator authenticator, RateLimiter rateLimiter, Set<String> publicPaths) {
+    /** @param refusal why this server does not serve an account (by id); empty when it does */
+    public Gate(Authenticator authenticator, RateLimiter rateLimiter, Set<String> publicPaths,
+                Function<String, Optional<String>> refusal) {
         this.authenticator = authenticator;
         this.rateLimiter = rateLimiter;
         this.publicPaths = publicPaths;
+        this.refusal = refusal;
     }
 
     public void check(Context ctx) {
@@ -53,7 +59,14 @@ public final class Gate {
                     ? "Missing API key: send Authorization: Bearer <API_KEY>"
                     : "Invalid or revoked API key");
         }
+        Optional<String> refused = refusal.apply(principal.get().accountId());
+        if (refused.isPresent()) throw notServed(refused.get());
         ctx.attribute(Requests.PRINCIPAL, principal.get());
+    }
+
+    /** 403 {@code sandbox_unavailable}: this server has no working sandbox and serves only its first account. */
+    public static ApiException notServed(String why) {
+        return new ApiException(403, "sandbox_unavailable", why, null, Map.of());
     }
 
     /**

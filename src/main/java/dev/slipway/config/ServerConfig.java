@@ -4,6 +4,7 @@ import dev.slipway.build.BuildConfig;
 import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
+import dev.slipway.isolation.SandboxSettings;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
@@ -40,6 +41,7 @@ import java.util.Objects;
  * @param images      where builds are pushed as OCI images; off without a registry
  * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
  * @param egressAllow private, shared or reserved addresses apps and builds may reach all the same
+ * @param sandbox     where the sandbox's tools are looked up, and its tun device
  */
 public record ServerConfig(
         String host,
@@ -68,7 +70,8 @@ public record ServerConfig(
         TlsSettings tls,
         ImageSettings images,
         dev.slipway.kubernetes.KubernetesSettings kubernetes,
-        EgressAllow egressAllow) {
+        EgressAllow egressAllow,
+        SandboxSettings sandbox) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -83,6 +86,7 @@ public record ServerConfig(
         images = images == null ? ImageSettings.OFF : images;
         kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
         egressAllow = egressAllow == null ? EgressAllow.NONE : egressAllow;
+        sandbox = sandbox == null ? SandboxSettings.DEFAULTS : sandbox;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -133,6 +137,7 @@ public record ServerConfig(
         private ImageSettings images = ImageSettings.OFF;
         private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
         private EgressAllow egressAllow = EgressAllow.NONE;
+        private SandboxSettings sandbox = SandboxSettings.DEFAULTS;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -149,13 +154,15 @@ public record ServerConfig(
             images = c.images;
             kubernetes = c.kubernetes;
             egressAllow = c.egressAllow;
+            sandbox = c.sandbox;
         }
 
         /**
          * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
          * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
          * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
-         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}). A bad value is an {@link IllegalArgumentException}
+         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}) and the sandbox's tool directories and tun device
+         * ({@link SandboxSettings#fromEnv}). A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
         public Builder environment(Map<String, String> env) {
@@ -170,6 +177,7 @@ public record ServerConfig(
             images = ImageSettings.fromEnv(env);
             kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
             egressAllow = EgressAllow.parse(env.get(EgressAllow.VARIABLE));
+            sandbox = SandboxSettings.fromEnv(env);
             return this;
         }
 
@@ -222,6 +230,7 @@ public record ServerConfig(
         public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
         public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
         public Builder egressAllow(EgressAllow v) { egressAllow = v; return this; }
+        public Builder sandbox(SandboxSettings v) { sandbox = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
@@ -246,7 +255,7 @@ public record ServerConfig(
                     isolation == null ? IsolationMode.AUTO : isolation,
                     build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
                     domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
-                    kubernetes, egressAllow);
+                    kubernetes, egressAllow, sandbox);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.slipway.dashboard;
 
 import dev.slipway.accounts.AccountStore;
 import dev.slipway.api.ApiException;
+import dev.slipway.api.Gate;
 import dev.slipway.users.SessionStore;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -13,11 +14,13 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
  * Sessions for dashboard routes: the cookie, who it belongs to, and the CSRF check of every form.
- * A page without a session sends the browser to sign in; a form also needs its session's token.
+ * A page without a session sends the browser to sign in; a form also needs its session's token. A viewer
+ * of an account this server does not serve (it has no working sandbox and serves only its first) is refused.
  */
 public final class Auth {
     static final String COOKIE = "slipway_session";
@@ -40,17 +43,23 @@ public final class Auth {
     private final AccountStore accounts;
     private final boolean secureCookies;
     private final String serverWarning;
+    private final Function<String, Optional<String>> refusal;
 
     public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies) {
-        this(sessions, accounts, secureCookies, null);
+        this(sessions, accounts, secureCookies, null, account -> Optional.empty());
     }
 
-    /** @param serverWarning shown atop every signed-in page (apps not isolated), or null */
-    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies, String serverWarning) {
+    /**
+     * @param serverWarning shown atop every signed-in page (apps not isolated), or null
+     * @param refusal       why this server does not serve an account (by id); empty when it does
+     */
+    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies, String serverWarning,
+                Function<String, Optional<String>> refusal) {
         this.serverWarning = serverWarning;
         this.sessions = sessions;
         this.accounts = accounts;
         this.secureCookies = secureCookies;
+        this.refusal = refusal;
     }
 
     /** Runs {@code page} for the viewer, or redirects to sign in (and back here after). */
@@ -62,6 +71,7 @@ public final class Auth {
                 ctx.redirect("/dashboard/sign-in?next=" + URLEncoder.encode(back, StandardCharsets.UTF_8), HttpStatus.FOUND);
                 return;
             }
+            admit(viewer.get().accountId());
             page.handle(ctx, viewer.get());
         };
     }
@@ -70,6 +80,7 @@ public final class Auth {
     public Handler stream(Page page) {
         return ctx -> {
             Viewer viewer = viewer(ctx).orElseThrow(() -> ApiException.unauthorized("Sign in to the dashboard first"));
+            admit(viewer.accountId());
             page.handle(ctx, viewer);
         };
     }
@@ -84,8 +95,15 @@ public final class Auth {
                 return;
             }
             if (!sameToken(form.get("_csrf"), viewer.get().csrfToken())) throw csrfRefused();
+            admit(viewer.get().accountId());
             submit.handle(ctx, viewer.get(), form);
         };
+    }
+
+    /** A 403 page when this server does not serve the account. */
+    void admit(String accountId) {
+        Optional<String> refused = refusal.apply(accountId);
+        if (refused.isPresent()) throw Gate.notServed(refused.get());
     }
 
     static ApiException csrfRefused() {

@@ -10,6 +10,8 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 /** Settings → API keys: list, create (shown once), revoke (after a confirmation). */
 public final class KeyPages {
@@ -17,10 +19,13 @@ public final class KeyPages {
 
     private final KeyStore keys;
     private final Authenticator authenticator;
+    private final Function<String, Optional<String>> refusal;
 
-    public KeyPages(KeyStore keys, Authenticator authenticator) {
+    /** @param refusal why no key may be made for an account (by id) now; empty when one may */
+    public KeyPages(KeyStore keys, Authenticator authenticator, Function<String, Optional<String>> refusal) {
         this.keys = keys;
         this.authenticator = authenticator;
+        this.refusal = refusal;
     }
 
     public void list(Context ctx, Viewer viewer) {
@@ -41,6 +46,11 @@ public final class KeyPages {
                 : name.chars().anyMatch(Character::isISOControl) ? "The name cannot contain control characters." : null;
         if (problem != null) {
             render(ctx, 400, viewer, problem, null, name, null);
+            return;
+        }
+        Optional<String> refused = refusal.apply(viewer.accountId());
+        if (refused.isPresent()) {
+            render(ctx, 403, viewer, refused.get(), null, name, null);
             return;
         }
         IssuedKey issued = keys.create(viewer.accountId(), name);

@@ -67,6 +67,7 @@ public final class SignInPages {
             return;
         }
         throttle.clear(email, ctx.ip());
+        auth.admit(user.get().accountId());
         SessionStore.Issued issued = auth.sessions().create(user.get());
         auth.startSession(ctx, issued);
         auth.setCookie(ctx, FORM_COOKIE, "", FORM_PATH, Duration.ZERO, "Strict");

@@ -1,7 +1,6 @@
 package dev.slipway.isolation;
 
 import java.io.IOException;
-import java.util.List;
 
 /**
  * Starts app processes and build steps. {@link Sandbox} confines each one (its own identity, file view,
@@ -26,6 +25,19 @@ public interface Confinement {
     String summary();
 
     /**
+     * Why this server has no working sandbox when it looked for one ({@code --isolation=auto}): it then serves only
+     * its first account ({@link AccountAdmission}). Empty with a sandbox, and with isolation off by the operator's choice.
+     */
+    default java.util.Optional<SandboxProblem> missingSandbox() {
+        return java.util.Optional.empty();
+    }
+
+    /** What the server says at start, in {@code /healthz}, {@code /readyz} and on every dashboard page; null when apps are isolated. */
+    default String warning() {
+        return isolated() ? null : NOT_ISOLATED;
+    }
+
+    /**
      * Makes a directory tree the project's own, so that its confined build steps may write it (the workspace,
      * its caches). A no-op when nothing is confined.
      */
@@ -41,8 +53,4 @@ public interface Confinement {
     String NOT_ISOLATED = "WARNING: apps are not isolated on this server (no sandbox): every app and build runs "
             + "as the server's own user and can read the platform's data; install bubblewrap, passt and nftables "
             + "and restart with --isolation=sandbox";
-
-    static List<String> tools() {
-        return List.of("bwrap (bubblewrap)", "pasta (passt)", "nft (nftables)", "setpriv (util-linux)", "cgroups");
-    }
 }

@@ -4,11 +4,14 @@ import java.util.Locale;
 
 /** {@code --isolation}: sandbox every app and build, or run them as plain processes of the server. */
 public enum IsolationMode {
-    /** Required: the server refuses to start without the sandbox tools. */
+    /** Required: the server refuses to start unless the sandbox's start check runs a cell. */
     SANDBOX,
-    /** Apps and builds run as the server's user, unconfined (a single-team machine, or a bare one). */
+    /** The operator's choice: apps and builds run as the server's user, unconfined, for every account. */
     NONE,
-    /** The default: SANDBOX when the tools are present, else NONE with a warning everywhere. */
+    /**
+     * The default: SANDBOX when its start check runs a cell; else apps run unconfined for the store's first
+     * account only, other accounts are refused, and the server says so everywhere.
+     */
     AUTO;
 
     public static IsolationMode parse(String value) {

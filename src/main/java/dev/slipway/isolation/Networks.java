@@ -25,6 +25,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * pasta connecting it — in that order, so no packet leaves it before its rules are in. Its cell joins it with
  * nsenter before bubblewrap starts. pasta forwards the cell's DNS queries to the resolvers of {@link CellDns}: it
  * reads them from {@code /etc/resolv.conf}, which it is shown in a mount namespace of its own.
+ * <p>
+ * pasta opens {@code /dev/net/tun} after it has become its network's uid. Where that device is not open to every
+ * user (mode 0600 on some container hosts; Debian's is 0666), each pasta starts in a mount namespace of its own in
+ * which {@code /dev/net} is a small tmpfs holding a tun device node of that namespace alone: it opens the same
+ * kernel device, and no other process can reach the node. Only where that node cannot be made either (no
+ * {@code CAP_MKNOD}) do pastas run as root, and the server says so.
  */
 final class Networks {
     private static final Logger LOG = LoggerFactory.getLogger(Networks.class);
@@ -47,6 +53,8 @@ final class Networks {
     private final CellDns dns;
     /** The resolv.conf each pasta reads (in the run dir, so that a sweep takes it). */
     private final Path upstream;
+    /** True when an unprivileged pasta cannot open the tun device itself: it gets a device node of its own. */
+    private final boolean ownTunNode;
 
     Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) throws IOException {
         this.tools = tools;
@@ -55,12 +63,52 @@ final class Networks {
         this.dns = policy.dns();
         this.upstream = runDir.resolve(UPSTREAM);
         writeUpstream();
+        this.ownTunNode = !tools.tunDevice().equals(SandboxSettings.TUN) || !openToEveryone(tools.tunDevice());
     }
 
     private void writeUpstream() throws IOException {
         Files.createDirectories(runDir);
         Files.writeString(upstream, dns.upstreamConf());
         Files.setPosixFilePermissions(upstream, PosixFilePermissions.fromString("rw-r--r--"));
+    }
+
+    private static boolean openToEveryone(Path device) {
+        try {
+            var perms = Files.getPosixFilePermissions(device);
+            return perms.contains(PosixFilePermission.OTHERS_READ) && perms.contains(PosixFilePermission.OTHERS_WRITE);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** How pastas reach the tun device here, for the server's start-up line. */
+    String tunAccess() {
+        if (rootPastas != null) return "pastas run as root: " + rootPastas;
+        if (!ownTunNode) return "pastas run as uids of their own";
+        return "pastas run as uids of their own, each with a tun device node of its own (" + tools.tunDevice()
+                + (tools.tunDevice().equals(SandboxSettings.TUN) ? " is not open to other users)" : ")");
+    }
+
+    /**
+     * The start check's network, made as any other; where the tun device cannot be given to an unprivileged pasta
+     * (the node of its own could not be made), pastas run as root from here on and this one is made again.
+     */
+    CellNetwork makeChecked(String name) throws IOException {
+        remove(named(name, 0, List.of())); // what a check of an earlier run left
+        try {
+            return make(name, 0, List.of());
+        } catch (SandboxProblem.Failure e) {
+            if (rootPastas != null || !e.problem().part().equals(SandboxProblem.TUN_PART)) throw e;
+            rootPastas = "an unprivileged pasta cannot have the tun device " + tools.tunDevice() + " (" + e.problem().detail() + ")";
+            CellNetwork network = make(name, 0, List.of());
+            LOG.warn("cell networks' pastas run as root on this machine: {}", rootPastas);
+            return network;
+        }
+    }
+
+    private CellNetwork named(String name, int port, List<Integer> forwards) {
+        return new CellNetwork(runDir.resolve(name + ".net"), runDir.resolve(name + ".user"), runDir.resolve(name + ".pasta"),
+                port, forwards, System.nanoTime());
     }
 
     /**
@@ -79,17 +127,22 @@ final class Networks {
      */
     CellNetwork make(String name, int port, List<Integer> forwards, boolean ahead) throws IOException {
         List<String> nice = ahead ? List.of(tools.nice().toString(), "-n", "19") : List.of();
-        Path handle = runDir.resolve(name + ".net");
-        Path pastaPid = runDir.resolve(name + ".pasta");
-        CellNetwork network = new CellNetwork(handle, runDir.resolve(name + ".user"), pastaPid, port, forwards, System.nanoTime());
+        CellNetwork network = named(name, port, forwards);
+        Path handle = network.handle();
+        Path pastaPid = network.pastaPid();
         Files.deleteIfExists(handle);
         Files.deleteIfExists(pastaPid);
         Files.createFile(handle);
         try {
             int uid = rootPastas == null ? ownedNamespace(nice, network) : 0;
-            if (uid == 0) ToolRun.run(concat(nice, tools.unshare().toString(), "--net=" + handle, tools.truth().toString()), null);
-            ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules);
+            if (uid == 0) {
+                step(() -> ToolRun.run(concat(nice, tools.unshare().toString(), "--net=" + handle, tools.truth().toString()), null),
+                        SandboxProblem::network);
+            }
+            step(() -> ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules),
+                    SandboxProblem::firewall);
             List<String> pasta = new ArrayList<>(nice);
+            if (!tools.tunDevice().equals(SandboxSettings.TUN) || (uid != 0 && ownTunNode)) pasta.addAll(withOwnTunNode());
             if (Files.exists(RESOLV_CONF)) { // a shell of root's shows pasta the resolvers it forwards to, then is pasta
                 if (!Files.exists(upstream)) writeUpstream(); // another server of this JVM on this run dir removed it
                 pasta.addAll(List.of(tools.unshare().toString(), "--mount", "--propagation", "private", tools.sh().toString(), "-c",
@@ -108,7 +161,8 @@ final class Networks {
                     "-u", "none", "-U", "none",
                     "-T", forwards.isEmpty() ? "none" : String.join(",", forwards.stream().map(String::valueOf).toList())));
             for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
-            ToolRun.run(pasta, null);
+            step(() -> ToolRun.run("pasta", pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
+                    ? SandboxProblem.tun(said) : SandboxProblem.network(said));
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
                 ToolRun.run(List.of(tools.renice().toString(), "-n", "0", "-p", pid), null);
@@ -118,6 +172,45 @@ final class Networks {
             throw e;
         }
         return network;
+    }
+
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    /** Runs a step of a network's set-up; its failure names the part of the sandbox it belongs to. */
+    private static void step(Step step, java.util.function.Function<String, SandboxProblem> part) throws IOException {
+        try {
+            step.run();
+        } catch (IOException e) {
+            throw new SandboxProblem.Failure(part.apply(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * The start of a pasta's command in a mount namespace of its own whose {@code /dev/net} is a tmpfs with a tun
+     * node of the configured device's numbers: the pasta, as its uid, opens that node, which nothing outside that
+     * namespace can reach (pasta then leaves it for an empty root of its own).
+     */
+    private List<String> withOwnTunNode() throws IOException {
+        Path device = tools.tunDevice();
+        int mode;
+        long rdev;
+        try {
+            mode = ((Number) Files.getAttribute(device, "unix:mode")).intValue();
+            rdev = ((Number) Files.getAttribute(device, "unix:rdev")).longValue();
+        } catch (IOException e) {
+            throw new SandboxProblem.Failure(SandboxProblem.tun(device + " does not exist (" + e.getMessage() + ")"), e);
+        }
+        if ((mode & 0170000) != 0020000) {
+            throw new SandboxProblem.Failure(SandboxProblem.tun(device + " is not a character device"), null);
+        }
+        long major = ((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & 0xfffff000L); // glibc's major() and minor()
+        long minor = (rdev & 0xff) | ((rdev >>> 12) & 0xffffff00L);
+        return List.of(tools.unshare().toString(), "--mount", "--propagation", "private", tools.sh().toString(), "-c",
+                "\"$1\" -t tmpfs -o size=4k,mode=0755 slipway-tun /dev/net && \"$2\" -m 0666 /dev/net/tun c \"$3\" \"$4\" "
+                        + "&& shift 4 && exec \"$@\"", "sh", tools.mount().toString(), tools.mknod().toString(),
+                Long.toString(major), Long.toString(minor));
     }
 
     /**

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToIntFunction;
 
 /**
  * Confines each cell with tools of the operating system:
@@ -31,9 +32,12 @@ public final class Sandbox implements Confinement {
     private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
     /** Cells of build steps are named {@code b-<artifact id>-<n>}. */
     public static final String BUILD_PREFIX = "b-";
+    /** The uid the start check's cell runs as: below the pastas' range, so no project's and no pasta's. */
+    static final int CHECK_UID = Networks.FIRST_PASTA_UID - 1;
 
     private final SandboxTools tools;
-    private final Identities identities;
+    /** The project's uid ({@link Identities#uidOf}). */
+    private final ToIntFunction<String> uidOf;
     private final NetworkPolicy policy;
     private final Networks networks;
     private final CellEtc etc;
@@ -49,10 +53,16 @@ public final class Sandbox implements Confinement {
     /** @param warmPerKind cell networks kept ready of each kind ({@link WarmNetworks}); 0: each is made on demand */
     public Sandbox(SandboxTools tools, Identities identities, NetworkPolicy network, Path runDir, String scope,
                    int warmPerKind) throws IOException {
+        this(tools, identities::uidOf, network, runDir, scope, warmPerKind);
+    }
+
+    /** @param uidOf the project's uid: what {@link Identities} keeps, looked up only once a cell of the project starts */
+    Sandbox(SandboxTools tools, ToIntFunction<String> uidOf, NetworkPolicy network, Path runDir, String scope,
+            int warmPerKind) throws IOException {
         if (!scope.matches("[A-Za-z0-9_-]{1,64}")) throw new IllegalArgumentException("bad scope " + scope);
         this.scope = scope;
         this.tools = tools;
-        this.identities = identities;
+        this.uidOf = uidOf;
         this.policy = network;
         this.runDir = runDir;
         Files.createDirectories(runDir);
@@ -72,7 +82,7 @@ public final class Sandbox implements Confinement {
     @Override
     public String summary() {
         return "apps and builds are sandboxed (bubblewrap, a uid per project, pasta networking, "
-                + tools.cgroups().describe() + " limits)";
+                + tools.cgroups().describe() + " limits; " + networks.tunAccess() + ")";
     }
 
     /**
@@ -97,15 +107,23 @@ public final class Sandbox implements Confinement {
 
     private Confined startOnce(Cell cell) throws IOException {
         long t0 = System.nanoTime();
-        int uid = identities.uidOf(cell.projectId());
+        int uid = uidOf.applyAsInt(cell.projectId());
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
+        return startIn(cell, uid, network, ready != null, t0);
+    }
+
+    /** Starts the cell as {@code uid} in its network (made); the network goes with the cell, or at once when it cannot start. */
+    private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0) throws IOException {
         long tNetwork = System.nanoTime();
         Cgroups.Group group;
         try {
             group = tools.cgroups().create(scope + "." + cell.name(), cell.limits());
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            networks.remove(network);
+            throw new SandboxProblem.Failure(SandboxProblem.cgroups("the cell's cgroup could not be made: " + e.getMessage()), e);
+        } catch (RuntimeException e) {
             networks.remove(network);
             throw e;
         }
@@ -154,11 +172,49 @@ public final class Sandbox implements Confinement {
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("cell {} confined in {} ms: network {} {} µs, cgroup {} µs, spawn {} µs, environment {} µs", cell.name(),
-                    (System.nanoTime() - t0) / 1_000_000, ready != null ? "ready" : "new", (tNetwork - t0) / 1000,
+                    (System.nanoTime() - t0) / 1_000_000, ready ? "ready" : "new", (tNetwork - t0) / 1000,
                     (tGroup - tNetwork) / 1000, (tSpawn - tGroup) / 1000, (System.nanoTime() - tSpawn) / 1000);
         }
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
+    }
+
+    /**
+     * The start check: one real cell end to end before the server says that apps are sandboxed. Its network is made
+     * as every cell's (a user namespace of its pasta's uid, the firewall, pasta through the tun device), it gets
+     * cgroups with limits, and bubblewrap and setpriv run {@code true} in it as an unprivileged uid that is neither a
+     * project's nor a pasta's. Where an unprivileged pasta cannot have the tun device, pastas run as root from here on
+     * ({@link Networks#makeChecked}).
+     *
+     * @return how long it took
+     * @throws SandboxProblem.Failure naming the part that failed and the command that fixes it
+     */
+    Duration check() throws SandboxProblem.Failure {
+        long t0 = System.nanoTime();
+        Cell cell = new Cell("check", "-", List.of(tools.truth().toString()), Path.of("/"), java.util.Map.of(), List.of(),
+                List.of(), List.of(), new Limits(64 * Limits.MB, 250, 16, Limits.MB), 0, false);
+        Confined confined;
+        try {
+            CellNetwork network = networks.makeChecked(cell.name());
+            confined = startIn(cell, CHECK_UID, network, false, t0);
+        } catch (SandboxProblem.Failure e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new SandboxProblem.Failure(SandboxProblem.cell(e.getMessage()), e);
+        }
+        try {
+            Process p = confined.process();
+            if (!exitedWithin(p, Duration.ofSeconds(10))) {
+                throw new SandboxProblem.Failure(SandboxProblem.cell("a cell running `true` did not end within 10 s"), null);
+            }
+            if (p.exitValue() != 0) {
+                throw new SandboxProblem.Failure(SandboxProblem.cell("a cell running `true` exited with code " + p.exitValue()
+                        + stderr(p)), null);
+            }
+        } finally {
+            confined.release();
+        }
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
     /**
@@ -252,7 +308,7 @@ public final class Sandbox implements Confinement {
 
     @Override
     public void handOver(Path dir, String projectId) throws IOException {
-        int uid = identities.uidOf(projectId);
+        int uid = uidOf.applyAsInt(projectId);
         if (((Number) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)).intValue() == uid) {
             return; // its own already (a cache made by an earlier build): what is below it was written by it
         }

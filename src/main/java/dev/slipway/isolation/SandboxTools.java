@@ -3,57 +3,94 @@ package dev.slipway.isolation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The system tools the sandbox runs, by absolute path (the server's PATH cannot substitute them), and
  * what is missing for a sandbox on this machine.
  */
 public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path nsenter, Path unshare, Path mount, Path umount,
-                           Path setsid, Path truth, Path sh, Path nice, Path renice, Cgroups cgroups) {
+                           Path setsid, Path truth, Path sh, Path nice, Path renice, Path mknod, Cgroups cgroups, Path tunDevice) {
     public static final String INSTALL = "apt-get install bubblewrap passt nftables";
 
-    /** The tools, or the list of what is missing. */
+    /** The tools in the standard directories, with /dev/net/tun. */
     public static Detection detect() {
-        List<String> missing = new ArrayList<>();
-        Path bwrap = need("bwrap", "bwrap (apt-get install bubblewrap)", missing);
-        Path pasta = need("pasta", "pasta (apt-get install passt)", missing);
-        Path nft = need("nft", "nft (apt-get install nftables)", missing);
-        Path setpriv = need("setpriv", "setpriv (util-linux)", missing);
-        Path nsenter = need("nsenter", "nsenter (util-linux)", missing);
-        Path unshare = need("unshare", "unshare (util-linux)", missing);
-        Path mount = need("mount", "mount (util-linux)", missing);
-        Path umount = need("umount", "umount (util-linux)", missing);
-        Path setsid = need("setsid", "setsid (util-linux)", missing);
-        Path truth = need("true", "true (coreutils)", missing);
-        Path sh = need("sh", "sh (dash)", missing);
-        Path nice = need("nice", "nice (coreutils)", missing);
-        Path renice = need("renice", "renice (util-linux)", missing);
-        if (ProcessHandle.current().info().user().map(u -> !u.equals("root")).orElse(true)) {
-            missing.add("root: the server must run as root to give each project its own identity and cgroups");
-        }
-        Optional<Cgroups> cgroups = Cgroups.detect();
-        if (cgroups.isEmpty()) missing.add("writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)");
-        if (!missing.isEmpty()) return new Detection(null, List.copyOf(missing));
-        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, mount, umount, setsid, truth, sh, nice, renice, cgroups.get()), List.of());
+        return detect(SandboxSettings.DEFAULTS);
     }
 
-    public record Detection(SandboxTools tools, List<String> missing) {
+    /** The tools, or what is missing and the command that installs it. */
+    public static Detection detect(SandboxSettings settings) {
+        List<String> missing = new ArrayList<>();
+        Set<String> packages = new LinkedHashSet<>();
+        Finder f = new Finder(settings.toolDirs(), missing, packages);
+        Path bwrap = f.need("bwrap", "bubblewrap");
+        Path pasta = f.need("pasta", "passt");
+        Path nft = f.need("nft", "nftables");
+        Path setpriv = f.need("setpriv", "util-linux");
+        Path nsenter = f.need("nsenter", "util-linux");
+        Path unshare = f.need("unshare", "util-linux");
+        Path mount = f.need("mount", "mount");
+        Path umount = f.need("umount", "mount");
+        Path setsid = f.need("setsid", "util-linux");
+        Path truth = f.need("true", "coreutils");
+        Path sh = f.need("sh", "dash");
+        Path nice = f.need("nice", "coreutils");
+        Path renice = f.need("renice", "util-linux");
+        Path mknod = f.need("mknod", "coreutils");
+        if (!missing.isEmpty()) {
+            // the three the sandbox is made of are named together: the command to give is the one the README gives
+            if (packages.contains("bubblewrap") || packages.contains("passt") || packages.contains("nftables")) {
+                packages.removeAll(List.of("bubblewrap", "passt", "nftables"));
+                String rest = packages.isEmpty() ? "" : " " + String.join(" ", packages);
+                return new Detection(null, List.copyOf(missing), new SandboxProblem("tools", "missing " + String.join(", ", missing),
+                        INSTALL + rest));
+            }
+            return new Detection(null, List.copyOf(missing), new SandboxProblem("tools", "missing " + String.join(", ", missing),
+                    "apt-get install " + String.join(" ", packages)));
+        }
+        if (ProcessHandle.current().info().user().map(u -> !u.equals("root")).orElse(true)) {
+            missing.add("root: the server must run as root to give each project its own identity and cgroups");
+            return new Detection(null, List.copyOf(missing), new SandboxProblem("identity", "the server does not run as root",
+                    "run the server as root: it gives each project a uid of its own and its cgroups"));
+        }
+        Optional<Cgroups> cgroups = Cgroups.detect();
+        if (cgroups.isEmpty()) {
+            missing.add("writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)");
+            return new Detection(null, List.copyOf(missing), SandboxProblem.cgroups(
+                    "no writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)"));
+        }
+        return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, mount, umount, setsid, truth, sh, nice,
+                renice, mknod, cgroups.get(), settings.tunDevice()), List.of(), null);
+    }
+
+    /** @param problem null when the tools are there */
+    public record Detection(SandboxTools tools, List<String> missing, SandboxProblem problem) {
         public boolean available() { return tools != null; }
     }
 
     static Optional<Path> find(String name) {
-        for (String dir : new String[]{"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"}) {
-            Path p = Path.of(dir, name);
+        return find(SandboxSettings.DEFAULTS.toolDirs(), name);
+    }
+
+    static Optional<Path> find(List<Path> dirs, String name) {
+        for (Path dir : dirs) {
+            Path p = dir.resolve(name);
             if (Files.isExecutable(p)) return Optional.of(p);
         }
         return Optional.empty();
     }
 
-    private static Path need(String name, String label, List<String> missing) {
-        Optional<Path> p = find(name);
-        if (p.isEmpty()) missing.add(label);
-        return p.orElse(null);
+    private record Finder(List<Path> dirs, List<String> missing, Set<String> packages) {
+        Path need(String name, String pkg) {
+            Optional<Path> p = find(dirs, name);
+            if (p.isEmpty()) {
+                missing.add(name);
+                packages.add(pkg);
+            }
+            return p.orElse(null);
+        }
     }
 }

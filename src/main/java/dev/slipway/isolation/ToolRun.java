@@ -13,6 +13,11 @@ final class ToolRun {
     private ToolRun() {}
 
     static void run(List<String> argv, String stdin) throws IOException {
+        run(java.nio.file.Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
+    }
+
+    /** As above; {@code name} names the tool in its failure (the one that matters when others start it). */
+    static void run(String name, List<String> argv, String stdin) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", PATH);
@@ -27,17 +32,17 @@ final class ToolRun {
         try {
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IOException(argv.getFirst() + " did not finish in 10 s");
+                throw new IOException(name + " did not finish in 10 s");
             }
         } catch (InterruptedException e) {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
-            throw new IOException(argv.getFirst() + " was interrupted");
+            throw new IOException(name + " was interrupted");
         }
         if (p.exitValue() != 0) {
             String said = new String(out, StandardCharsets.UTF_8).lines()
                     .filter(l -> !l.startsWith("Failed to send") && !l.isBlank()).reduce((a, b) -> a + "; " + b).orElse("");
-            throw new IOException(java.nio.file.Path.of(argv.getFirst()).getFileName() + " failed with exit code "
+            throw new IOException(name + " failed with exit code "
                     + p.exitValue() + (said.isEmpty() ? "" : ": " + said));
         }
     }

@@ -8,16 +8,17 @@ import java.util.List;
 /** Runs cells as plain child processes of the server: no identity, file, network or resource confinement. */
 public final class Unconfined implements Confinement {
     private final String setsid;
-    /** Why the sandbox is not used (empty when it was turned off on purpose). */
-    private final java.util.List<String> missing;
+    /** Why the sandbox is not used: null when the operator turned it off ({@code --isolation=none}). */
+    private final SandboxProblem problem;
 
     public Unconfined() {
-        this(java.util.List.of());
+        this(null);
     }
 
-    Unconfined(java.util.List<String> missing) {
+    /** @param problem why there is no sandbox: this server then serves only its first account ({@link AccountAdmission}) */
+    Unconfined(SandboxProblem problem) {
         this.setsid = SandboxTools.find("setsid").map(Object::toString).orElse("setsid");
-        this.missing = java.util.List.copyOf(missing);
+        this.problem = problem;
     }
 
     @Override
@@ -40,6 +41,17 @@ public final class Unconfined implements Confinement {
 
     @Override
     public String summary() {
-        return "apps are NOT isolated: they run as the server's user" + Isolations.missing(missing);
+        return "apps are NOT isolated: they run as the server's user"
+                + (problem == null ? " (--isolation=none)" : " (no working sandbox: " + problem.part() + ": " + problem.detail() + ")");
+    }
+
+    @Override
+    public java.util.Optional<SandboxProblem> missingSandbox() {
+        return java.util.Optional.ofNullable(problem);
+    }
+
+    @Override
+    public String warning() {
+        return problem == null ? NOT_ISOLATED : problem.warning();
     }
 }

@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "accounts", mixinStandardHelpOptions = true, description = "Manage accounts (operator command; works while the server runs).",
@@ -40,7 +41,13 @@ public final class AccountsCommand {
         @Override
         public Integer call() {
             try (Database db = store.open(2)) {
-                Account a = new AccountStore(db.jdbi(), MicrosClock.system()).create(name, Tier.parse(tier), rateLimit);
+                AccountStore accounts = new AccountStore(db.jdbi(), MicrosClock.system());
+                Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfNewAccount();
+                if (refused.isPresent()) {
+                    System.err.println("error: " + refused.get());
+                    return 2;
+                }
+                Account a = accounts.create(name, Tier.parse(tier), rateLimit);
                 System.out.println(json ? Json.write(json(a))
                         : "Created account " + a.name() + " (" + a.id() + ", tier " + a.tier().label() + ", "
                           + a.requestsPerMinute() + " requests/min)");

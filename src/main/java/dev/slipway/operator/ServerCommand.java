@@ -119,9 +119,10 @@ public final class ServerCommand implements Callable<Integer> {
     boolean webhooksAllowPrivate;
 
     @Option(names = "--isolation", defaultValue = "${env:SLIPWAY_ISOLATION:-auto}",
-            description = "sandbox: every app and build in its own sandbox (refuses to start without bubblewrap, passt and "
-                    + "nftables); none: plain processes of the server, NOT isolated; auto: sandbox when those tools are "
-                    + "installed (env SLIPWAY_ISOLATION; default: ${DEFAULT-VALUE})")
+            description = "sandbox: every app and build in its own sandbox (refuses to start unless a check cell runs: "
+                    + "bubblewrap, passt and nftables, root, cgroups, the tun device); none: plain processes of the server, NOT "
+                    + "isolated, for every account; auto: the sandbox when its check passes, else NOT isolated and only the "
+                    + "first account is served (env SLIPWAY_ISOLATION; default: ${DEFAULT-VALUE})")
     String isolation;
 
     @Override
@@ -164,7 +165,7 @@ public final class ServerCommand implements Callable<Integer> {
         }
         dev.slipway.isolation.Confinement confinement = slipway.engine().confinement();
         System.out.println("Isolation: " + confinement.summary());
-        if (!confinement.isolated()) System.out.println(dev.slipway.isolation.Confinement.NOT_ISOLATED);
+        if (!confinement.isolated()) System.out.println(confinement.warning());
         StringBuilder providers = new StringBuilder();
         for (DbKind kind : DbKind.values()) {
             providers.append(providers.isEmpty() ? "" : ", ").append(kind.label()).append(' ').append(admins.admin(kind)

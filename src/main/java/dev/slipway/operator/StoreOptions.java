@@ -1,5 +1,9 @@
 package dev.slipway.operator;
 
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.core.MicrosClock;
+import dev.slipway.isolation.AccountAdmission;
+import dev.slipway.isolation.ServersWithoutSandbox;
 import dev.slipway.store.Database;
 import picocli.CommandLine.Option;
 
@@ -18,5 +22,13 @@ public final class StoreOptions {
 
     public Database open(int poolSize) {
         return Database.open(databaseUrl != null && !databaseUrl.isBlank() ? databaseUrl : Database.h2Url(dataDir), poolSize);
+    }
+
+    /**
+     * Which accounts may get an account, key or user now: while a server of the store runs without a working
+     * sandbox, none but the first.
+     */
+    static AccountAdmission admission(Database db, AccountStore accounts) {
+        return AccountAdmission.forOperator(accounts, new ServersWithoutSandbox(db.jdbi(), MicrosClock.system()));
     }
 }

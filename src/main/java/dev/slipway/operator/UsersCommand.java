@@ -52,8 +52,14 @@ public final class UsersCommand {
             }
             try (Database db = store.open(2)) {
                 Clock clock = MicrosClock.system();
-                if (new AccountStore(db.jdbi(), clock).find(account).isEmpty()) {
+                AccountStore accounts = new AccountStore(db.jdbi(), clock);
+                if (accounts.find(account).isEmpty()) {
                     System.err.println("error: no account " + account);
+                    return 2;
+                }
+                java.util.Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfCredentials(account);
+                if (refused.isPresent()) {
+                    System.err.println("error: " + refused.get());
                     return 2;
                 }
                 User user = new UserStore(db.jdbi(), clock).create(account, email, password);

@@ -5,34 +5,46 @@ import io.javalin.http.Context;
 
 import dev.slipway.isolation.Confinement;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code /healthz}: the process answers. {@code /readyz}: and its store answers too; it also says whether
- * apps are isolated, so that a monitor can alert on a server that runs tenants unconfined.
+ * {@code /healthz}: the process answers. {@code /readyz}: and its store answers too. Both say whether apps are
+ * isolated, and which accounts the server serves (all, or only its first while it has no working sandbox), so
+ * that a monitor can alert on a server that runs tenants unconfined.
  */
 public final class HealthHandlers {
     private final Database database;
     private final Confinement confinement;
+    private final Map<String, Object> alive;
 
     public HealthHandlers(Database database, Confinement confinement) {
         this.database = database;
         this.confinement = confinement;
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", "ok");
+        isolation(body);
+        this.alive = Collections.unmodifiableMap(body);
     }
 
     public void alive(Context ctx) {
-        ctx.json(Map.of("status", "ok"));
+        ctx.json(alive);
     }
 
     public void ready(Context ctx) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", database.reachable() ? "ready" : "unavailable");
         body.put("store", database.dialect().name().toLowerCase());
-        body.put("isolation", confinement.isolated() ? "sandbox" : "none");
-        body.put("isolation_detail", confinement.summary());
-        if (!confinement.isolated()) body.put("warning", Confinement.NOT_ISOLATED);
+        isolation(body);
         if (!database.reachable()) ctx.status(503);
         ctx.json(body);
+    }
+
+    private void isolation(Map<String, Object> body) {
+        body.put("isolation", confinement.isolated() ? "sandbox" : "none");
+        body.put("isolation_detail", confinement.summary());
+        body.put("accounts", confinement.missingSandbox().isPresent() ? "first_only" : "all");
+        if (!confinement.isolated()) body.put("warning", confinement.warning());
     }
 }

@@ -16,7 +16,7 @@ import dev.slipway.dashboard.SignInPages;
 import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
 import dev.slipway.docs.OpenApiDocs;
-import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.logs.LogHandlers;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.net.AddressGuard;
@@ -56,7 +56,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         RateLimiter limiter = stores.database().dialect().shared()
                 ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
         Authenticator authenticator = new Authenticator(stores.keys(), clock);
-        Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1);
+        Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1, engine.admission()::refusal);
         Metrics metrics = new Metrics();
         LogHandlers logHandlers = new LogHandlers(stores.logs());
         Idempotency idempotency = new Idempotency(jdbi, clock, urls);
@@ -64,7 +64,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         SignInThrottle signIns = new SignInThrottle(jdbi, clock);
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
-        Dashboard dashboard = dashboard(config, engine.confinement(), stores, sessions, signIns, authenticator,
+        Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, authenticator,
                 pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.regions(),
@@ -95,15 +95,16 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 .map(c -> new ProjectView.Certificate(c.status(), c.expiresAt(), c.lastError()));
     }
 
-    private static Dashboard dashboard(ServerConfig config, Confinement confinement, Stores stores, SessionStore sessions,
+    private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(Locale.ROOT).startsWith("https:");
-        Auth auth = new Auth(sessions, stores.accounts(), https, confinement.isolated() ? null : Confinement.NOT_ISOLATED);
+        AccountAdmission admission = engine.admission();
+        Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
                 projectCertificates(stores));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
-                new KeyPages(stores.keys(), authenticator), webhooks, projectPages,
+                new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
                         stores.logs(), logHandlers, projectPages, urls),
                 new Assets());

@@ -2,9 +2,11 @@ package dev.slipway.server;
 
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Isolations;
 import dev.slipway.isolation.NetworkPolicy;
+import dev.slipway.isolation.ServersWithoutSandbox;
 import dev.slipway.router.RecentRequests;
 import dev.slipway.router.RouteTable;
 import dev.slipway.images.ImageStore;
@@ -14,6 +16,8 @@ import dev.slipway.projects.Project;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.LocalProcessRuntime;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.store.DataDir;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.wake.ProductionInstances;
 import org.slf4j.Logger;
@@ -31,19 +35,32 @@ import java.util.List;
  *
  * @param recent when each app was last sent a request: a busy retired app is kept running
  */
-public record Engine(Confinement confinement, InstanceStore instances, AppRuntime runtime, RouteTable routes,
-                     RecentRequests recent, ProductionInstances production, RetiringPool retiring) implements AutoCloseable {
+public record Engine(Confinement confinement, AccountAdmission admission, InstanceStore instances, AppRuntime runtime,
+                     RouteTable routes, RecentRequests recent, ProductionInstances production, RetiringPool retiring)
+        implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
-    static Engine start(ServerConfig config, Listeners listeners, Stores stores, Clock clock) throws IOException {
-        InstanceStore instances = new InstanceStore(stores.database().jdbi(), stores.secrets(), clock, stores.nodeId());
+    /**
+     * Starts choosing how apps are confined: the sandbox's start check runs a cell on a thread of its own while the
+     * server opens its store.
+     */
+    static Isolations.Choice isolate(ServerConfig config, Listeners listeners) throws IOException {
         List<String> platform = new ArrayList<>(listeners.addresses());
         platform.add(Stores.storeUrl(config));
-        Confinement confinement = Isolations.choose(config.isolation(), stores.database().jdbi(),
-                Isolations.runDir(config.dataDir(), stores.nodeId()), stores.nodeId(),
-                NetworkPolicy.of(platform, adminAddresses(config), config.egressAllow()), config.warmNetworks());
+        DataDir.prepare(config.dataDir());
+        String nodeId = NodeId.load(config.dataDir());
+        return Isolations.begin(config.isolation(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
+                NetworkPolicy.of(platform, adminAddresses(config), config.egressAllow()), config.warmNetworks(), config.sandbox());
+    }
+
+    static Engine start(ServerConfig config, Stores stores, Isolations.Choice isolation, Clock clock) throws IOException {
+        InstanceStore instances = new InstanceStore(stores.database().jdbi(), stores.secrets(), clock, stores.nodeId());
+        Confinement chosen = isolation.finish(stores.database().jdbi());
+        AccountAdmission admission = AccountAdmission.forServer(chosen, stores.accounts(),
+                new ServersWithoutSandbox(stores.database().jdbi(), clock), stores.nodeId());
+        Confinement confinement = admission.guard(chosen, projectId -> stores.projects().find(projectId).map(Project::accountId));
         if (confinement.isolated()) LOG.info(confinement.summary());
-        else LOG.warn("{}: {}", confinement.summary(), Confinement.NOT_ISOLATED);
+        else LOG.warn(confinement.warning());
         AppRuntime runtime = runtime(config, stores, instances, confinement, clock);
         try {
             RouteTable routes = new RouteTable(config.appsDomain());
@@ -51,7 +68,7 @@ public record Engine(Confinement confinement, InstanceStore instances, AppRuntim
             ProductionInstances production = new ProductionInstances(stores.deployments(), runtime);
             RetiringPool retiring = new RetiringPool(runtime, instances, clock, config.runtime().retireAfter(),
                     production, routes::forgetUpstream, recent::lastMillis);
-            return new Engine(confinement, instances, runtime, routes, recent, production, retiring);
+            return new Engine(confinement, admission, instances, runtime, routes, recent, production, retiring);
         } catch (RuntimeException e) {
             runtime.close();
             throw e;

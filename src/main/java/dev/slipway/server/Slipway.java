@@ -4,6 +4,7 @@ import dev.slipway.accounts.AccountStore;
 import dev.slipway.api.AppUrls;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.isolation.Isolations;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
 import dev.slipway.router.Edge;
@@ -70,10 +71,12 @@ public final class Slipway implements AutoCloseable {
         opened.push(listeners);
         try {
             AppUrls urls = listeners.urls(config);
+            Isolations.Choice isolation = Engine.isolate(config, listeners);
+            opened.push(isolation::abandon);
             Stores stores = Stores.open(config, urls, clock);
             opened.push(stores);
             FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
-            Engine engine = Engine.start(config, listeners, stores, clock);
+            Engine engine = Engine.start(config, stores, isolation, clock);
             opened.push(engine);
             Pipelines pipelines = Pipelines.create(config, stores, engine, urls, clock);
             opened.push(pipelines.workers());
@@ -171,6 +174,11 @@ public final class Slipway implements AutoCloseable {
     /** Stops taking work and requests, lets requests in flight finish, stops the apps (they restart with the server). */
     @Override
     public void close() {
+        try {
+            engine.admission().close(); // first: at the JVM's exit the embedded store may close before the rest is done
+        } catch (RuntimeException e) {
+            LOG.info("the store keeps what this server's start found about its sandbox: {}", e.toString());
+        }
         housekeeping.shutdownNow();
         pipelines.workers().close();
         pipelines.domains().close();

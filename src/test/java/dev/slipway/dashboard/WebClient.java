@@ -16,20 +16,20 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** A cookie-keeping HTTP client for dashboard pages, that does not follow redirects (tests look at them). */
-final class WebClient {
+public final class WebClient {
     private static final Pattern CSRF = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"");
 
     private final String base;
     private final CookieManager cookies = new CookieManager();
     private final HttpClient http;
 
-    WebClient(String base) {
+    public WebClient(String base) {
         this.base = base;
         this.http = HttpClient.newBuilder().cookieHandler(cookies).followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
-    HttpResponse<String> get(String path) {
+    public HttpResponse<String> get(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
     }
 
@@ -39,7 +39,7 @@ final class WebClient {
                 .timeout(Duration.ofSeconds(30)).GET().build());
     }
 
-    HttpResponse<String> post(String path, Map<String, String> fields) {
+    public HttpResponse<String> post(String path, Map<String, String> fields) {
         return postEncoded(path, fields.entrySet().stream()
                 .map(e -> enc(e.getKey()) + "=" + enc(e.getValue())).collect(Collectors.joining("&")));
     }
@@ -60,19 +60,19 @@ final class WebClient {
     }
 
     /** Signs in through the form (reading its token first); returns the answer to the form. */
-    HttpResponse<String> signIn(String email, String password) {
+    public HttpResponse<String> signIn(String email, String password) {
         String token = csrf(get("/dashboard/sign-in").body());
         return post("/dashboard/sign-in", form("_csrf", token, "email", email, "password", password));
     }
 
     /** The form token in a page. */
-    static String csrf(String html) {
+    public static String csrf(String html) {
         Matcher m = CSRF.matcher(html);
         if (!m.find()) throw new AssertionError("no form token in the page:\n" + html);
         return m.group(1);
     }
 
-    static Map<String, String> form(String... pairs) {
+    public static Map<String, String> form(String... pairs) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) m.put(pairs[i], pairs[i + 1]);
         return m;

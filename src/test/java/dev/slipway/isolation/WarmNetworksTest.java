@@ -88,9 +88,9 @@ class WarmNetworksTest {
     @AfterAll
     static void stop() throws IOException {
         try {
-            Await.until(Duration.ofSeconds(10), "the ready networks' pastas, before close()", () -> !pastasOf(runDir).isEmpty());
+            Await.until(Duration.ofSeconds(10), "the ready networks' pastas, before close()", () -> !Pastas.of(runDir).isEmpty());
             sandbox.close();
-            assertThat(pastasOf(runDir)).as("pastas left after close()").isEmpty();
+            assertThat(Pastas.of(runDir)).as("pastas left after close()").isEmpty();
             assertThat(Files.exists(runDir)).isFalse();
             try {
                 Files.deleteIfExists(runDir.getParent());
@@ -181,7 +181,7 @@ class WarmNetworksTest {
     void eachNetworksPastaRunsAsAUidOfItsOwnNeverRootNorATenant() throws Exception {
         Await.until(Duration.ofSeconds(10), "an open and a closed network to be ready",
                 () -> sandbox.readyNetworks()[0] >= 1 && sandbox.readyNetworks()[1] >= 1);
-        List<Long> pastas = pastasOf(runDir);
+        List<Long> pastas = Pastas.of(runDir);
         assertThat(pastas).hasSizeGreaterThanOrEqualTo(2);
         String hostUsers = Files.readSymbolicLink(Path.of("/proc/self/ns/user")).toString();
         Set<Integer> uids = new java.util.HashSet<>();
@@ -217,8 +217,8 @@ class WarmNetworksTest {
         }
         CellNetwork network = networks.make("r1", port, List.of());
         try {
-            assertThat(pastasOf(dir)).hasSize(1);
-            long pid = pastasOf(dir).getFirst();
+            assertThat(Pastas.of(dir)).hasSize(1);
+            long pid = Pastas.of(dir).getFirst();
             assertThat(Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")))
                     .as("the root pasta of before").anyMatch(l -> l.matches("Uid:\\s+0\\s+0\\s+0\\s+0"));
             assertThat(network.owner()).doesNotExist();
@@ -229,7 +229,7 @@ class WarmNetworksTest {
             Files.deleteIfExists(dir);
             Files.deleteIfExists(closed);
         }
-        assertThat(pastasOf(dir)).isEmpty();
+        assertThat(Pastas.of(dir)).isEmpty();
     }
 
     /**
@@ -244,7 +244,7 @@ class WarmNetworksTest {
         Files.createDirectories(dead);
         new Networks(tools, new NetworkPolicy(List.of(), List.of(), Set.of()), dead).make("w1", 0, List.of());
         tools.cgroups().create(node + ".app", limits());
-        assertThat(pastasOf(dead)).as("the dead server's pasta").hasSize(1);
+        assertThat(Pastas.of(dead)).as("the dead server's pasta").hasSize(1);
 
         String next = "wn" + UUID.randomUUID().toString().substring(0, 8);
         Sandbox starting = new Sandbox(tools, new Identities(database.jdbi()),
@@ -254,11 +254,11 @@ class WarmNetworksTest {
         } finally {
             starting.close();
         }
-        assertThat(pastasOf(dead)).as("the dead server's pastas after the next start").isEmpty();
+        assertThat(Pastas.of(dead)).as("the dead server's pastas after the next start").isEmpty();
         assertThat(dead).doesNotExist();
         assertThat(tools.cgroups().existing()).noneMatch(name -> name.startsWith(node + "."));
         assertThat(runDir).as("a live server's run dir").exists();
-        Await.until(Duration.ofSeconds(10), "a live server's ready networks", () -> !pastasOf(runDir).isEmpty());
+        Await.until(Duration.ofSeconds(10), "a live server's ready networks", () -> !Pastas.of(runDir).isEmpty());
     }
 
     private static int reserve() {
@@ -321,15 +321,5 @@ class WarmNetworksTest {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    /** pasta processes (Debian's runs as passt.avx2) whose command line names the run dir. */
-    private static List<Long> pastasOf(Path dir) {
-        List<Long> out = new ArrayList<>();
-        ProcessHandle.allProcesses().forEach(h -> {
-            String cmd = h.info().commandLine().orElse("");
-            if ((cmd.contains("passt") || cmd.contains("pasta")) && cmd.contains("--netns " + dir)) out.add(h.pid());
-        });
-        return out;
     }
 }

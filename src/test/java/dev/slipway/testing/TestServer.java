@@ -50,7 +50,7 @@ public final class TestServer implements AutoCloseable {
             ServerConfig c = slipway.config();
             ServerConfig peer = config(store, dir).uploadLimit(c.uploadLimitBytes()).gitHosts(c.gitHosts())
                     .buildSlots(c.buildSlots()).databaseAdmins(c.postgresAdminUrl(), c.mysqlAdminUrl())
-                    .webhooks(c.webhooks()).isolation(c.isolation()).domains(c.domains())
+                    .webhooks(c.webhooks()).isolation(c.isolation()).sandbox(c.sandbox()).domains(c.domains())
                     .images(c.images()).kubernetes(c.kubernetes()).build();
             return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
         } catch (Exception e) {
