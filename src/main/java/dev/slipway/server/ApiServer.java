@@ -4,7 +4,7 @@ import dev.slipway.api.Gate;
 import dev.slipway.api.Requests;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
-import dev.slipway.ops.Metrics;
+import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
 import io.javalin.Javalin;
 import org.eclipse.jetty.server.HttpConnectionFactory;

@@ -19,7 +19,7 @@ public final class ErrorMapper {
 
     public static void register(RoutesConfig routes) {
         routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
-        routes.exception(dev.slipway.sandbox.PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
+        routes.exception(dev.slipway.plantstore.PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
             LOG.error("request {} {} failed (request id {})", ctx.method(), ctx.path(), Requests.requestId(ctx), e);
@@ -69,7 +69,7 @@ public final class ErrorMapper {
         }
         if (ctx.path().startsWith("/sandbox/")) {
             // the sample API answers in its own flat shape (spec: Errors, item 3)
-            ctx.status(e.status()).json(new dev.slipway.sandbox.PlantError(e.status(), e.getMessage()).body());
+            ctx.status(e.status()).json(new dev.slipway.plantstore.PlantError(e.status(), e.getMessage()).body());
             return;
         }
         ctx.status(e.status()).json(ErrorBody.of(e.code(), e.getMessage(), Requests.requestId(ctx), e.details()));

@@ -1,4 +1,4 @@
-package dev.slipway.sandbox;
+package dev.slipway.plantstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @EachStore
-class SandboxTest {
+class PlantStoreTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
     static TestServer.Tenant tenant;

@@ -1,4 +1,4 @@
-package dev.slipway.ops;
+package dev.slipway.monitoring;
 
 import dev.slipway.store.Database;
 import io.javalin.http.Context;

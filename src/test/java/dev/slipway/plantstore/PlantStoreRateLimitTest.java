@@ -1,4 +1,4 @@
-package dev.slipway.sandbox;
+package dev.slipway.plantstore;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.EachStore;
@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code /sandbox} is limited by the same limiter and headers as {@code /v1}: per account, and per address without a key. */
 @EachStore
-class SandboxRateLimitTest {
+class PlantStoreRateLimitTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
 
@@ -28,7 +28,7 @@ class SandboxRateLimitTest {
         assertThat(h.get("/v1/projects").status()).isEqualTo(200);
         assertThat(h.post("/sandbox/plants", "{\"id\": 4, \"name\": \"p4\"}").status()).isEqualTo(200);
         var limited = h.post("/sandbox/plants", "{\"id\": 5, \"name\": \"p5\"}");
-        SandboxTest.assertFlatError(limited, 429, "Rate limit of 5 requests per minute exceeded");
+        PlantStoreTest.assertFlatError(limited, 429, "Rate limit of 5 requests per minute exceeded");
         assertThat(limited.header("Retry-After")).matches("\\d+");
         assertThat(limited.header("X-RateLimit-Remaining")).isEqualTo("0");
         assertThat(h.get("/v1/projects").status()).as("and /v1 is spent as well").isEqualTo(429);
@@ -47,7 +47,7 @@ class SandboxRateLimitTest {
         });
         assertThat(h.post("/sandbox/plants", "{\"id\": " + allowed + ", \"name\": \"last\"}").status()).isEqualTo(200);
         var over = h.post("/sandbox/plants", "{\"id\": " + (allowed + 1) + ", \"name\": \"one too many\"}");
-        SandboxTest.assertFlatError(over, 429, "the free tier keeps " + allowed + " plants per account");
+        PlantStoreTest.assertFlatError(over, 429, "the free tier keeps " + allowed + " plants per account");
         assertThat(server.tenant(Tier.FREE).http().post("/sandbox/plants", "{\"id\": 1, \"name\": \"another account\"}").status())
                 .isEqualTo(200);
     }

@@ -1,4 +1,4 @@
-package dev.slipway.sandbox;
+package dev.slipway.plantstore;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 

@@ -1,4 +1,4 @@
-package dev.slipway.sandbox;
+package dev.slipway.plantstore;
 
 /** The plant-store's own error shape: a flat {@code {error: <int32>, message}} (spec Errors item 3). */
 public final class PlantError extends RuntimeException {

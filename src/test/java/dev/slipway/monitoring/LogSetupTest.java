@@ -1,4 +1,4 @@
-package dev.slipway.ops;
+package dev.slipway.monitoring;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

@@ -1,4 +1,4 @@
-package dev.slipway.sandbox;
+package dev.slipway.plantstore;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** With a sandbox port the plant store has its own listener, and the API listener no longer serves it. */
-class SandboxPortTest {
+class PlantStorePortTest {
     @Test
     void theSandboxMovesToItsOwnPort() {
         try (TestServer server = TestServer.start(Dialect.H2, c -> c.sandboxPort(0))) {
@@ -20,7 +20,7 @@ class SandboxPortTest {
             var created = sandbox.post("/sandbox/plants", "{\"id\": 5, \"name\": \"Aloe\"}");
             assertThat(created.status()).isEqualTo(200);
             assertThat(created.json().get("name").asText()).isEqualTo("Aloe");
-            SandboxTest.assertFlatError(new Http("http://127.0.0.1:" + port, null)
+            PlantStoreTest.assertFlatError(new Http("http://127.0.0.1:" + port, null)
                     .post("/sandbox/plants", "{\"id\": 6, \"name\": \"x\"}"), 401, "bearer");
             var doc = sandbox.get("/sandbox/openapi.json").json();
             assertThat(doc.at("/servers/0/url").asText()).isEqualTo("http://127.0.0.1:" + port + "/sandbox");

@@ -1,4 +1,4 @@
-package dev.slipway.ops;
+package dev.slipway.monitoring;
 
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.Timer;
