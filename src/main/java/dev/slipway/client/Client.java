@@ -1,5 +1,15 @@
 package dev.slipway.client;
 
+import dev.slipway.client.command.Exit;
+import dev.slipway.client.context.Context;
+import dev.slipway.client.lists.DeploymentsCommand;
+import dev.slipway.client.lists.MigrationsCommand;
+import dev.slipway.client.lists.ProjectsCommand;
+import dev.slipway.client.logs.LogsCommand;
+import dev.slipway.client.runs.CancelCommand;
+import dev.slipway.client.runs.DeployCommand;
+import dev.slipway.client.runs.MigrateCommand;
+import dev.slipway.client.runs.RollbackCommand;
 import picocli.CommandLine;
 
 import java.io.Console;
