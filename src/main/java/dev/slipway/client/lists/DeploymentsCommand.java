@@ -1,6 +1,5 @@
 package dev.slipway.client.lists;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -37,11 +36,10 @@ public final class DeploymentsCommand {
             return q;
         }
 
-        @Override Table table() { return new Table("ID", "STATUS", "PROJECT", "COMMIT", "BRANCH", "CREATED", "URL"); }
-
         @Override
-        void row(Table table, JsonNode d) {
-            table.row(d, "id", "status", "project_id", "commit_sha", "branch", "created_at", "url");
+        Table table() {
+            return new Table().column("ID", "id").column("STATUS", "status").column("PROJECT", "project_id")
+                    .column("COMMIT", "commit_sha").column("BRANCH", "branch").column("CREATED", "created_at").column("URL", "url");
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.slipway.client.lists;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.api.Api;
 import dev.slipway.client.api.Pages;
 import dev.slipway.client.command.ClientCommand;
@@ -27,9 +26,8 @@ abstract class ListCommand extends ClientCommand {
 
     abstract Map<String, String> query();
 
+    /** The table's columns, for text output. */
     abstract Table table();
-
-    abstract void row(Table table, JsonNode item);
 
     @Override
     protected int execute() {
@@ -40,7 +38,7 @@ abstract class ListCommand extends ClientCommand {
                 output.print(ctx, result.items());
             } else {
                 Table table = table();
-                result.items().forEach(item -> row(table, item));
+                result.items().forEach(table::row);
                 table.print(ctx.out());
             }
             if (result.more()) ctx.err().println("(more: --all lists every page)");

@@ -1,6 +1,5 @@
 package dev.slipway.client.lists;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -33,11 +32,10 @@ public final class MigrationsCommand {
             return q;
         }
 
-        @Override Table table() { return new Table("ID", "STATUS", "PROJECT", "SOURCE", "REPO", "CREATED", "COMPLETED"); }
-
         @Override
-        void row(Table table, JsonNode m) {
-            table.row(m, "id", "status", "project_id", "source", "repo", "created_at", "completed_at");
+        Table table() {
+            return new Table().column("ID", "id").column("STATUS", "status").column("PROJECT", "project_id")
+                    .column("SOURCE", "source").column("REPO", "repo").column("CREATED", "created_at").column("COMPLETED", "completed_at");
         }
     }
 

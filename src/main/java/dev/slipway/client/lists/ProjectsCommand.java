@@ -1,6 +1,5 @@
 package dev.slipway.client.lists;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -20,11 +19,10 @@ public final class ProjectsCommand {
 
         @Override Map<String, String> query() { return Map.of(); }
 
-        @Override Table table() { return new Table("ID", "NAME", "SOURCE", "REPO", "PRODUCTION", "URL"); }
-
         @Override
-        void row(Table table, JsonNode p) {
-            table.row(p, "id", "name", "source", "repo", "production_deployment_id", "url");
+        Table table() {
+            return new Table().column("ID", "id").column("NAME", "name").column("SOURCE", "source").column("REPO", "repo")
+                    .column("PRODUCTION", "production_deployment_id").column("URL", "url");
         }
     }
 

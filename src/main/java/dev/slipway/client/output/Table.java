@@ -10,25 +10,31 @@ import java.util.Map;
 
 /** Human output: aligned columns, and {@code field  value} lines for one record. */
 public final class Table {
+    private final List<String> headers = new ArrayList<>();
+    private final List<String> fields = new ArrayList<>();
     private final List<String[]> rows = new ArrayList<>();
 
-    public Table(String... headers) {
-        rows.add(headers);
+    /** A column headed {@code header} that shows each record's {@code field}. */
+    public Table column(String header, String field) {
+        headers.add(header);
+        fields.add(field);
+        return this;
     }
 
-    /** A row of the given fields of {@code record} ({@code -} for null). */
-    public Table row(JsonNode record, String... fields) {
-        String[] cells = new String[fields.length];
-        for (int i = 0; i < fields.length; i++) cells[i] = cell(record.get(fields[i]));
-        rows.add(cells);
+    /** A row of the columns' fields of {@code record} ({@code -} for null). */
+    public Table row(JsonNode record) {
+        rows.add(fields.stream().map(field -> cell(record.get(field))).toArray(String[]::new));
         return this;
     }
 
     public void print(PrintStream out) {
-        int columns = rows.get(0).length;
+        List<String[]> lines = new ArrayList<>();
+        lines.add(headers.toArray(String[]::new));
+        lines.addAll(rows);
+        int columns = headers.size();
         int[] width = new int[columns];
-        for (String[] row : rows) for (int i = 0; i < columns; i++) width[i] = Math.max(width[i], row[i].length());
-        for (String[] row : rows) {
+        for (String[] row : lines) for (int i = 0; i < columns; i++) width[i] = Math.max(width[i], row[i].length());
+        for (String[] row : lines) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < columns; i++) {
                 if (i > 0) line.append("  ");

@@ -6,8 +6,6 @@ import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
 import dev.slipway.client.api.RunKind;
 import dev.slipway.client.api.Uploads;
-import dev.slipway.client.command.ClientCommand;
-import dev.slipway.client.command.Exit;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.context.Deadline;
 import picocli.CommandLine.Command;
@@ -22,7 +20,7 @@ import java.util.Map;
 @Command(name = "deploy", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Deploy a project again: the head of its branch, or --commit; a zip project deploys --zip.",
                 "Exit codes: 0 live (or created, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
-public final class DeployCommand extends ClientCommand {
+public final class DeployCommand extends RunCommand {
     @Option(names = "--project", required = true, paramLabel = "PROJECT_ID", description = "The project (prj_…)")
     String project;
 
@@ -56,10 +54,7 @@ public final class DeployCommand extends ClientCommand {
             String key = idempotencyKey();
             ObjectNode body = JsonTrees.object().put("project_id", projectId);
             if (commit != null) body.put("commit_sha", commit.trim());
-            if (!vars.isEmpty()) {
-                ObjectNode envVars = body.putObject("env_vars");
-                vars.forEach(envVars::put);
-            }
+            EnvPairs.put(body, vars);
             if (instanceType != null) body.put("instance_type", instanceType);
             if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));
             JsonNode created = api.post("/deployments", body, key + "-deploy").path("data");
@@ -67,11 +62,7 @@ public final class DeployCommand extends ClientCommand {
             if (!output.json()) {
                 ctx.out().println("Deployment " + id + " " + JsonTrees.text(created, "status") + " (project " + projectId + ")");
             }
-            if (!wait.waiting()) {
-                if (output.json()) output.print(ctx, created);
-                return Exit.OK;
-            }
-            return Runs.finish(ctx, api, RunKind.DEPLOYMENT, id, wait, output);
+            return started(api, wait, RunKind.DEPLOYMENT, id, created);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.client.runs;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.client.context.UsageException;
 
 import java.util.LinkedHashMap;
@@ -29,5 +30,12 @@ final class EnvPairs {
             }
         }
         return out;
+    }
+
+    /** The pairs as the request's {@code env_vars} (left out when there are none). */
+    static void put(ObjectNode body, Map<String, String> vars) {
+        if (vars.isEmpty()) return;
+        ObjectNode envVars = body.putObject("env_vars");
+        vars.forEach(envVars::put);
     }
 }

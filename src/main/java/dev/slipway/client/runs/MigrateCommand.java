@@ -6,8 +6,6 @@ import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
 import dev.slipway.client.api.RunKind;
 import dev.slipway.client.api.Uploads;
-import dev.slipway.client.command.ClientCommand;
-import dev.slipway.client.command.Exit;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.context.Deadline;
 import dev.slipway.client.context.UsageException;
@@ -18,14 +16,13 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 @Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Connect a source, build it and make it live: creates the project and its first deployment.",
                 "A git source (--source github --repo owner/repo) or a zip (--zip PATH, uploaded first).",
                 "Exit codes: 0 complete (or started, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
-public final class MigrateCommand extends ClientCommand {
+public final class MigrateCommand extends RunCommand {
     private static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
 
     @Option(names = "--source", paramLabel = "SOURCE", description = "github, gitlab or bitbucket (zip with --zip)")
@@ -80,11 +77,7 @@ public final class MigrateCommand extends ClientCommand {
                 ctx.out().println("Migration " + id + " " + JsonTrees.text(created, "status") + " (project "
                         + JsonTrees.text(created, "project_id") + ")");
             }
-            if (!wait.waiting()) {
-                if (output.json()) output.print(ctx, created);
-                return Exit.OK;
-            }
-            return Runs.finish(ctx, api, RunKind.MIGRATION, id, wait, output);
+            return started(api, wait, RunKind.MIGRATION, id, created);
         }
     }
 
@@ -104,11 +97,7 @@ public final class MigrateCommand extends ClientCommand {
         }
         if (branch != null) body.put("branch", branch);
         if (framework != null) body.put("framework", framework);
-        Map<String, String> vars = EnvPairs.parse(env);
-        if (!vars.isEmpty()) {
-            ObjectNode envVars = body.putObject("env_vars");
-            vars.forEach(envVars::put);
-        }
+        EnvPairs.put(body, EnvPairs.parse(env));
         if (domain != null) body.put("domain", domain);
         if (region != null) body.put("region", region);
         if (instanceType != null) body.put("instance_type", instanceType);

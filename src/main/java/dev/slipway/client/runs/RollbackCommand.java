@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
 import dev.slipway.client.api.RunKind;
-import dev.slipway.client.command.ClientCommand;
-import dev.slipway.client.command.Exit;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.context.Deadline;
 import picocli.CommandLine.Command;
@@ -15,7 +13,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "rollback", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Put a deployment's exact build and env vars back in production (no rebuild).",
                 "The target must be live or rolled_back and not production already."})
-public final class RollbackCommand extends ClientCommand {
+public final class RollbackCommand extends RunCommand {
     @Parameters(paramLabel = "DEPLOYMENT_ID", description = "The deployment to go back to (dep_…)")
     String target;
 
@@ -38,11 +36,7 @@ public final class RollbackCommand extends ClientCommand {
                 ctx.out().println("Rollback " + rollback + " " + JsonTrees.text(created, "status") + ": production goes back to "
                         + JsonTrees.text(created, "rolled_back_to") + (from == null ? "" : " (from " + from + ")"));
             }
-            if (!wait.waiting()) {
-                if (output.json()) output.print(ctx, created);
-                return Exit.OK;
-            }
-            return Runs.finish(ctx, api, RunKind.DEPLOYMENT, rollback, wait, output);
+            return started(api, wait, RunKind.DEPLOYMENT, rollback, created);
         }
     }
 }
