@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
@@ -154,7 +155,7 @@ public final class Api implements AutoCloseable {
     }
 
     private static String seconds(Duration d) {
-        return d.toMillis() < 10_000 ? String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0) : d.toSeconds() + " s";
+        return d.toMillis() < 10_000 ? String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0) : d.toSeconds() + " s";
     }
 
     private void note(String message) {

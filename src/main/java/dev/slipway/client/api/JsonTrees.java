@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.Map;
+
 /** The client's JSON: the API's documents as trees, printed indented for --output json. */
 public final class JsonTrees {
     public static final ObjectMapper MAPPER = new ObjectMapper();
@@ -22,7 +24,7 @@ public final class JsonTrees {
             return MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
             throw new ApiError(0, "invalid_response", "the API answered with something that is not JSON: "
-                    + (text.length() > 200 ? text.substring(0, 200) + "…" : text), null, java.util.Map.of());
+                    + (text.length() > 200 ? text.substring(0, 200) + "…" : text), null, Map.of());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.slipway.client.context;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -12,13 +13,13 @@ public final class Durations {
     private Durations() {}
 
     public static Duration parse(String option, String raw) {
-        String s = raw == null ? "" : raw.trim().toLowerCase(java.util.Locale.ROOT);
+        String s = raw == null ? "" : raw.trim().toLowerCase(Locale.ROOT);
         Duration d = null;
         if (s.matches("\\d{1,9}")) {
             d = Duration.ofSeconds(Long.parseLong(s));
         } else if (s.startsWith("pt")) {
             try {
-                d = Duration.parse(s.toUpperCase(java.util.Locale.ROOT));
+                d = Duration.parse(s.toUpperCase(Locale.ROOT));
             } catch (DateTimeParseException ignored) {
                 // falls through to the error
             }

@@ -11,6 +11,7 @@ import dev.slipway.client.context.TimedOut;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -40,7 +41,7 @@ public final class LogFollower {
             AtomicReference<IOException> broken = new AtomicReference<>();
             Outcome outcome = read(api.stream(logsPath, before), sink, lastId, broken, what);
             if (outcome == Outcome.ENDED) return;
-            boolean progressed = !java.util.Objects.equals(before, lastId.get())
+            boolean progressed = !Objects.equals(before, lastId.get())
                     || System.nanoTime() - started > Duration.ofSeconds(5).toNanos();
             failures = progressed && outcome == Outcome.CLOSED ? 0 : failures + 1;
             if (failures >= Retry.ATTEMPTS) {

@@ -14,6 +14,7 @@ import dev.slipway.client.logs.LogFollower;
 import dev.slipway.client.logs.LogLines;
 import dev.slipway.client.output.OutputOption;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -31,7 +32,7 @@ final class Runs {
             if (wait.follow) {
                 PrintStream lines = output.json() ? ctx.err() : ctx.out();
                 new LogFollower(api, ctx).follow(kind.path(id) + "/logs", e -> lines.println(LogLines.format(e)), what);
-                try (Progress quiet = new Progress.Plain(new PrintStream(java.io.OutputStream.nullOutputStream()))) {
+                try (Progress quiet = new Progress.Plain(new PrintStream(OutputStream.nullOutputStream()))) {
                     run = waiter.await(kind, id, quiet); // the stream ended with the run: one read, normally
                 }
             } else {

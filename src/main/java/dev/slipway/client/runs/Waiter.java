@@ -6,6 +6,7 @@ import dev.slipway.client.api.JsonTrees;
 import dev.slipway.client.api.RunKind;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Follows a deployment or migration to a final state with {@code ?wait=} long-polls, within the deadline.
@@ -42,7 +43,7 @@ final class Waiter {
             }
             String before = lastStatus;
             run = read(kind, id, wait, progress);
-            changed = !java.util.Objects.equals(lastStatus, before);
+            changed = !Objects.equals(lastStatus, before);
         }
         return run;
     }
