@@ -1,5 +1,15 @@
 package dev.slipway.client;
 
+import dev.slipway.client.command.Exit;
+import dev.slipway.client.context.Context;
+import dev.slipway.client.lists.DeploymentsCommand;
+import dev.slipway.client.lists.MigrationsCommand;
+import dev.slipway.client.lists.ProjectsCommand;
+import dev.slipway.client.logs.LogsCommand;
+import dev.slipway.client.runs.CancelCommand;
+import dev.slipway.client.runs.DeployCommand;
+import dev.slipway.client.runs.MigrateCommand;
+import dev.slipway.client.runs.RollbackCommand;
 import picocli.CommandLine;
 
 import java.io.Console;
@@ -8,6 +18,8 @@ import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.regex.Pattern;
 
 /**
  * The slipway client for CI pipelines: commands that talk to a Slipway server over its HTTP API only
@@ -50,7 +62,7 @@ public final class Client {
      * and they are a terminal.
      */
     public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err,
-                          java.util.function.BiFunction<CommandLine.IFactory, String[], CommandLine> launcher) {
+                          BiFunction<CommandLine.IFactory, String[], CommandLine> launcher) {
         boolean terminal = out == System.out && err == System.err && isTerminal();
         Context ctx = new Context(Map.copyOf(env), out, err, terminal);
         CommandLine cl = launcher.apply(factory(ctx), args);
@@ -73,7 +85,7 @@ public final class Client {
         return cl.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    private static final java.util.regex.Pattern KEY_LIKE = java.util.regex.Pattern.compile("sk_[A-Za-z0-9_-]+");
+    private static final Pattern KEY_LIKE = Pattern.compile("sk_[A-Za-z0-9_-]+");
 
     /** {@code System.console()}, and on JDK 22+ (where it is never null) {@code Console.isTerminal()}. */
     static boolean isTerminal() {

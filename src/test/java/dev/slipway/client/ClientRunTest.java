@@ -1,14 +1,14 @@
 package dev.slipway.client;
 
-import dev.slipway.testing.Statuses;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
+import dev.slipway.client.logs.LogLines;
 import dev.slipway.projects.NewProject;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
+import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package dev.slipway.client;
 
+import dev.slipway.client.api.JsonTrees;
+import dev.slipway.client.logs.LogLines;
+import dev.slipway.client.output.Printable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,13 +3,22 @@ package dev.slipway.server;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.slipway.Main;
+import dev.slipway.client.Client;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-/** The package graph of the product's code: no cycles, and the HTTP toolkit below every feature. */
+/**
+ * The package graph of the product's code: no cycles, the HTTP toolkit below every feature, and the client
+ * apart from the server (it talks to it over the HTTP API only).
+ */
 class ArchitectureTest {
     private static JavaClasses product;
 
@@ -32,6 +41,34 @@ class ArchitectureTest {
                         "dev.slipway.projects..", "dev.slipway.webhooks..", "dev.slipway.databases..", "dev.slipway.build..",
                         "dev.slipway.runtime..", "dev.slipway.router..", "dev.slipway.source..", "dev.slipway.dashboard..",
                         "dev.slipway.server..", "dev.slipway.config..")
+                .check(product);
+    }
+
+    @Test
+    void theClientsPackagesDependOnEachOtherOneWay() {
+        slices().matching("dev.slipway.client.(*)..").should().beFreeOfCycles().check(product);
+        noClasses().that().resideInAPackage("dev.slipway.client..").and().resideOutsideOfPackage("dev.slipway.client")
+                .should().dependOnClassesThat().resideInAPackage("dev.slipway.client")
+                .because("the client's root holds only its entry point, which registers every command")
+                .check(product);
+    }
+
+    @Test
+    void theClientUsesNothingOfTheServer() {
+        noClasses().that().resideInAPackage("dev.slipway.client..")
+                .should().dependOnClassesThat(resideInAPackage("dev.slipway..")
+                        .and(not(resideInAnyPackage("dev.slipway.client..", "dev.slipway.core.."))))
+                .because("the client talks to the server over the HTTP API only; the shared kernel (core) is all they share")
+                .check(product);
+    }
+
+    @Test
+    void onlyTheLauncherKnowsTheClientAndOnlyItsEntryPoint() {
+        noClasses().that().resideOutsideOfPackage("dev.slipway.client..").and().doNotBelongToAnyOf(Main.class)
+                .should().dependOnClassesThat().resideInAPackage("dev.slipway.client..")
+                .check(product);
+        noClasses().that().belongToAnyOf(Main.class)
+                .should().dependOnClassesThat(resideInAPackage("dev.slipway.client..").and(not(equivalentTo(Client.class))))
                 .check(product);
     }
 }

@@ -1,0 +1,54 @@
+package dev.slipway.client.logs;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.slipway.client.api.Api;
+import dev.slipway.client.api.JsonTrees;
+import dev.slipway.client.api.RunKind;
+import dev.slipway.client.command.ClientCommand;
+import dev.slipway.client.command.Exit;
+import dev.slipway.client.context.Context;
+import dev.slipway.client.context.Deadline;
+import dev.slipway.client.context.Durations;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "logs", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"The log of a deployment (dep_…) or a migration (mig_…): timestamp level message.",
+                "With --follow it streams live until the run ends. --output json: {\"logs\": [...]};",
+                "with --follow, one JSON entry per line as it arrives."})
+public final class LogsCommand extends ClientCommand {
+    @Parameters(paramLabel = "ID", description = "A deployment (dep_…) or migration (mig_…) id")
+    String id;
+
+    @Option(names = "--follow", description = "Stream entries as they are written, until the run ends")
+    boolean follow;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "With --follow: stop after this (default: no limit)")
+    String timeout;
+
+    LogsCommand(Context ctx) {
+        super(ctx);
+    }
+
+    @Override
+    protected int execute() {
+        String target = required(id, "ID");
+        RunKind kind = RunKind.ofId(target);
+        Deadline deadline = timeout == null ? Deadline.none() : Deadline.after(Durations.parse("--timeout", timeout));
+        try (Api api = api(deadline)) {
+            if (follow) {
+                new LogFollower(api, ctx).follow(kind.path(target) + "/logs",
+                        e -> ctx.out().println(output.json() ? JsonTrees.compact(e) : LogLines.format(e)),
+                        "following the log of " + target);
+            } else if (output.json()) {
+                ObjectNode data = JsonTrees.object();
+                data.set("logs", LogLines.all(api, kind, target));
+                output.print(ctx, data);
+            } else {
+                LogLines.each(api, kind, target, e -> ctx.out().println(LogLines.format(e)));
+            }
+            return Exit.OK;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.slipway.client.runs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.slipway.client.api.Api;
+import dev.slipway.client.api.JsonTrees;
+import dev.slipway.client.api.RunKind;
+import dev.slipway.client.api.Uploads;
+import dev.slipway.client.context.Context;
+import dev.slipway.client.context.Deadline;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+@Command(name = "deploy", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Deploy a project again: the head of its branch, or --commit; a zip project deploys --zip.",
+                "Exit codes: 0 live (or created, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
+public final class DeployCommand extends RunCommand {
+    @Option(names = "--project", required = true, paramLabel = "PROJECT_ID", description = "The project (prj_…)")
+    String project;
+
+    @Option(names = "--commit", paramLabel = "SHA", description = "Deploy this commit (7-40 hex characters) instead of the branch head")
+    String commit;
+
+    @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An env var for this deployment only, over the project's (repeatable)")
+    List<String> env = new ArrayList<>();
+
+    @Option(names = "--zip", paramLabel = "PATH", description = "For a zip project: upload this zip and deploy it")
+    Path zip;
+
+    @Option(names = "--instance-type", paramLabel = "TYPE",
+            description = "starter, standard or performance, within your tier (default: production's, else the tier's)")
+    String instanceType;
+
+    @Mixin
+    WaitOptions wait;
+
+    DeployCommand(Context ctx) {
+        super(ctx);
+    }
+
+    @Override
+    protected int execute() {
+        String projectId = required(project, "--project");
+        Map<String, String> vars = EnvPairs.parse(env);
+        Deadline deadline = wait.deadline();
+        if (zip != null) Uploads.readable(zip);
+        try (Api api = api(deadline)) {
+            String key = idempotencyKey();
+            ObjectNode body = JsonTrees.object().put("project_id", projectId);
+            if (commit != null) body.put("commit_sha", commit.trim());
+            EnvPairs.put(body, vars);
+            if (instanceType != null) body.put("instance_type", instanceType);
+            if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));
+            JsonNode created = api.post("/deployments", body, key + "-deploy").path("data");
+            String id = JsonTrees.text(created, "id");
+            if (!output.json()) {
+                ctx.out().println("Deployment " + id + " " + JsonTrees.text(created, "status") + " (project " + projectId + ")");
+            }
+            return started(api, wait, RunKind.DEPLOYMENT, id, created);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.slipway.client.runs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.client.api.Api;
+import dev.slipway.client.api.RunKind;
+import dev.slipway.client.command.ClientCommand;
+import dev.slipway.client.command.Exit;
+import dev.slipway.client.context.Context;
+
+/**
+ * The shape of deploy, migrate and rollback: create a run, then give it back at once or wait for its end.
+ * Each declares its own {@link WaitOptions} after its options, where {@code --help} lists them.
+ */
+abstract class RunCommand extends ClientCommand {
+    RunCommand(Context ctx) {
+        super(ctx);
+    }
+
+    /** Without --wait or --follow: exit 0, with the created run on stdout for --output json; else its final state's code. */
+    int started(Api api, WaitOptions wait, RunKind kind, String id, JsonNode created) {
+        if (!wait.waiting()) {
+            if (output.json()) output.print(ctx, created);
+            return Exit.OK;
+        }
+        return Runs.finish(ctx, api, kind, id, wait, output);
+    }
+}
