@@ -1,5 +1,7 @@
 package dev.slipway.isolation;
 
+import dev.slipway.net.DatabaseEndpoint;
+
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -20,7 +22,7 @@ import java.util.Set;
  * construction; outbound traffic leaves through pasta as the host's. On top of that the namespace gets
  * a firewall that refuses link-local addresses (cloud metadata at 169.254.169.254), every address of this
  * host, and the platform's own endpoints elsewhere. The one way back to the host's loopback is the port of
- * a database server the operator configured, so that an app's {@code DATABASE_URL} there works.
+ * a database server the operator configured, for the project whose database the platform made or connected there.
  *
  * @param denied           host:port endpoints of the platform off this host (port 0: every port)
  * @param hostAddresses    this host's own non-loopback addresses
@@ -56,16 +58,15 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
         return new NetworkPolicy(denied, ownAddresses(), dbPorts);
     }
 
-    /** Loopback ports the cell's database URLs need forwarded (only those of configured admin servers). */
+    /**
+     * The loopback port the cell's database needs forwarded: the platform's record of its project's database, when
+     * that is on a configured admin server of this host. The cell's variables (a DATABASE_URL its account set)
+     * open nothing.
+     */
     List<Integer> loopbackForwards(Cell cell) {
-        List<Integer> ports = new ArrayList<>();
-        for (String url : cell.databaseUrls()) {
-            hostPort(url).ifPresent(hp -> {
-                if (isLoopback(hp.host()) && databasePorts.contains(hp.port()) && !ports.contains(hp.port())) ports.add(hp.port());
-            });
-        }
-        Collections.sort(ports);
-        return ports;
+        DatabaseEndpoint db = cell.database();
+        if (db == null || !isLoopback(db.host()) || !databasePorts.contains(db.port())) return List.of();
+        return List.of(db.port());
     }
 
     /** The nftables ruleset loaded into each cell's network namespace. */
