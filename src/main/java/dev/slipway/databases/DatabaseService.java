@@ -243,12 +243,17 @@ public final class DatabaseService {
         DbAddress target = d.address(secrets.decrypt(d.secretEnc()));
         log.log(Level.INFO, "Connecting to the " + kind + " database at " + target.where() + " as user " + d.user()
                 + " with the service_key");
-        // again at connect time: the name may resolve elsewhere now than when the request was checked
-        String refusal = ConnectTargets.check(target, admins, egressAllow).refusal();
-        if (refusal != null) {
-            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + refusal);
+        // checked again now, and connected to at the addresses checked: the name may resolve elsewhere now than when
+        // the request was checked, and elsewhere again at a second lookup
+        ConnectTargets.Checked checked = ConnectTargets.check(target, admins, egressAllow);
+        if (checked.refusal() != null) {
+            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + checked.refusal());
         }
-        try (Connection c = Connections.open(target); var s = c.createStatement()) {
+        if (!checked.resolved()) {
+            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + " as user "
+                    + d.user() + ": the host " + target.host() + " cannot be resolved (unknown host)");
+        }
+        try (Connection c = Connections.open(target, checked.addresses()); var s = c.createStatement()) {
             s.execute("SELECT 1");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where()
