@@ -3,6 +3,7 @@ package dev.slipway.api;
 import dev.slipway.accounts.Tier;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.auth.Principal;
+import dev.slipway.net.ClientPrefix;
 import dev.slipway.ratelimit.Decision;
 import dev.slipway.ratelimit.RateLimiter;
 import io.javalin.http.Context;
@@ -38,7 +39,7 @@ public final class Gate {
         if (!(path.equals("/v1") || path.startsWith("/v1/"))) return;
         if (publicPaths.contains(path)) {
             // no key needed, but still counted (per address) and still answered with the limit headers
-            Decision decision = rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute());
+            Decision decision = byClient(ctx);
             setHeaders(ctx, decision);
             if (!decision.allowed()) throw limited(decision);
             return;
@@ -48,7 +49,7 @@ public final class Gate {
             principal = authenticator.authenticate(ctx.header("Authorization"));
         } catch (RuntimeException storeFailure) {
             // the answer will be a 500, but it still carries the limit headers, counted per address
-            setHeaders(ctx, rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
+            setHeaders(ctx, byClient(ctx));
             throw storeFailure;
         }
         Decision decision = count(ctx, principal);
@@ -76,10 +77,15 @@ public final class Gate {
     public Decision count(Context ctx, Optional<Principal> principal) {
         Decision decision = principal
                 .map(p -> rateLimiter.acquire("acct:" + p.accountId(), p.account().requestsPerMinute()))
-                .orElseGet(() -> rateLimiter.acquire("ip:" + ctx.ip(), Tier.FREE.requestsPerMinute()));
+                .orElseGet(() -> byClient(ctx));
         setHeaders(ctx, decision);
         if (!decision.allowed()) ctx.header("Retry-After", Long.toString(decision.retryAfterSeconds()));
         return decision;
+    }
+
+    /** A request without a key: counted against its client's quota at the free tier ({@link ClientPrefix}: an IPv6 client's /64). */
+    private Decision byClient(Context ctx) {
+        return rateLimiter.acquire("ip:" + ClientPrefix.of(ctx.ip()), Tier.FREE.requestsPerMinute());
     }
 
     public static String limitMessage(Decision decision) {

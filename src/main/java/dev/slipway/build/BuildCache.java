@@ -23,8 +23,9 @@ import java.util.Optional;
 
 /**
  * The build cache of Node apps (issue 17): the installed packages (every node_modules of the install's
- * tree, workspace members' included) under a {@link CacheKey}, shared by the projects of one account and
- * never across accounts; and Next's {@code .next/cache}, kept per project. Entries live in a {@link CacheStore}
+ * tree, workspace members' included) under a {@link CacheKey}, which names the project, so an entry serves that
+ * project's later builds only; and Next's {@code .next/cache}, kept per project. Entries count against their
+ * account's bound. Entries live in a {@link CacheStore}
  * and are copied by {@link CacheTrees}.
  * <p>
  * A build {@link #open opens} a {@link Use}: {@link Use#restore} before the install (true: it may be skipped),
@@ -67,7 +68,7 @@ final class BuildCache {
             Optional<String> script = CacheKey.ownInstallScript(installDir);
             if (script.isPresent()) why = "the app's " + script.get() + " script runs at every install and may write outside node_modules";
         }
-        String key = why == null ? CacheKey.of(workspace, installDir, toolchain, stepPath, appEnv) : null;
+        String key = why == null ? CacheKey.of(projectId, workspace, installDir, toolchain, stepPath, appEnv) : null;
         if (why != null) log.log(Level.INFO, "Build cache: installed packages are not cached (" + why + ")");
         return new Use(this, accountId, projectId, installDir, app, key, pm, next, log);
     }

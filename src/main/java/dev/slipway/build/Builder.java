@@ -4,6 +4,7 @@ import dev.slipway.logs.Masker;
 import dev.slipway.core.Ids;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.net.DatabaseEndpoint;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -69,17 +70,28 @@ public final class Builder {
 
     /**
      * As above, for a project of {@code accountId}: a Node build reuses the packages an earlier build of the
-     * account installed with the same {@link CacheKey} ({@link BuildCache}); null: no build cache.
+     * project installed with the same {@link CacheKey} ({@link BuildCache}); null: no build cache.
      */
     public Artifact build(String accountId, String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
                           String appDir, Map<String, String> env, Set<String> secretValues, LogSink log) {
+        return build(accountId, projectId, commitSha, sourceDir, frameworkOrNull, appDir, env, null, secretValues, log);
+    }
+
+    /**
+     * As above, with the project's database as the platform recorded it (null: none): the one database the
+     * build's steps may reach, whatever their variables say.
+     */
+    public Artifact build(String accountId, String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
+                          String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
+                          LogSink log) {
         Instant started = clock.instant();
         String id = ids.next("art");
         Path workspace = config.workspacesDir().resolve(id);
         Path root = config.artifactsDir().resolve(id);
         Path cache = config.cacheDir(projectId);
         Steps steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), env), secretValues,
-                config.commandTimeout(), new CommandRunner.Confine(dev.slipway.isolation.Sandbox.BUILD_PREFIX + id, projectId, cache, config.limits()));
+                config.commandTimeout(), new CommandRunner.Confine(dev.slipway.isolation.Sandbox.BUILD_PREFIX + id, projectId, cache, config.limits(),
+                database));
         try {
             Files.createDirectories(config.workspacesDir());
             Files.createDirectories(config.artifactsDir());

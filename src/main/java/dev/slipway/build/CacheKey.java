@@ -18,18 +18,19 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The build cache's key for installed packages: a SHA-256 over everything that changes what the install
- * writes into node_modules. Two builds with the same key would install the same tree, so the second one may
- * reuse the first one's.
+ * The build cache's key for installed packages: a SHA-256 over the project and everything that changes what the
+ * install writes into node_modules. Two builds with the same key would install the same tree, so the second one
+ * may reuse the first one's. The project is part of it: what an install writes also depends on what no key can
+ * list (variables of any name that install scripts read for their mirrors and binary hosts, config files of the
+ * source such as a Prisma schema or a {@code .puppeteerrc}), so one project's install is never another's.
  */
 final class CacheKey {
     /** Bumped when what the platform installs with changes in a way the parts below do not see. */
-    private static final String FORMAT = "slipway-build-cache/1";
+    private static final String FORMAT = "slipway-build-cache/2";
     private static final List<String> INSTALL_FILES = List.of("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
             "yarn.lock", "bun.lockb", "bun.lock", ".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs");
     /** The package.json fields that change the installed tree (the rest, e.g. the build script, do not). */
@@ -38,21 +39,25 @@ final class CacheKey {
             "overrides", "resolutions", "workspaces", "pnpm", "packageManager", "engines", "os", "cpu", "bin", "directories");
     private static final List<String> INSTALL_SCRIPTS = List.of("preinstall", "install", "postinstall", "prepublish",
             "preprepare", "prepare", "postprepare", "dependencies");
-    /** Environment variables of the app that configure the package managers or Node. */
-    private static final List<String> ENV_PREFIXES = List.of("npm_config_", "yarn_", "pnpm_", "bun_", "node_");
+    /** The platform's own variables of a build (its deployment's marker): never the app's, and new at each build. */
+    private static final String PLATFORM_PREFIX = "SLIPWAY_";
 
     private CacheKey() {}
 
     /**
+     * @param projectId  whose install it is: entries are never shared between projects
      * @param workspace  the build's copy of the source
      * @param installDir where the install runs (the app's folder or its workspace root)
      * @param toolchain  the Node and package manager it runs with
      * @param path       the PATH of the install step, to find which node and package manager program it runs
-     * @param appEnv     the app's own variables (the platform's, such as the per-project cache paths, are left out)
+     * @param appEnv     the app's own variables, every one of them (their values go in hashed); the platform's per-build
+     *                  {@code SLIPWAY_*} markers are left out
      */
-    static String of(Path workspace, Path installDir, Toolchain toolchain, String path, Map<String, String> appEnv) {
+    static String of(String projectId, Path workspace, Path installDir, Toolchain toolchain, String path,
+                     Map<String, String> appEnv) {
         MessageDigest sha = sha256();
         part(sha, FORMAT);
+        part(sha, projectId);
         part(sha, System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
         PackageManager pm = toolchain.packageManager();
         part(sha, pm.kind().name());
@@ -71,11 +76,9 @@ final class CacheKey {
             part(sha, installFields(file));
         });
         new TreeMap<>(appEnv).forEach((name, value) -> {
-            String lower = name.toLowerCase(Locale.ROOT);
-            if (value != null && ENV_PREFIXES.stream().anyMatch(lower::startsWith)) {
-                part(sha, name);
-                part(sha, value);
-            }
+            if (value == null || name.startsWith(PLATFORM_PREFIX)) return;
+            part(sha, name);
+            part(sha, HexFormat.of().formatHex(sha256().digest(value.getBytes(StandardCharsets.UTF_8))));
         });
         return HexFormat.of().formatHex(sha.digest());
     }

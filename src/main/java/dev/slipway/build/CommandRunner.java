@@ -5,6 +5,7 @@ import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Limits;
 import dev.slipway.isolation.Unconfined;
+import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.logs.Masker;
 
 import dev.slipway.logs.HeldLine;
@@ -84,18 +85,28 @@ public final class CommandRunner {
      *
      * @param name a name unique among running steps (the build's artifact id and a step number)
      * @param readOnly more host paths the step sees read-only (a Node build, a package manager)
+     * @param database the project's database as the platform recorded it, or null: the one its network may lead to
      */
-    public record Confine(String name, String projectId, Path cacheDir, Limits limits, List<Path> readOnly) {
+    public record Confine(String name, String projectId, Path cacheDir, Limits limits, List<Path> readOnly,
+                          DatabaseEndpoint database) {
         public Confine {
             readOnly = List.copyOf(readOnly);
         }
 
+        public Confine(String name, String projectId, Path cacheDir, Limits limits, DatabaseEndpoint database) {
+            this(name, projectId, cacheDir, limits, List.of(), database);
+        }
+
         public Confine(String name, String projectId, Path cacheDir, Limits limits) {
-            this(name, projectId, cacheDir, limits, List.of());
+            this(name, projectId, cacheDir, limits, null);
         }
 
         Confine withReadOnly(List<Path> paths) {
-            return new Confine(name, projectId, cacheDir, limits, paths);
+            return new Confine(name, projectId, cacheDir, limits, paths, database);
+        }
+
+        Confine withoutDatabase() {
+            return new Confine(name, projectId, cacheDir, limits, readOnly, null);
         }
     }
 
@@ -158,7 +169,7 @@ public final class CommandRunner {
         List<Path> writable = new ArrayList<>(List.of(command.workDir()));
         if (!command.workDir().startsWith(c.cacheDir())) writable.add(c.cacheDir());
         return confinement.start(new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
-                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false));
+                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false, c.database()));
     }
 
     private Result run(Command command, Confined cell, LogSink log, Masker masker, String display, String running,

@@ -36,7 +36,7 @@ final class StartCheck {
         List<Path> readOnly = new ArrayList<>(steps.confine() == null ? List.of() : steps.confine().readOnly());
         readOnly.add(scriptDir);
         Steps checking = new Steps(steps.runner(), withoutDatabase(steps.env()), steps.secrets(), TIMEOUT.plusSeconds(30),
-                steps.confine() == null ? null : steps.confine().withReadOnly(readOnly));
+                steps.confine() == null ? null : steps.confine().withReadOnly(readOnly).withoutDatabase());
         try {
             checking.attempt(argv, app, log);
             return Optional.empty();
@@ -49,7 +49,8 @@ final class StartCheck {
 
     /**
      * The app's environment less its database: an app that migrates or seeds its database when it starts must
-     * not do so for a trial start in the build. One that cannot start without it keeps its dev dependencies.
+     * not do so for a trial start in the build (nor can it: the check's cell gets no forward to the database).
+     * One that cannot start without it keeps its dev dependencies.
      */
     static Map<String, String> withoutDatabase(Map<String, String> env) {
         Map<String, String> less = new HashMap<>(env);

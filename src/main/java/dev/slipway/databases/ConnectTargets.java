@@ -1,6 +1,7 @@
 package dev.slipway.databases;
 
 import dev.slipway.net.AddressGuard;
+import dev.slipway.net.EgressAllow;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -8,40 +9,50 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 
 /**
- * Where a {@code connect} database may be: the same rule as webhooks ({@link AddressGuard}), public
- * addresses only, and never this server's own. The server opens that connection, so without this check
- * an account could probe the server's ports and its network (the log told a closed port from an open
- * one) and its cloud's metadata address. The operator's switch for webhooks lifts it for databases too;
- * a database admin server the operator configured, at its own address and port, is always allowed.
+ * Where a {@code connect} database may be: public addresses only (the rule of webhooks, {@link AddressGuard}), and
+ * never this server's own. The server opens that connection, and the account's app then reaches the same address,
+ * so without this check an account could probe the server's ports and its network (the log told a closed port from
+ * an open one) and its cloud's metadata address. What the operator allows is allowed: a database admin server the
+ * operator configured, at its own address and port, and the addresses of {@code SLIPWAY_EGRESS_ALLOW}.
  */
 final class ConnectTargets {
     static final String NOT_ALLOWED = "address not allowed";
 
     private ConnectTargets() {}
 
-    /** Why the server will not connect to {@code target}, or empty when it may; a host that does not resolve is left to the connect to explain. */
-    static Optional<String> refusal(DbAddress target, AdminServers admins, boolean allowPrivate) {
+    /**
+     * One lookup of a target's host: the addresses the server may connect to ({@link Connections#open(DbAddress, List)}
+     * connects to exactly these), or why it may not. A host that does not resolve has neither.
+     */
+    record Checked(List<InetAddress> addresses, String refusal) {
+        boolean resolved() {
+            return !addresses.isEmpty();
+        }
+    }
+
+    static Checked check(DbAddress target, AdminServers admins, EgressAllow allowed) {
         List<InetAddress> resolved;
         try {
             resolved = Arrays.asList(InetAddress.getAllByName(target.host()));
         } catch (UnknownHostException e) {
-            return Optional.empty();
+            return new Checked(List.of(), null);
         }
-        if (admins.admin(target.kind()).filter(admin -> sameServer(admin, target, resolved)).isPresent()) return Optional.empty();
-        if (allowPrivate) return Optional.empty();
+        if (admins.admin(target.kind()).filter(admin -> sameServer(admin, target, resolved)).isPresent()) {
+            return new Checked(resolved, null);
+        }
         for (InetAddress a : resolved) {
             String kind = AddressGuard.forbidden(a);
             if (kind == null && ownAddress(a)) kind = "this server's own";
-            if (kind != null) {
-                return Optional.of(NOT_ALLOWED + ": the host " + target.host() + " resolves to " + a.getHostAddress() + ", a "
-                        + kind + " address; a connected database must be at a public address of another machine, or on the "
-                        + target.kind().label() + " server this installation provides (SLIPWAY_WEBHOOKS_ALLOW_PRIVATE=true lifts this)");
+            if (kind != null && !allowed.allows(a)) {
+                return new Checked(List.of(), NOT_ALLOWED + ": the host " + target.host() + " resolves to " + a.getHostAddress()
+                        + ", a " + kind + " address; a connected database must be at a public address of another machine, on the "
+                        + target.kind().label() + " server this installation provides, or at an address the operator lists in "
+                        + EgressAllow.VARIABLE);
             }
         }
-        return Optional.empty();
+        return new Checked(resolved, null);
     }
 
     private static boolean sameServer(DbAddress admin, DbAddress target, List<InetAddress> targetAddresses) {

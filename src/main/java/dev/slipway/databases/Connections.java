@@ -1,12 +1,14 @@
 package dev.slipway.databases;
 
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -20,6 +22,20 @@ final class Connections {
 
     /** A connection as the address's user with its password; the caller closes it. */
     static Connection open(DbAddress a) throws SQLException {
+        return open(a, properties(a));
+    }
+
+    /**
+     * As {@link #open(DbAddress)}, to one of the addresses {@code a}'s host was resolved to and checked at: the driver
+     * looks nothing up ({@link PinnedSockets}).
+     */
+    static Connection open(DbAddress a, List<InetAddress> checked) throws SQLException {
+        Properties props = properties(a);
+        PinnedSockets.pin(props, checked, a.port());
+        return open(a, props);
+    }
+
+    private static Properties properties(DbAddress a) {
         Properties props = new Properties();
         if (a.user() != null) props.setProperty("user", a.user());
         props.setProperty("password", a.password() == null ? "" : a.password());
@@ -33,6 +49,10 @@ final class Connections {
             props.setProperty("socketTimeout", "60000");
         }
         a.params().forEach(props::setProperty);
+        return props;
+    }
+
+    private static Connection open(DbAddress a, Properties props) throws SQLException {
         String url = a.jdbcUrl();
         if (a.kind() == DbKind.POSTGRES && a.database() == null) url = a.with("postgres", a.user(), a.password()).jdbcUrl();
         return DriverManager.getConnection(url, props);

@@ -5,6 +5,8 @@ import dev.slipway.core.Ids;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
+import dev.slipway.net.DatabaseEndpoint;
+import dev.slipway.net.EgressAllow;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Handle;
@@ -41,15 +43,21 @@ public final class DatabaseService {
         }
     }
 
-    /** What a deployment gets: the {@code DATABASE_URL} and every form of its secret, to mask in logs. */
-    public record Link(String databaseId, String url, Set<String> secrets) {
+    /** The variable a project's database sets in its app's and build's environment. */
+    public static final String VARIABLE = "DATABASE_URL";
+
+    /**
+     * What a deployment gets: the {@code DATABASE_URL}, every form of its secret (to mask in logs), and where the
+     * database is, for the app's network rules.
+     */
+    public record Link(String databaseId, String url, Set<String> secrets, DatabaseEndpoint endpoint) {
         @Override
         public String toString() {
             return "Link[" + databaseId + "]";
         }
     }
 
-    private final boolean allowPrivate;
+    private final EgressAllow egressAllow;
     private final DatabaseStore store;
     private final AdminServers admins;
     private final SecretBox secrets;
@@ -61,23 +69,23 @@ public final class DatabaseService {
     /** @param changes told of each project whose database changed, after the commit */
     public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
                            ProjectChanges changes) {
-        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, false);
+        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, EgressAllow.NONE);
     }
 
-    /** @param allowPrivate a {@code connect} may target private and local addresses (the webhooks' switch) */
+    /** @param egressAllow the private addresses the operator opens to apps: a {@code connect} may target them */
     public DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
-                           ProjectChanges changes, boolean allowPrivate) {
-        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, allowPrivate);
+                           ProjectChanges changes, EgressAllow egressAllow) {
+        this(jdbi, admins, secrets, logs, clock, changes, Provisioner.Steps.NONE, egressAllow);
     }
 
     DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
                     ProjectChanges changes, Provisioner.Steps steps) {
-        this(jdbi, admins, secrets, logs, clock, changes, steps, false);
+        this(jdbi, admins, secrets, logs, clock, changes, steps, EgressAllow.NONE);
     }
 
     DatabaseService(Jdbi jdbi, AdminServers admins, SecretBox secrets, LogStore logs, Clock clock,
-                    ProjectChanges changes, Provisioner.Steps steps, boolean allowPrivate) {
-        this.allowPrivate = allowPrivate;
+                    ProjectChanges changes, Provisioner.Steps steps, EgressAllow egressAllow) {
+        this.egressAllow = egressAllow;
         this.store = new DatabaseStore(jdbi, clock, changes);
         this.admins = admins;
         this.secrets = secrets;
@@ -120,9 +128,8 @@ public final class DatabaseService {
                     + kind.defaultPort() + "/DATABASE");
         }
         checkOptions(target);
-        ConnectTargets.refusal(target, admins, allowPrivate).ifPresent(why -> {
-            throw ApiException.invalidField("database.url", "cannot be used: " + why);
-        });
+        String refusal = ConnectTargets.check(target, admins, egressAllow).refusal();
+        if (refusal != null) throw ApiException.invalidField("database.url", "cannot be used: " + refusal);
         return new Plan(kind, action, target, serviceKey);
     }
 
@@ -180,8 +187,14 @@ public final class DatabaseService {
                     String secret = secrets.decrypt(d.secretEnc());
                     String url = d.address(secret).appUrl();
                     Set<String> forms = new LinkedHashSet<>(java.util.List.of(secret, DbAddress.encode(secret), url));
-                    return new Link(d.id(), url, forms);
+                    return new Link(d.id(), url, forms, new DatabaseEndpoint(d.host(), d.port(), provided(d)));
                 });
+    }
+
+    /** On a server the operator configured: made there, or connected at that server's own host and port. */
+    private boolean provided(ProjectDatabase d) {
+        return d.created() || admins.admin(d.kind())
+                .filter(a -> a.host().equalsIgnoreCase(d.host()) && a.port() == d.port()).isPresent();
     }
 
     /**
@@ -230,11 +243,17 @@ public final class DatabaseService {
         DbAddress target = d.address(secrets.decrypt(d.secretEnc()));
         log.log(Level.INFO, "Connecting to the " + kind + " database at " + target.where() + " as user " + d.user()
                 + " with the service_key");
-        // again at connect time: the name may resolve elsewhere now than when the request was checked
-        ConnectTargets.refusal(target, admins, allowPrivate).ifPresent(why -> {
-            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + why);
-        });
-        try (Connection c = Connections.open(target); var s = c.createStatement()) {
+        // checked again now, and connected to at the addresses checked: the name may resolve elsewhere now than when
+        // the request was checked, and elsewhere again at a second lookup
+        ConnectTargets.Checked checked = ConnectTargets.check(target, admins, egressAllow);
+        if (checked.refusal() != null) {
+            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + ": " + checked.refusal());
+        }
+        if (!checked.resolved()) {
+            throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where() + " as user "
+                    + d.user() + ": the host " + target.host() + " cannot be resolved (unknown host)");
+        }
+        try (Connection c = Connections.open(target, checked.addresses()); var s = c.createStatement()) {
             s.execute("SELECT 1");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot connect to the " + kind + " database at " + target.where()

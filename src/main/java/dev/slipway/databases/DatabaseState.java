@@ -36,7 +36,7 @@ public enum DatabaseState {
     /** Usable: deployments get its {@code DATABASE_URL}. */
     public boolean usable() { return this == PROVISIONING || this == READY; }
 
-    static DatabaseState parse(String label) {
+    public static DatabaseState parse(String label) {
         return valueOf(label.toUpperCase(Locale.ROOT));
     }
 }

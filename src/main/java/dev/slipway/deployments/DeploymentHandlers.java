@@ -11,6 +11,8 @@ import dev.slipway.store.PageRequest;
 import dev.slipway.api.Reply;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
+import dev.slipway.databases.DatabaseService;
+import dev.slipway.databases.DatabaseState;
 import dev.slipway.api.AppUrls;
 import dev.slipway.logs.LogHandlers;
 import dev.slipway.projects.Project;
@@ -92,9 +94,18 @@ public final class DeploymentHandlers {
             throw ApiException.invalidField("upload_id", "is only for projects with a zip source");
         }
         if (uploadId != null) Access.owned(principal, uploads.find(uploadId), Upload::accountId, "Upload", uploadId);
+        if (env != null && env.containsKey(DatabaseService.VARIABLE) && hasDatabase(project)) {
+            throw ApiException.invalidField("env_vars." + DatabaseService.VARIABLE, "is set by the project's database ("
+                    + project.database().id() + "); remove it from env_vars");
+        }
         Deployment d = service.create(principal.account().tier(), project, sha, env, uploadId, type);
         return Reply.created("/v1/deployments/" + d.id(),
                 new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));
+    }
+
+    /** A database the platform made or connected for the project, and has not removed: it sets DATABASE_URL. */
+    private static boolean hasDatabase(Project project) {
+        return project.database() != null && DatabaseState.parse(project.database().state()).usable();
     }
 
     public Reply rollback(Context ctx) {

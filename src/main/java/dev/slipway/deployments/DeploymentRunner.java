@@ -84,9 +84,7 @@ public final class DeploymentRunner implements JobRunner {
         WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
         RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
-        Map<String, String> env = run.env();
-        Set<String> secretValues = run.secretValues();
-        LogSink log = sink(d, secretValues);
+        LogSink log = sink(d, run.secretValues());
         try {
             if (job.attempts() > MAX_ATTEMPTS) {
                 throw new IllegalStateException("the run was interrupted " + (job.attempts() - 1)
@@ -100,12 +98,12 @@ public final class DeploymentRunner implements JobRunner {
             startMigration(d);
             p.databases().prepare(project.id(), log);
             Artifact artifact = reusable(d, log);
-            if (artifact == null) artifact = build(d, project, env, secretValues, log, lease);
+            if (artifact == null) artifact = build(d, project, run, log, lease);
             else if (d.rollbackOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
                     "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
-            Target target = start(d, project, artifact, env, secretValues, log);
+            Target target = start(d, project, artifact, run, log);
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
             p.logs().flush(); // the run's lines are stored before anyone sees it live
@@ -189,8 +187,8 @@ public final class DeploymentRunner implements JobRunner {
         return found.get();
     }
 
-    private Artifact build(Deployment d, Project project, Map<String, String> env, Set<String> secretValues,
-                           LogSink log, Lease lease) throws InterruptedException {
+    private Artifact build(Deployment d, Project project, RunEnvironment run, LogSink log, Lease lease)
+            throws InterruptedException {
         if (d.status() == DeploymentStatus.QUEUED) {
             move(d, DeploymentStatus.QUEUED, DeploymentStatus.BUILDING, Level.INFO, "Build started");
         }
@@ -199,13 +197,13 @@ public final class DeploymentRunner implements JobRunner {
         cancels.check(d.id());
         Instant started = p.clock().instant();
         // the build's commands carry the deployment's id, so a cancel (or the next attempt after a crash) finds them
-        Map<String, String> buildEnv = new java.util.LinkedHashMap<>(env);
+        Map<String, String> buildEnv = new java.util.LinkedHashMap<>(run.env());
         buildEnv.put(BuildProcesses.MARKER, d.id());
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
             artifact = p.builds().builder().build(project.accountId(), project.id(), source.commitSha(), source.dir(), project.framework(),
-                    project.rootDirectory(), buildEnv, secretValues, log);
+                    project.rootDirectory(), buildEnv, run.database(), run.secretValues(), log);
         } finally {
             watch.ended();
         }
@@ -221,8 +219,7 @@ public final class DeploymentRunner implements JobRunner {
         return artifact;
     }
 
-    private Target start(Deployment d, Project project, Artifact artifact, Map<String, String> env,
-                         Set<String> secretValues, LogSink log) {
+    private Target start(Deployment d, Project project, Artifact artifact, RunEnvironment run, LogSink log) {
         if (artifact.isStatic()) {
             log.log(Level.INFO, "Static site: served from the build by the router");
             return new Target.StaticSite(artifact.staticRoot(), artifact.spaFallback());
@@ -239,8 +236,8 @@ public final class DeploymentRunner implements JobRunner {
         }
         Instance instance;
         try {
-            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact, env, secretValues,
-                    InstanceType.of(d.instanceType())), log);
+            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
+                    InstanceType.of(d.instanceType()), run.database()), log);
         } catch (dev.slipway.runtime.StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }

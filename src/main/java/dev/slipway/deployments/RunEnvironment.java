@@ -1,6 +1,7 @@
 package dev.slipway.deployments;
 
 import dev.slipway.databases.DatabaseService;
+import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.projects.ProjectStore;
 
 import java.util.HashSet;
@@ -9,17 +10,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What a deployment's app runs with, whether deployed, rolled back to or woken: the project's
- * DATABASE_URL, then its env vars and this deployment's overrides; and the values its log must mask.
+ * What a deployment's app runs with, whether deployed, rolled back to or woken: the project's env vars and this
+ * deployment's overrides, then the project's DATABASE_URL over them (a request cannot set it where the project
+ * has a database, and one stored before that rule existed does not win); the values its log must mask; and the
+ * database as the platform recorded it, which the app's network rules are built from.
+ *
+ * @param database null when the project has no database the platform made or connected
  */
-public record RunEnvironment(Map<String, String> env, Set<String> secretValues) {
+public record RunEnvironment(Map<String, String> env, Set<String> secretValues, DatabaseEndpoint database) {
     public static RunEnvironment of(Deployment d, DeploymentService service, ProjectStore projects, DatabaseService databases) {
         var database = databases.link(d.projectId());
-        Map<String, String> env = new LinkedHashMap<>();
-        database.ifPresent(db -> env.put("DATABASE_URL", db.url()));
-        env.putAll(service.environment(projects.envVars(d.projectId()), d));
+        Map<String, String> env = new LinkedHashMap<>(service.environment(projects.envVars(d.projectId()), d));
+        database.ifPresent(db -> env.put(DatabaseService.VARIABLE, db.url()));
         Set<String> secretValues = new HashSet<>(env.values());
         database.ifPresent(db -> secretValues.addAll(db.secrets()));
-        return new RunEnvironment(env, secretValues);
+        return new RunEnvironment(env, secretValues, database.map(DatabaseService.Link::endpoint).orElse(null));
     }
 }

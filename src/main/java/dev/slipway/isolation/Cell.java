@@ -1,9 +1,10 @@
 package dev.slipway.isolation;
 
+import dev.slipway.net.DatabaseEndpoint;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * One process tree to confine: an app instance or a build step.
@@ -18,10 +19,12 @@ import java.util.Set;
  * @param scratch       paths that get a private empty writable directory (inside a read-only bind)
  * @param inboundPort   the loopback port the router reaches it on (the same port inside); 0: none
  * @param ownSession    start it as the leader of its own session and process group
+ * @param database      the project's database as the platform recorded it, or null: the only database the cell's
+ *                      network may lead to ({@link NetworkPolicy#loopbackForwards}); its env is the account's own
  */
 public record Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
                    List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
-                   boolean ownSession) {
+                   boolean ownSession, DatabaseEndpoint database) {
     public Cell {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
@@ -32,9 +35,10 @@ public record Cell(String name, String projectId, List<String> argv, Path workDi
         if (!name.matches("[A-Za-z0-9_.-]{1,100}")) throw new IllegalArgumentException("bad cell name " + name);
     }
 
-    /** The {@code DATABASE_URL}-like variables of the env, whose host and port the cell may reach. */
-    Set<String> databaseUrls() {
-        return env.entrySet().stream().filter(e -> e.getKey().endsWith("DATABASE_URL")).map(Map.Entry::getValue)
-                .collect(java.util.stream.Collectors.toSet());
+    /** A cell without a database. */
+    public Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
+                List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
+                boolean ownSession) {
+        this(name, projectId, argv, workDir, env, readOnly, writable, scratch, limits, inboundPort, ownSession, null);
     }
 }

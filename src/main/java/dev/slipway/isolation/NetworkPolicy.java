@@ -3,6 +3,7 @@ package dev.slipway.isolation;
 import dev.slipway.net.Cidr;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.net.NonPublic;
+import dev.slipway.net.DatabaseEndpoint;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -28,7 +29,7 @@ import java.util.Set;
  * ({@code SLIPWAY_EGRESS_ALLOW}), the configured database servers' ports and pasta's DNS forwarder
  * ({@link CellDns}). Every address of this host and the platform's own endpoints elsewhere are refused even
  * then. The one way back to the host's loopback is the port of a database server the operator configured,
- * forwarded by pasta, so that an app's {@code DATABASE_URL} there works.
+ * forwarded by pasta for the project whose database the platform made or connected there.
  *
  * @param denied           host:port endpoints of the platform off this host (port 0: every port)
  * @param hostAddresses    this host's own non-loopback addresses
@@ -79,16 +80,15 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
         return new NetworkPolicy(denied, ownAddresses(), dbPorts, databaseServers, allowed, CellDns.host());
     }
 
-    /** Loopback ports the cell's database URLs need forwarded (only those of configured admin servers). */
+    /**
+     * The loopback port the cell's database needs forwarded: the platform's record of its project's database, when
+     * that is on a configured admin server of this host. The cell's variables (a DATABASE_URL its account set)
+     * open nothing.
+     */
     List<Integer> loopbackForwards(Cell cell) {
-        List<Integer> ports = new ArrayList<>();
-        for (String url : cell.databaseUrls()) {
-            hostPort(url).ifPresent(hp -> {
-                if (isLoopback(hp.host()) && databasePorts.contains(hp.port()) && !ports.contains(hp.port())) ports.add(hp.port());
-            });
-        }
-        Collections.sort(ports);
-        return ports;
+        DatabaseEndpoint db = cell.database();
+        if (db == null || !isLoopback(db.host()) || !databasePorts.contains(db.port())) return List.of();
+        return List.of(db.port());
     }
 
     /**

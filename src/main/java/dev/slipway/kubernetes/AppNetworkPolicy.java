@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * An app's NetworkPolicy. Ingress: only the Slipway servers' pods (the router), on the app's port.
  * Egress: DNS (to kube-dns), the internet (everything but the cluster's ranges), and the app's own
- * database by address and port; nothing else in the cluster.
+ * database by address and port, as the platform recorded it ({@link DatabaseAddress}); nothing else in the cluster.
  */
 final class AppNetworkPolicy {
     /** The labels of the Slipway servers' pods (deploy/kubernetes/deployment.yaml). */

@@ -1,54 +1,55 @@
 package dev.slipway.kubernetes;
 
-import java.net.InetAddress;
+import dev.slipway.net.AddressGuard;
+import dev.slipway.net.Cidr;
+import dev.slipway.net.DatabaseEndpoint;
+import dev.slipway.net.EgressAllow;
+
 import java.net.Inet6Address;
-import java.net.URI;
+import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
- * Where an app's database listens, read from its {@code DATABASE_URL} ({@code postgres://…},
- * {@code mysql://…}, or their {@code jdbc:} forms) and resolved now: a NetworkPolicy names addresses, not
- * host names, so a database that moves needs a new deployment (or a rule of the operator's).
+ * An egress rule to an app's database: an address the platform's record of the database resolves to now, on its
+ * port. A NetworkPolicy names addresses, not host names, so a database that moves needs a new deployment. The
+ * app's own variables play no part: its account sets them.
  */
 record DatabaseAddress(String cidr, int port) {
 
-    static List<DatabaseAddress> of(String databaseUrl) {
-        if (databaseUrl == null || databaseUrl.isBlank()) return List.of();
-        String url = databaseUrl.strip();
-        if (url.startsWith("jdbc:")) url = url.substring(5);
-        URI uri;
-        try {
-            uri = URI.create(url);
-        } catch (IllegalArgumentException e) {
-            return List.of();
-        }
-        String host = uri.getHost();
-        if (host == null) return List.of();
-        int port = uri.getPort() > 0 ? uri.getPort() : defaultPort(uri.getScheme());
-        if (port <= 0) return List.of();
-        List<DatabaseAddress> out = new ArrayList<>();
-        try {
-            for (InetAddress a : InetAddress.getAllByName(host)) {
-                String ip = a.getHostAddress();
-                int zone = ip.indexOf('%');
-                if (zone >= 0) ip = ip.substring(0, zone);
-                out.add(new DatabaseAddress(ip + (a instanceof Inet6Address ? "/128" : "/32"), port));
-            }
-        } catch (UnknownHostException e) {
-            return List.of();
-        }
-        return out;
-    }
+    /** The rules, and why each address that gets none was refused. */
+    record Rules(List<DatabaseAddress> allowed, List<String> refused) {}
 
-    private static int defaultPort(String scheme) {
-        if (scheme == null) return -1;
-        return switch (scheme.toLowerCase(Locale.ROOT)) {
-            case "postgres", "postgresql" -> 5432;
-            case "mysql", "mariadb" -> 3306;
-            default -> -1;
-        };
+    /**
+     * Resolves the database's host once. An address inside the cluster's ranges, or any that is not public (the
+     * metadata address, link-local, private, loopback…), gets a rule only when the operator allows it: the
+     * database is on a server the operator configured, or the address is in {@code SLIPWAY_EGRESS_ALLOW}.
+     *
+     * @param database null: no database, no rule
+     */
+    static Rules of(DatabaseEndpoint database, List<Cidr> clusterRanges, EgressAllow allow) {
+        if (database == null) return new Rules(List.of(), List.of());
+        InetAddress[] resolved;
+        try {
+            resolved = InetAddress.getAllByName(database.host());
+        } catch (UnknownHostException e) {
+            return new Rules(List.of(), List.of(database.host() + " does not resolve"));
+        }
+        List<DatabaseAddress> allowed = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (InetAddress a : resolved) {
+            String kind = clusterRanges.stream().anyMatch(r -> r.contains(a)) ? "inside the cluster's ranges"
+                    : AddressGuard.forbidden(a) == null ? null : "a " + AddressGuard.forbidden(a) + " address";
+            String ip = a.getHostAddress();
+            int zone = ip.indexOf('%');
+            if (zone >= 0) ip = ip.substring(0, zone);
+            if (kind == null || database.provided() || allow.allows(a)) {
+                allowed.add(new DatabaseAddress(ip + (a instanceof Inet6Address ? "/128" : "/32"), database.port()));
+            } else {
+                refused.add(ip + " (" + kind + ")");
+            }
+        }
+        return new Rules(List.copyOf(allowed), List.copyOf(refused));
     }
 }

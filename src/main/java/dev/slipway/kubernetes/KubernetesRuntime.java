@@ -2,6 +2,8 @@ package dev.slipway.kubernetes;
 
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.net.Cidr;
+import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
@@ -46,6 +48,8 @@ public final class KubernetesRuntime implements AppRuntime {
 
     private final KubernetesClient client;
     private final KubernetesSettings settings;
+    private final List<Cidr> clusterRanges;
+    private final EgressAllow egressAllow;
     private final RuntimeOptions options;
     private final Clock clock;
     private final Function<String, Optional<String>> imageOfArtifact;
@@ -68,17 +72,20 @@ public final class KubernetesRuntime implements AppRuntime {
             .newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("kubernetes-sweeper").factory());
 
     /**
+     * @param egressAllow      the private addresses the operator lets apps reach: a database there gets its rule
      * @param imageOfArtifact  the pushed image of a build ({@code <repository>@sha256:…}), if any
      * @param accountOfProject the account a project belongs to (labels, and its namespace when one per account)
      * @param finished         a deployment that can never run again (failed, gone from the store, or its build
      *                         pruned, so no rollback can reach it): {@link #sweep} deletes its objects
      */
-    public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, RuntimeOptions options, Clock clock,
-                             Function<String, Optional<String>> imageOfArtifact, Function<String, String> accountOfProject,
-                             Predicate<String> finished) {
+    public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, EgressAllow egressAllow,
+                             RuntimeOptions options, Clock clock, Function<String, Optional<String>> imageOfArtifact,
+                             Function<String, String> accountOfProject, Predicate<String> finished) {
         this.finished = finished;
         this.client = client;
         this.settings = settings;
+        this.clusterRanges = settings.clusterCidrs().stream().map(Cidr::parse).toList();
+        this.egressAllow = egressAllow;
         this.options = options;
         this.clock = clock;
         this.imageOfArtifact = imageOfArtifact;
@@ -146,9 +153,15 @@ public final class KubernetesRuntime implements AppRuntime {
     private void write(AppSpec spec, LogSink log, String image, String ns, Map<String, String> labels) {
         String id = spec.deploymentId();
         client.secrets().resource(AppSecret.build(ns, labels, id, spec.env())).createOr(op -> op.update());
-        List<DatabaseAddress> databases = DatabaseAddress.of(spec.env().get("DATABASE_URL"));
+        DatabaseAddress.Rules database = DatabaseAddress.of(spec.database(), clusterRanges, egressAllow);
+        if (!database.refused().isEmpty()) {
+            log.log(Level.WARNING, "No egress rule to the project's database at " + spec.database() + ": "
+                    + String.join(", ", database.refused()) + ". A database inside the cluster or at a private, link-local "
+                    + "or metadata address is reached only on a database server the operator configured, or at an "
+                    + "address listed in " + EgressAllow.VARIABLE);
+        }
         client.network().v1().networkPolicies().resource(AppNetworkPolicy.build(ns, labels, id, settings.routerNamespace(),
-                settings.clusterCidrs(), databases)).createOr(op -> op.update());
+                settings.clusterCidrs(), database.allowed())).createOr(op -> op.update());
         if (client.services().inNamespace(ns).withName(Names.deployment(id)).get() == null) {
             int port = ServicePorts.pick(client, ns, namespaces.perAccount(), Names.deployment(id));
             client.services().resource(AppService.forDeployment(ns, labels, id, port)).create();

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * @param namespace       the apps' namespace (INSTALLATION), or the prefix of each account's ({@code <prefix>-<account>})
  * @param routerNamespace where the Slipway servers run: the only pods an app's NetworkPolicy admits
  * @param clusterCidrs    the cluster's pod and service ranges (and the metadata range): no egress into them but DNS
- *                        and the app's database
+ *                        and the app's database where the operator allows it ({@link DatabaseAddress})
  */
 public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMode namespaces, String namespace,
                                  String routerNamespace, List<String> clusterCidrs) {

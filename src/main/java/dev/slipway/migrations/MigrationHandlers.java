@@ -84,8 +84,8 @@ public final class MigrationHandlers {
         ObjectNode database = body.object("database", false);
         DatabaseRequest db = database == null ? null : DatabaseRequest.read(database, body);
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
-        if (db != null && input.envVars() != null && input.envVars().containsKey("DATABASE_URL")) {
-            body.problem("env_vars.DATABASE_URL", "is set by the database of this migration; remove one of them");
+        if (db != null && input.envVars() != null && input.envVars().containsKey(DatabaseService.VARIABLE)) {
+            body.problem("env_vars." + DatabaseService.VARIABLE, "is set by the database of this migration; remove one of them");
         }
         body.check();
         Upload upload = null;

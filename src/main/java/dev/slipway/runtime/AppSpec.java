@@ -1,6 +1,7 @@
 package dev.slipway.runtime;
 
 import dev.slipway.build.Artifact;
+import dev.slipway.net.DatabaseEndpoint;
 
 import java.util.Map;
 import java.util.Objects;
@@ -12,9 +13,11 @@ import java.util.Set;
  * @param env          the app's variables (DATABASE_URL included when it has one); PORT is set by the runtime
  * @param secretValues values masked as {@code ****} wherever the app's output is logged
  * @param instanceType the limits the app runs under
+ * @param database     the project's database as the platform recorded it, or null: what the app's network rules
+ *                     to a database are built from (never {@code env}, whose variables its account sets)
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
-                      Set<String> secretValues, InstanceType instanceType) {
+                      Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database) {
     public AppSpec {
         Objects.requireNonNull(instanceType, "instanceType");
         Objects.requireNonNull(deploymentId, "deploymentId");
@@ -28,5 +31,11 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
         }
         env = env == null ? Map.of() : Map.copyOf(env);
         secretValues = secretValues == null ? Set.of() : Set.copyOf(secretValues);
+    }
+
+    /** An app without a database of the platform's. */
+    public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
+                   Set<String> secretValues, InstanceType instanceType) {
+        this(deploymentId, projectId, artifact, env, secretValues, instanceType, null);
     }
 }

@@ -3,6 +3,7 @@ package dev.slipway.runtime;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.slipway.build.Artifact;
 import dev.slipway.core.Json;
+import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -48,7 +49,7 @@ public final class InstanceStore {
                     .bind("id", spec.deploymentId()).bind("project", spec.projectId())
                     .bind("type", spec.instanceType().label())
                     .bind("artifact", Json.write(ArtifactJson.of(spec.artifact())))
-                    .bind("env", secrets.encrypt(Json.write(new SealedEnv(spec.env(), spec.secretValues()))))
+                    .bind("env", secrets.encrypt(Json.write(new SealedEnv(spec.env(), spec.secretValues(), spec.database()))))
                     .bind("node", node).bind("port", port).bind("now", now)
                     .execute();
         });
@@ -110,7 +111,8 @@ public final class InstanceStore {
             Artifact artifact = Json.MAPPER.readValue(text(r.get("artifact")), ArtifactJson.class).toArtifact();
             SealedEnv env = Json.MAPPER.readValue(secrets.decrypt(text(r.get("env_enc"))), new TypeReference<>() {});
             AppSpec spec = new AppSpec((String) r.get("deployment_id"), (String) r.get("project_id"), artifact,
-                    env.env(), env.secrets(), InstanceType.byLabel((String) r.get("instance_type")).orElse(InstanceType.STARTER));
+                    env.env(), env.secrets(), InstanceType.byLabel((String) r.get("instance_type")).orElse(InstanceType.STARTER),
+                    env.database());
             return new StoredInstance(spec, StoredInstance.DesiredState.valueOf((String) r.get("desired_state")),
                     ((Number) r.get("port")).intValue(), asLong(r.get("pid")), asLong(r.get("pgid")),
                     instant(r.get("started_at")), instant(r.get("stop_after")));
@@ -144,7 +146,8 @@ public final class InstanceStore {
         };
     }
 
-    record SealedEnv(Map<String, String> env, Set<String> secrets) {}
+    /** @param database null for none, and in rows written before it was kept */
+    record SealedEnv(Map<String, String> env, Set<String> secrets, DatabaseEndpoint database) {}
 
     /** Every Artifact field, paths as plain strings. */
     record ArtifactJson(String id, String projectId, String framework, String commitSha, String root,

@@ -61,7 +61,7 @@ final class LaunchCommand {
         List<Path> readOnly = new ArrayList<>(List.of(root));
         readOnly.addAll(spec.artifact().tools());
         return new Cell(spec.deploymentId(), spec.projectId(), argv, spec.artifact().workDir(), env, readOnly, List.of(), scratch,
-                limits, port, true);
+                limits, port, true, spec.database());
     }
 
     /** The artifact's Node and package manager first, so {@code node} and {@code npm start}'s scripts find them. */

@@ -85,7 +85,8 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         ImageStore images = new ImageStore(stores.database().jdbi());
         LOG.info("apps run on Kubernetes ({} namespace mode, namespace {})", config.kubernetes().namespaces(),
                 config.kubernetes().namespace());
-        return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.runtime(), clock,
+        return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.egressAllow(),
+                config.runtime(), clock,
                 images::find, projectId -> stores.projects().find(projectId).map(Project::accountId)
                         .orElseThrow(() -> new IllegalStateException("project " + projectId + " does not exist")),
                 deploymentId -> finished(stores, deploymentId));

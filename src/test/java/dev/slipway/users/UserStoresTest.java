@@ -131,4 +131,29 @@ class UserStoresTest {
         assertThat(throttle.wait(email(), ip)).isZero();
         assertThat(throttle.sweep()).isGreaterThanOrEqualTo(SignInThrottle.FREE_PER_ADDRESS * 2);
     }
+
+    /**
+     * One IPv6 client holds a whole /64 (its provider routes the prefix to it), so rotating through it must not
+     * reset the count: addresses of one /64 share it, in any spelling; another /64 has its own.
+     */
+    @Test
+    void theAddressesOfOneIpv6Slash64ShareTheirFailuresAndAnotherSlash64DoesNot() {
+        String net = "2001:db8:" + Integer.toHexString(1 + (int) (Math.random() * 0xfffe)) + ":7";
+        for (int i = 0; i < SignInThrottle.FREE_PER_ADDRESS; i++) {
+            throttle.recordFailure(email(), net + "::" + Integer.toHexString(i + 1));
+        }
+        assertThat(throttle.wait(email(), net + ":ffff:ffff:ffff:fffe")).as("another address of the /64").isEqualTo(Duration.ofSeconds(2));
+        assertThat(throttle.wait(null, net.toUpperCase().replace(":7", ":0007") + ":0:0:0:abcd")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(throttle.wait(email(), net.substring(0, net.length() - 1) + "8::1")).as("the next /64").isZero();
+
+        String email = email();
+        String other = "2001:db8:" + Integer.toHexString(1 + (int) (Math.random() * 0xfffe)) + ":9";
+        for (int i = 0; i < SignInThrottle.FREE_PER_EMAIL; i++) throttle.recordFailure(email, other + "::" + (100 + i));
+        assertThat(throttle.wait(email, other + "::1")).as("one email from the /64").isEqualTo(Duration.ofSeconds(2));
+        // IPv4 clients keep their own address, in its IPv4-mapped spelling too
+        String v4 = "198.51.100." + (1 + (int) (Math.random() * 250));
+        for (int i = 0; i < SignInThrottle.FREE_PER_ADDRESS; i++) throttle.recordFailure(email(), v4);
+        assertThat(throttle.wait(email(), "::ffff:" + v4)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(throttle.wait(email(), v4.substring(0, v4.lastIndexOf('.')) + ".251")).isZero();
+    }
 }
