@@ -4,7 +4,9 @@ import dev.slipway.build.BuildConfig;
 import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
+import dev.slipway.net.ClientLimits;
 import dev.slipway.net.EgressAllow;
+import dev.slipway.net.TrustedProxies;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
 import dev.slipway.tls.TlsSettings;
@@ -40,6 +42,8 @@ import java.util.Objects;
  * @param images      where builds are pushed as OCI images; off without a registry
  * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
  * @param egressAllow private, shared or reserved addresses apps and builds may reach all the same
+ * @param clientLimits what one client may take of the public listeners: head deadline, body rate, connections
+ * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
  */
 public record ServerConfig(
         String host,
@@ -68,7 +72,9 @@ public record ServerConfig(
         TlsSettings tls,
         ImageSettings images,
         dev.slipway.kubernetes.KubernetesSettings kubernetes,
-        EgressAllow egressAllow) {
+        EgressAllow egressAllow,
+        ClientLimits clientLimits,
+        TrustedProxies trustedProxies) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -83,6 +89,8 @@ public record ServerConfig(
         images = images == null ? ImageSettings.OFF : images;
         kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
         egressAllow = egressAllow == null ? EgressAllow.NONE : egressAllow;
+        clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;
+        trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -133,6 +141,8 @@ public record ServerConfig(
         private ImageSettings images = ImageSettings.OFF;
         private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
         private EgressAllow egressAllow = EgressAllow.NONE;
+        private ClientLimits clientLimits = ClientLimits.DEFAULTS;
+        private TrustedProxies trustedProxies = TrustedProxies.NONE;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -149,13 +159,15 @@ public record ServerConfig(
             images = c.images;
             kubernetes = c.kubernetes;
             egressAllow = c.egressAllow;
+            clientLimits = c.clientLimits;
+            trustedProxies = c.trustedProxies;
         }
 
         /**
          * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
          * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
          * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
-         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}). A bad value is an {@link IllegalArgumentException}
+         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}) and the client limits ({@link ClientLimits#fromEnv}) and the trusted proxies ({@link TrustedProxies#parse}). A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
         public Builder environment(Map<String, String> env) {
@@ -170,6 +182,8 @@ public record ServerConfig(
             images = ImageSettings.fromEnv(env);
             kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
             egressAllow = EgressAllow.parse(env.get(EgressAllow.VARIABLE));
+            clientLimits = ClientLimits.fromEnv(env);
+            trustedProxies = TrustedProxies.parse(env.get(TrustedProxies.VARIABLE));
             return this;
         }
 
@@ -222,6 +236,8 @@ public record ServerConfig(
         public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
         public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
         public Builder egressAllow(EgressAllow v) { egressAllow = v; return this; }
+        public Builder clientLimits(ClientLimits v) { clientLimits = v; return this; }
+        public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
@@ -246,7 +262,7 @@ public record ServerConfig(
                     isolation == null ? IsolationMode.AUTO : isolation,
                     build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
                     domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
-                    kubernetes, egressAllow);
+                    kubernetes, egressAllow, clientLimits, trustedProxies);
         }
     }
 }
