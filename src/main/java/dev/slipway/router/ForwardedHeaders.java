@@ -58,7 +58,7 @@ final class ForwardedHeaders {
     /** The proxy's value of a field when it sent one, else the router's own. */
     private static String proxyOr(Request request, boolean proxy, HttpHeader name, String own) {
         String sent = proxy ? request.getHeaders().get(name) : null;
-        return sent == null || sent.isBlank() ? own : sent;
+        return sent == null ? own : sent;
     }
 
     /** Every value of the field, joined with ", "; null when there is none. */

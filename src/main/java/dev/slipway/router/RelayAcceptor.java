@@ -1,9 +1,8 @@
 package dev.slipway.router;
 
+import dev.slipway.net.ClientGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.slipway.net.ClientGate;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -39,12 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Slow and greedy clients at the three public listeners of a real server (the apps listener's relay, its HTTPS
- * port, the API), with a 2 s head deadline, a body minimum of 2000 bytes a second and 6 connections per address,
+ * port, the API), with a 3 s head deadline, a body minimum of 2000 bytes a second and 6 connections per address,
  * set through the environment as an operator would. Each hostile client works from an address of its own on
  * loopback (127.0.0.2 and up) while another is served; it reports what the server said and when.
  */
 class SlowClientsTest {
-    static final Duration HEAD = Duration.ofSeconds(2);
+    static final Duration HEAD = Duration.ofSeconds(3);
     /** How long a hostile client waits for the server to cut it off before it reports that it was not. */
     static final Duration CUT_OFF = Duration.ofSeconds(20);
     static final int PER_CLIENT = 6;
