@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 
 /** Reading what a request carries: the caller, and a bounded, typed body. */
 public final class Requests {
@@ -79,7 +80,7 @@ public final class Requests {
             }
             return out.toByteArray();
         } catch (IOException e) {
-            throw ApiException.invalid("Request body could not be read", null);
+            throw unreadable(e);
         }
     }
 
@@ -110,7 +111,7 @@ public final class Requests {
         try {
             in = ctx.req().getInputStream();
         } catch (IOException e) {
-            throw ApiException.invalid("Request body could not be read", null);
+            throw unreadable(e);
         }
         try (in) {
             byte[] buf = new byte[64 * 1024];
@@ -120,7 +121,7 @@ public final class Requests {
                 try {
                     n = in.read(buf);
                 } catch (IOException e) {
-                    throw ApiException.invalid("Request body could not be read", null);
+                    throw unreadable(e);
                 }
                 if (n == -1) return total;
                 total += n;
@@ -128,6 +129,16 @@ public final class Requests {
                 out.write(buf, 0, n);
             }
         }
+    }
+
+    /** A body that could not be read: 408 when it came slower than the listener's minimum rate, else 400. */
+    private static ApiException unreadable(IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TimeoutException) {
+                return new ApiException(408, "request_timeout", "The request body did not arrive in time", null, Map.of());
+            }
+        }
+        return ApiException.invalid("Request body could not be read", null);
     }
 
     public static ApiException tooLarge(long maxBytes) {

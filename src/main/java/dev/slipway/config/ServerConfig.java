@@ -5,7 +5,9 @@ import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
 import dev.slipway.isolation.SandboxSettings;
+import dev.slipway.net.ClientLimits;
 import dev.slipway.net.EgressAllow;
+import dev.slipway.net.TrustedProxies;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.source.GitHosts;
 import dev.slipway.tls.TlsSettings;
@@ -42,6 +44,8 @@ import java.util.Objects;
  * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
  * @param egressAllow private, shared or reserved addresses apps and builds may reach all the same
  * @param sandbox     where the sandbox's tools are looked up, and its tun device
+ * @param clientLimits what one client may take of the public listeners: head deadline, body rate, connections
+ * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
  */
 public record ServerConfig(
         String host,
@@ -71,7 +75,9 @@ public record ServerConfig(
         ImageSettings images,
         dev.slipway.kubernetes.KubernetesSettings kubernetes,
         EgressAllow egressAllow,
-        SandboxSettings sandbox) {
+        SandboxSettings sandbox,
+        ClientLimits clientLimits,
+        TrustedProxies trustedProxies) {
 
     public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
     public static final int DEFAULT_WARM_NETWORKS = 1;
@@ -87,6 +93,8 @@ public record ServerConfig(
         kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
         egressAllow = egressAllow == null ? EgressAllow.NONE : egressAllow;
         sandbox = sandbox == null ? SandboxSettings.DEFAULTS : sandbox;
+        clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;
+        trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -138,6 +146,8 @@ public record ServerConfig(
         private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
         private EgressAllow egressAllow = EgressAllow.NONE;
         private SandboxSettings sandbox = SandboxSettings.DEFAULTS;
+        private ClientLimits clientLimits = ClientLimits.DEFAULTS;
+        private TrustedProxies trustedProxies = TrustedProxies.NONE;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -155,14 +165,15 @@ public record ServerConfig(
             kubernetes = c.kubernetes;
             egressAllow = c.egressAllow;
             sandbox = c.sandbox;
+            clientLimits = c.clientLimits;
+            trustedProxies = c.trustedProxies;
         }
 
         /**
          * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
          * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
          * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
-         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}) and the sandbox's tool directories and tun device
-         * ({@link SandboxSettings#fromEnv}). A bad value is an {@link IllegalArgumentException}
+         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}) and the sandbox's tool directories and tun device ({@link SandboxSettings#fromEnv}) and the client limits ({@link ClientLimits#fromEnv}) and the trusted proxies ({@link TrustedProxies#parse}). A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
         public Builder environment(Map<String, String> env) {
@@ -178,6 +189,8 @@ public record ServerConfig(
             kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
             egressAllow = EgressAllow.parse(env.get(EgressAllow.VARIABLE));
             sandbox = SandboxSettings.fromEnv(env);
+            clientLimits = ClientLimits.fromEnv(env);
+            trustedProxies = TrustedProxies.parse(env.get(TrustedProxies.VARIABLE));
             return this;
         }
 
@@ -231,6 +244,8 @@ public record ServerConfig(
         public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
         public Builder egressAllow(EgressAllow v) { egressAllow = v; return this; }
         public Builder sandbox(SandboxSettings v) { sandbox = v; return this; }
+        public Builder clientLimits(ClientLimits v) { clientLimits = v; return this; }
+        public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
@@ -255,7 +270,7 @@ public record ServerConfig(
                     isolation == null ? IsolationMode.AUTO : isolation,
                     build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
                     domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
-                    kubernetes, egressAllow, sandbox);
+                    kubernetes, egressAllow, sandbox, clientLimits, trustedProxies);
         }
     }
 }

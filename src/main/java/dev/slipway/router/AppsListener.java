@@ -1,11 +1,18 @@
 package dev.slipway.router;
 
 import dev.slipway.net.BoundPort;
+import dev.slipway.net.ClientGate;
+import dev.slipway.net.ClientLimits;
+import dev.slipway.net.TrustedProxies;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ProxyConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
@@ -13,6 +20,7 @@ import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 
 import java.util.function.IntPredicate;
 
@@ -68,12 +76,25 @@ public final class AppsListener implements AutoCloseable {
         return start(port, routes, restarting, wakeups, recent, edge, true);
     }
 
-    /**
-     * As above. With {@code relay}, the public port is the {@link Relay}'s and Jetty listens on a loopback port
-     * behind it (PROXY protocol); without it, Jetty serves the public port itself, as before the relay.
-     */
+    /** As above, its clients held to {@code gate} (the server's limits and trusted proxies). */
+    public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
+                                     RecentRequests recent, Edge edge, ClientGate gate) {
+        return start(port, routes, restarting, wakeups, recent, edge, true, gate);
+    }
+
+    /** With the default limits and no trusted proxy. */
     public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
                                      RecentRequests recent, Edge edge, boolean relay) {
+        return start(port, routes, restarting, wakeups, recent, edge, relay, ClientGate.forApps(ClientLimits.DEFAULTS, TrustedProxies.NONE));
+    }
+
+    /**
+     * As above. With {@code relay}, the public port is the {@link Relay}'s and Jetty listens on a loopback port
+     * behind it (PROXY protocol); without it, Jetty serves the public port itself, as before the relay. Every
+     * public connection, HTTP and HTTPS, is counted by {@code gate} and held to its limits.
+     */
+    public static AppsListener start(BoundPort port, RouteTable routes, IntPredicate restarting, Wakeups wakeups,
+                                     RecentRequests recent, Edge edge, boolean relay, ClientGate gate) {
         QueuedThreadPool threads = new QueuedThreadPool(256, 8);
         threads.setName("apps");
         Server server = new Server(threads);
@@ -92,8 +113,13 @@ public final class AppsListener implements AutoCloseable {
             connector = port.connector(server, new HttpConnectionFactory(http));
         }
         connector.setIdleTimeout(CLIENT_IDLE_MS);
+        // the relay counts its connections itself: behind it, every one comes from loopback
+        gate.guard(connector, !relay, true);
         server.addConnector(connector);
-        UpstreamProxy proxy = new UpstreamProxy(restarting);
+        String viaHost = ForwardedHeaders.defaultViaHost();
+        ForwardedHeaders forwarded = new ForwardedHeaders(gate.trusted(), viaHost);
+        UpstreamProxy proxy = new UpstreamProxy(restarting, forwarded);
+        proxy.setViaHost(viaHost);
         proxy.setUseServerThreadPool(true);
         WebSocketClient sockets = new WebSocketClient();
         sockets.setConnectTimeout(WebSocketTunnel.CONNECT_TIMEOUT_MS);
@@ -103,11 +129,17 @@ public final class AppsListener implements AutoCloseable {
         WebSocketUpgradeHandler upgrades = WebSocketUpgradeHandler.from(server, container -> {
             container.setIdleTimeout(Duration.ofMillis(CLIENT_IDLE_MS));
             container.setMaxFrameSize(MAX_WEBSOCKET_FRAME);
-            container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent));
+            container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent, forwarded));
         });
         upgrades.setHandler(proxy);
-        server.setHandler(edge.wrap(new AppsHandler(routes, restarting, wakeups, recent, upgrades)));
+        Handler handler = edge.wrap(new AppsHandler(routes, restarting, wakeups, recent, upgrades));
+        long minRate = gate.limits().bodyMinRate();
+        server.setHandler(minRate > 0 ? new MinimumDataRateHandler(handler, minRate, 0) : handler);
+        int own = server.getConnectors().length;
         edge.connect(server, http);
+        for (Connector c : Arrays.copyOfRange(server.getConnectors(), own, server.getConnectors().length)) {
+            if (c instanceof ServerConnector s) gate.guard(s, true, s.getConnectionFactory(SslConnectionFactory.class) == null);
+        }
         // a fixed handler tree: the server takes its handler's invocation type (non-blocking, see AppsHandler;
         // an edge's handler must keep it so) instead of assuming any handler may block and running every
         // request on another thread
@@ -126,7 +158,7 @@ public final class AppsListener implements AutoCloseable {
         if (!relay) return new AppsListener(server, port.port(), null, recent);
         try {
             Relay r = new Relay(port.channel(), new InetSocketAddress(INTERNAL_HOST, connector.getLocalPort()), routes,
-                    restarting, wakeups, recent, edge, proxy.getViaHost());
+                    restarting, wakeups, recent, edge, viaHost, gate);
             return new AppsListener(server, port.port(), r, recent);
         } catch (IOException | RuntimeException e) {
             port.close();

@@ -47,6 +47,12 @@ final class ErrorPages {
         write(response, callback, 504, "App too slow", "The app at " + host + " did not answer in time.", "");
     }
 
+    /** The client's request body came slower than the listener's minimum rate. */
+    static void clientTooSlow(Response response, Callback callback) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        write(response, callback, 408, "Request Timeout", "The request did not arrive in time.", "");
+    }
+
     static void write(Response response, Callback callback, int status, String title, String headline, String detailHtml) {
         String html = """
                 <!doctype html>

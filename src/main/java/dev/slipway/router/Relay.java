@@ -1,7 +1,9 @@
 package dev.slipway.router;
 
+import dev.slipway.net.ClientGate;
+import dev.slipway.net.TrustedProxies;
+
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
@@ -29,8 +31,10 @@ final class Relay implements AutoCloseable {
     private static final byte[] COMMA = RelayHead.ascii(", ");
     private static final byte[] SP_HTTP11_CRLF = RelayHead.ascii(" HTTP/1.1\r\n");
     private static final byte[] XFF = RelayHead.ascii("X-Forwarded-For: ");
-    private static final byte[] XFP_XFH = RelayHead.ascii("X-Forwarded-Proto: http\r\nX-Forwarded-Host: ");
-    private static final byte[] XFPORT = RelayHead.ascii("\r\nX-Forwarded-Port: ");
+    private static final byte[] XRI = RelayHead.ascii("X-Real-IP: ");
+    private static final byte[] XFP = RelayHead.ascii("X-Forwarded-Proto: http\r\n");
+    private static final byte[] XFH = RelayHead.ascii("X-Forwarded-Host: ");
+    private static final byte[] XFPORT = RelayHead.ascii("X-Forwarded-Port: ");
     private static final byte[] VIA = RelayHead.ascii("Via: ");
     private static final byte[] FORWARDED = RelayHead.ascii("Forwarded: ");
     private static final byte[] HOST_PARAM = RelayHead.ascii(";host=");
@@ -58,17 +62,23 @@ final class Relay implements AutoCloseable {
         final byte[] localPort;
         /** {@code by="<local>";for="<client>"}: the start of the Forwarded element the relay adds. */
         final byte[] byFor;
+        /** A proxy the operator trusts: what it says of its client is kept, and the relay's entries appended. */
+        final boolean trusted;
+        private final String clientText;
 
-        private Peer(String client, String local, int localPort) {
+        private Peer(String client, String local, int localPort, boolean trusted) {
             this.client = RelayHead.ascii(client);
+            this.clientText = client;
             this.localPort = RelayHead.ascii(Integer.toString(localPort));
-            this.byFor = RelayHead.ascii("by=" + quote(local) + ";for=" + quote(client));
+            this.byFor = RelayHead.ascii("by=" + ForwardedHeaders.quote(local) + ";for=" + ForwardedHeaders.quote(client));
+            this.trusted = trusted;
         }
 
-        static Peer of(SocketChannel channel) throws IOException {
+        static Peer of(SocketChannel channel, TrustedProxies proxies) throws IOException {
             InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
             InetSocketAddress local = (InetSocketAddress) channel.getLocalAddress();
-            return new Peer(remote.getAddress().getHostAddress(), local.getAddress().getHostAddress(), local.getPort());
+            return new Peer(remote.getAddress().getHostAddress(), local.getAddress().getHostAddress(), local.getPort(),
+                    proxies.any() && proxies.trusts(remote.getAddress()));
         }
     }
 
@@ -88,11 +98,12 @@ final class Relay implements AutoCloseable {
     private final RecentRequests recent;
     private final Edge edge;
     private final byte[] via;
+    private final ClientGate gate;
     private final RelayLoop[] loops;
     private final Thread[] threads;
 
     Relay(ServerSocketChannel server, InetSocketAddress jetty, RouteTable routes, IntPredicate restarting,
-          Wakeups wakeups, RecentRequests recent, Edge edge, String viaHost) throws IOException {
+          Wakeups wakeups, RecentRequests recent, Edge edge, String viaHost, ClientGate gate) throws IOException {
         this.server = server;
         this.jetty = jetty;
         this.routes = routes;
@@ -101,6 +112,7 @@ final class Relay implements AutoCloseable {
         this.recent = recent;
         this.edge = edge;
         this.via = RelayHead.ascii("1.1 " + viaHost);
+        this.gate = gate;
         int n = Math.max(1, Runtime.getRuntime().availableProcessors());
         loops = new RelayLoop[n];
         threads = new Thread[n];
@@ -118,6 +130,10 @@ final class Relay implements AutoCloseable {
 
     RecentRequests recent() {
         return recent;
+    }
+
+    ClientGate gate() {
+        return gate;
     }
 
     /**
@@ -187,49 +203,73 @@ final class Relay implements AutoCloseable {
         return true;
     }
 
-    /** The request head the app gets, written into {@code out}. */
+    /**
+     * The request head the app gets, written into {@code out}: the forwarded fields are the listener's view
+     * (ForwardedHeaders gives Jetty's path the same), a client's own claims in them dropped, unless it is a
+     * trusted proxy, whose are kept with the relay's appended.
+     */
     ByteBuffer rewriteRequest(RelayHead head, Peer peer, HeadWriter out) {
         ByteBuffer in = head.buf;
         int host = head.first(RelayHead.HOST);
         int hostStart = head.valueStart[host];
         int hostEnd = head.valueEnd[host];
-        out.begin(head.length + 3 * (hostEnd - hostStart) + via.length + 3 * peer.client.length + peer.byFor.length + 256);
+        // a field may grow by the space after its colon (and from a proxy by the ", " joining it to the next of its
+        // kind); a proxy's X-Forwarded-For may appear twice (in itself and as X-Real-IP); the Host three times,
+        // quoted once; the rest is the relay's own, under 256 bytes
+        out.begin(2 * head.length + 2 * head.fields + 4 * (hostEnd - hostStart) + via.length + 2 * peer.client.length
+                + peer.byFor.length + peer.localPort.length + 256);
         out.put(in, head.firstStart, head.secondEnd).put(SP_HTTP11_CRLF);
+        boolean trusted = peer.trusted;
         for (int f = 0; f < head.fields; f++) {
             int k = head.kind[f];
-            if (k >= RelayHead.X_FORWARDED_FOR && k <= RelayHead.FORWARDED) continue; // replaced below
+            if (k == RelayHead.X_FORWARDED_FOR || k == RelayHead.X_REAL_IP || k == RelayHead.VIA || k == RelayHead.FORWARDED) continue;
+            if (!trusted && k >= RelayHead.X_FORWARDED_PROTO && k <= RelayHead.X_FORWARDED_PORT) continue;
             if (head.hopByHop(f)) continue;
             out.put(in, head.nameStart[f], head.nameEnd[f]).put(COLON).put(in, head.valueStart[f], head.valueEnd[f]).put(CRLF);
         }
-        // the same values as ForwardedHeaders and Jetty's proxy: the last entry is the address this listener saw
         out.put(XFF);
-        int priorFor = head.first(RelayHead.X_FORWARDED_FOR);
-        if (priorFor >= 0 && head.valueStart[priorFor] < head.valueEnd[priorFor]) {
-            out.put(in, head.valueStart[priorFor], head.valueEnd[priorFor]).put(COMMA);
-        }
+        if (trusted) prior(head, RelayHead.X_FORWARDED_FOR, out);
         out.put(peer.client).put(CRLF);
-        out.put(XFP_XFH).put(in, hostStart, hostEnd).put(XFPORT).put(peer.localPort).put(CRLF);
+        out.put(XRI);
+        if (trusted) out.put(RelayHead.ascii(gate.trusted().client(joined(head, RelayHead.X_FORWARDED_FOR), peer.clientText)));
+        else out.put(peer.client);
+        out.put(CRLF);
+        if (!trusted || head.count(RelayHead.X_FORWARDED_PROTO) == 0) out.put(XFP);
+        if (!trusted || head.count(RelayHead.X_FORWARDED_HOST) == 0) out.put(XFH).put(in, hostStart, hostEnd).put(CRLF);
+        if (!trusted || head.count(RelayHead.X_FORWARDED_PORT) == 0) out.put(XFPORT).put(peer.localPort).put(CRLF);
         out.put(VIA);
-        prior(head, RelayHead.VIA, out);
+        if (trusted) prior(head, RelayHead.VIA, out);
         out.put(via).put(CRLF);
         out.put(FORWARDED);
-        prior(head, RelayHead.FORWARDED, out);
+        if (trusted) prior(head, RelayHead.FORWARDED, out);
         out.put(peer.byFor).put(HOST_PARAM).quoted(in, hostStart, hostEnd).put(PROTO_END);
         return out.done();
+    }
+
+    /** The values of every field of a kind, joined with ", "; null when there is none. */
+    private static String joined(RelayHead head, int kind) {
+        if (head.count(kind) == 0) return null;
+        StringBuilder sb = new StringBuilder();
+        for (int f = head.first(kind); f < head.fields; f++) {
+            if (head.kind[f] != kind || head.valueStart[f] == head.valueEnd[f]) continue;
+            if (!sb.isEmpty()) sb.append(", ");
+            sb.append(head.value(f));
+        }
+        return sb.toString();
     }
 
     /** The values of every field of a kind the client sent, each followed by ", ": what the relay's own follows. */
     private static void prior(RelayHead head, int kind, HeadWriter out) {
         if (head.count(kind) == 0) return;
         for (int f = head.first(kind); f < head.fields; f++) {
-            if (head.kind[f] == kind) out.put(head.buf, head.valueStart[f], head.valueEnd[f]).put(COMMA);
+            if (head.kind[f] == kind && head.valueStart[f] < head.valueEnd[f]) out.put(head.buf, head.valueStart[f], head.valueEnd[f]).put(COMMA);
         }
     }
 
     /** The response head the client gets: hop-by-hop fields dropped, {@code Connection: close} when it closes. */
     ByteBuffer rewriteResponse(RelayHead head, boolean close, HeadWriter out) {
         ByteBuffer in = head.buf;
-        out.begin(head.length + 32);
+        out.begin(head.length + head.fields + 32); // each field may grow by the space after its colon
         out.put(STATUS_START).put(in, head.secondStart, head.thirdStart < head.thirdEnd ? head.thirdEnd : head.secondEnd).put(CRLF);
         for (int f = 0; f < head.fields; f++) {
             if (head.hopByHop(f)) continue;
@@ -238,19 +278,6 @@ final class Relay implements AutoCloseable {
         if (close) out.put(CONNECTION_CLOSE);
         out.put(CRLF);
         return out.done();
-    }
-
-    private static String quote(String s) {
-        if (s.indexOf('"') < 0 && s.indexOf('\\') < 0) return "\"" + s + "\"";
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    static String defaultViaHost() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "localhost";
-        }
     }
 
     @Override

@@ -1,9 +1,12 @@
 package dev.slipway.router;
 
+import dev.slipway.net.ClientGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -43,12 +46,42 @@ final class RelayAcceptor implements RelayLoop.Io {
                 return;
             }
             if (c == null) return; // another loop took it
-            try {
-                new RelayClient(loop, c);
-            } catch (IOException e) {
-                RelayLoop.closeQuietly(c);
-            }
+            admit(c);
         }
+    }
+
+    /** Counts the connection toward its client's and the listener's caps, and serves it, or refuses it with a 503. */
+    private void admit(SocketChannel c) {
+        ClientGate gate = loop.relay.gate();
+        long key;
+        try {
+            key = gate.key(((InetSocketAddress) c.getRemoteAddress()).getAddress());
+        } catch (IOException e) {
+            RelayLoop.closeQuietly(c);
+            return;
+        }
+        if (!gate.open(key)) {
+            refuse(c, gate.refusal());
+            return;
+        }
+        try {
+            new RelayClient(loop, c, key);
+        } catch (IOException e) {
+            gate.close(key);
+            RelayLoop.closeQuietly(c);
+        }
+    }
+
+    /** The 503 and the close, at once: a refused connection holds nothing, not even a linger. */
+    private static void refuse(SocketChannel c, byte[] answer) {
+        try {
+            c.configureBlocking(false);
+            c.write(ByteBuffer.wrap(answer)); // a new socket's buffer takes it whole
+            c.shutdownOutput();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        RelayLoop.closeQuietly(c);
     }
 
     private void pause() {

@@ -20,6 +20,8 @@ final class RelayClient implements RelayLoop.Io {
     /** How long a closing connection's late bytes are read and dropped, so that its last answer is not reset. */
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(WebSocketTunnel.CONNECT_TIMEOUT_MS);
+    /** {@link #headStart} while no byte of the next head has come. */
+    private static final long NO_HEAD = Long.MIN_VALUE;
 
     private enum Phase { HEAD, CONNECTING, EXCHANGE, LINGER, CLOSED }
 
@@ -42,6 +44,15 @@ final class RelayClient implements RelayLoop.Io {
     private HeadWriter responseWriter;
     private Phase phase = Phase.HEAD;
     private long lastActive;
+    /** What this connection is counted under by the gate, until it closes. */
+    private final long gateKey;
+    /** When the connection opened (its first head) or the next head's first byte came; {@link #NO_HEAD}: none yet. */
+    private long headStart;
+    /** Bytes read from the client in exchanges: the body's progress. */
+    private long bodyRead;
+    /** The body-progress window: when it began ({@link #NO_HEAD}: none, the relay is not waiting for the client) and {@link #bodyRead} then. */
+    private long bodyWindowStart = NO_HEAD;
+    private long bodyWindowRead;
 
     private RelayUpstream up;
     private long connectStart;
@@ -77,14 +88,16 @@ final class RelayClient implements RelayLoop.Io {
     private ByteBuffer requestHeadOut;
     private boolean upstreamSentAny;
 
-    RelayClient(RelayLoop loop, SocketChannel channel) throws IOException {
+    RelayClient(RelayLoop loop, SocketChannel channel, long gateKey) throws IOException {
         this.loop = loop;
         this.channel = channel;
+        this.gateKey = gateKey;
         channel.configureBlocking(false);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        this.peer = Relay.Peer.of(channel);
+        this.peer = Relay.Peer.of(channel, loop.relay.gate().trusted());
         this.key = channel.register(loop.selector, SelectionKey.OP_READ, this);
         this.lastActive = loop.now;
+        this.headStart = loop.now;
     }
 
     @Override
@@ -108,8 +121,13 @@ final class RelayClient implements RelayLoop.Io {
                 closeAfter = true;
             }
             lastActive = loop.now;
-            if (phase == Phase.HEAD) head();
-            else if (phase == Phase.EXCHANGE) pumpRequest();
+            if (phase == Phase.HEAD) {
+                if (headStart == NO_HEAD && n > 0) headStart = loop.now;
+                head();
+            } else if (phase == Phase.EXCHANGE) {
+                if (n > 0) bodyRead += n;
+                pumpRequest();
+            }
         }
         if (phase == Phase.EXCHANGE && k.isValid() && k.isWritable()) pumpResponse();
         interest();
@@ -391,6 +409,8 @@ final class RelayClient implements RelayLoop.Io {
         }
         phase = Phase.HEAD;
         lastActive = loop.now;
+        bodyWindowStart = NO_HEAD;
+        headStart = in.hasRemaining() ? loop.now : NO_HEAD;
         head(); // a pipelined request may be waiting
     }
 
@@ -447,17 +467,21 @@ final class RelayClient implements RelayLoop.Io {
             up = null;
         }
         phase = Phase.CLOSED;
-        new RelayTunnel(loop, channel, key, in);
+        new RelayTunnel(loop, channel, key, in, gateKey);
     }
 
     /** A malformed head: the status, and the connection closed; nothing reached an app. */
     private void reject(int status) {
         String reason = status == 431 ? "Request Header Fields Too Large" : "Bad Request";
         String body = status + " " + reason + "\n";
-        String answer = "HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-                + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+        answer(("HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                + body.length() + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** A whole response of the relay's own, then the connection closed. */
+    private void answer(byte[] response) {
         try {
-            channel.write(ByteBuffer.wrap(answer.getBytes(StandardCharsets.ISO_8859_1)));
+            channel.write(ByteBuffer.wrap(response));
         } catch (IOException ignored) {
             // closing anyway
         }
@@ -522,15 +546,48 @@ final class RelayClient implements RelayLoop.Io {
             }
         } else if (phase == Phase.LINGER && now - lastActive > LINGER_NANOS) {
             close();
+        } else if (phase == Phase.HEAD && headStart != NO_HEAD && now - headStart > loop.headNanos) {
+            // a head that does not come whole in time: a 408 if part of it came, else the connection just ends
+            if (in.hasRemaining()) answer(loop.relay.gate().timeout());
+            else close();
+        } else if (phase == Phase.EXCHANGE && slowBody(now)) {
+            if (!responseStarted) answer(loop.relay.gate().timeout());
+            else close();
         } else if (phase != Phase.CLOSED && now - lastActive > IDLE_NANOS) {
             close();
         }
+    }
+
+    /**
+     * Whether the request's body has come slower than the minimum rate over the last window (the head
+     * timeout) of waiting for it. Only time the relay waits for the client counts: not while the app is slow to
+     * take what was read, nor once the body is whole.
+     */
+    private boolean slowBody(long now) {
+        long rate = loop.relay.gate().limits().bodyMinRate();
+        boolean waiting = !requestDone && !clientEof && requestPass == 0 && (requestOut == null || !requestOut.hasRemaining());
+        if (rate == 0 || !waiting) {
+            bodyWindowStart = NO_HEAD;
+            return false;
+        }
+        if (bodyWindowStart == NO_HEAD) {
+            bodyWindowStart = now;
+            bodyWindowRead = bodyRead;
+            return false;
+        }
+        long elapsed = now - bodyWindowStart;
+        if (elapsed < loop.headNanos) return false;
+        if ((bodyRead - bodyWindowRead) * 1_000_000_000.0 < (double) rate * elapsed) return true;
+        bodyWindowStart = now;
+        bodyWindowRead = bodyRead;
+        return false;
     }
 
     @Override
     public void close() {
         if (handedOff || (phase == Phase.CLOSED && !channel.isOpen())) return;
         phase = Phase.CLOSED;
+        loop.relay.gate().close(gateKey);
         if (up != null) {
             RelayUpstream u = up;
             up = null;

@@ -30,10 +30,10 @@ final class RelayHead {
     static final int OTHER = 0, HOST = 1, CONTENT_LENGTH = 2, TRANSFER_ENCODING = 3, CONNECTION = 4, UPGRADE = 5,
             HTTP2_SETTINGS = 6, EXPECT = 7, X_FORWARDED_FOR = 8, X_FORWARDED_PROTO = 9, X_FORWARDED_HOST = 10,
             X_FORWARDED_PORT = 11, VIA = 12, FORWARDED = 13, KEEP_ALIVE = 14, PROXY_CONNECTION = 15,
-            PROXY_AUTHORIZATION = 16, PROXY_AUTHENTICATE = 17, TE = 18, TRAILER = 19;
+            PROXY_AUTHORIZATION = 16, PROXY_AUTHENTICATE = 17, TE = 18, TRAILER = 19, X_REAL_IP = 20;
     private static final byte[][] KNOWN = names("", "host", "content-length", "transfer-encoding", "connection", "upgrade",
             "http2-settings", "expect", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port",
-            "via", "forwarded", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer");
+            "via", "forwarded", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "x-real-ip");
     private static final boolean[] TOKEN = new boolean[256];
 
     static {

@@ -25,6 +25,8 @@ final class RelayLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RelayLoop.class);
     static final int BUFFER = 16 * 1024;
     private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** A failure of the relay's own is logged with its stack trace at most this often: clients must not fill the log. */
+    private static final long FAILURE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** What a selection key's attachment does with its channel's readiness. */
     interface Io {
@@ -38,6 +40,8 @@ final class RelayLoop implements Runnable {
 
     final Relay relay;
     final Selector selector;
+    /** How long a request head may take to come whole (the gate's head timeout), and the body's progress window. */
+    final long headNanos;
     /** The heads being read, one request's and one response's at a time on this thread. */
     final RelayHead requestHead = new RelayHead();
     final RelayHead responseHead = new RelayHead();
@@ -48,10 +52,13 @@ final class RelayLoop implements Runnable {
     long now = System.nanoTime();
     private boolean clockRead;
     private final Consumer<SelectionKey> dispatch = this::dispatch;
+    private long failureLogged = System.nanoTime() - FAILURE_LOG_NANOS - 1;
+    private int failuresUnlogged;
 
     RelayLoop(Relay relay) throws IOException {
         this.relay = relay;
         this.selector = Selector.open();
+        this.headNanos = relay.gate().limits().headTimeout().toNanos();
     }
 
     void stop() {
@@ -92,7 +99,13 @@ final class RelayLoop implements Runnable {
         } catch (IOException | CancelledKeyException e) {
             io.close();
         } catch (RuntimeException e) {
-            LOG.warn("relay connection failed", e);
+            if (now - failureLogged > FAILURE_LOG_NANOS) {
+                LOG.warn("relay connection failed ({} more since the last one logged)", failuresUnlogged, e);
+                failureLogged = now;
+                failuresUnlogged = 0;
+            } else {
+                failuresUnlogged++;
+            }
             io.close();
         }
     }

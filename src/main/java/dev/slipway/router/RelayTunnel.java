@@ -33,31 +33,35 @@ final class RelayTunnel implements RelayLoop.Io {
     private boolean connected;
     private boolean closed;
     private long lastActive;
+    /** What the client's connection is counted under by the gate, until it closes. */
+    private final long gateKey;
 
-    RelayTunnel(RelayLoop loop, SocketChannel client, SelectionKey clientKey, ByteBuffer read) throws IOException {
+    RelayTunnel(RelayLoop loop, SocketChannel client, SelectionKey clientKey, ByteBuffer read, long gateKey) throws IOException {
         this.loop = loop;
+        this.gateKey = gateKey;
         this.client = client;
         this.clientKey = clientKey;
         this.up = read;
         this.lastActive = loop.now;
-        InetSocketAddress from = (InetSocketAddress) client.getRemoteAddress();
-        InetSocketAddress to = (InetSocketAddress) client.getLocalAddress();
-        boolean v4 = from.getAddress() instanceof java.net.Inet4Address && to.getAddress() instanceof java.net.Inet4Address;
-        String line = "PROXY " + (v4 ? "TCP4 " : "TCP6 ") + from.getAddress().getHostAddress() + " "
-                + to.getAddress().getHostAddress() + " " + from.getPort() + " " + to.getPort() + "\r\n";
-        this.preface = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
         clientKey.attach(this);
         clientKey.interestOps(0);
-        SocketChannel j = SocketChannel.open();
+        SocketChannel j = null;
         SelectionKey k;
         try {
+            InetSocketAddress from = (InetSocketAddress) client.getRemoteAddress();
+            InetSocketAddress to = (InetSocketAddress) client.getLocalAddress();
+            boolean v4 = from.getAddress() instanceof java.net.Inet4Address && to.getAddress() instanceof java.net.Inet4Address;
+            String line = "PROXY " + (v4 ? "TCP4 " : "TCP6 ") + from.getAddress().getHostAddress() + " "
+                    + to.getAddress().getHostAddress() + " " + from.getPort() + " " + to.getPort() + "\r\n";
+            this.preface = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
+            j = SocketChannel.open();
             j.configureBlocking(false);
             j.setOption(StandardSocketOptions.TCP_NODELAY, true);
             connected = j.connect(loop.relay.jetty());
             k = j.register(loop.selector, connected ? 0 : SelectionKey.OP_CONNECT, this);
         } catch (IOException | RuntimeException e) {
             RelayLoop.closeQuietly(j);
-            close();
+            close(); // the client's connection, and its count, are this tunnel's from the start
             throw e;
         }
         this.jetty = j;
@@ -115,6 +119,7 @@ final class RelayTunnel implements RelayLoop.Io {
     public void close() {
         if (closed) return;
         closed = true;
+        loop.relay.gate().close(gateKey);
         clientKey.cancel();
         RelayLoop.closeQuietly(client);
         if (jettyKey != null) jettyKey.cancel();

@@ -4,6 +4,7 @@ import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.io.ClientConnector;
@@ -12,13 +13,14 @@ import org.eclipse.jetty.util.thread.Invocable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
 
 /**
  * Reverse proxy to an app (on a loopback port, or another runtime's address) (Jetty's core {@code ProxyHandler}): streams both ways
- * without buffering, adds X-Forwarded-For/Proto/Host, and answers its own 502/503/504 pages when the
+ * without buffering, sets the forwarded fields ({@link ForwardedHeaders}), and answers its own 502/503/504 pages when the
  * app cannot be reached. The upstream port is chosen per request by {@link AppsHandler}.
  */
 final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
@@ -33,10 +35,12 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
     static final long REQUEST_IDLE_MS = 300_000;
 
     private final IntPredicate restarting;
+    private final ForwardedHeaders forwarded;
 
-    UpstreamProxy(IntPredicate restarting) {
+    UpstreamProxy(IntPredicate restarting, ForwardedHeaders forwarded) {
         super(UpstreamProxy::upstreamUri);
         this.restarting = restarting;
+        this.forwarded = forwarded;
     }
 
     private static HttpURI upstreamUri(Request request) {
@@ -71,14 +75,32 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
 
     @Override
     protected void addProxyHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
-        super.addProxyHeaders(clientToProxy, proxyToServer);
-        proxyToServer.headers(h -> ForwardedHeaders.of(clientToProxy).forEach(h::put));
+        // not Jetty's own (Via and Forwarded appended to the client's): the listener's view, as the relay writes it
+        Map<String, String> fields = forwarded.of(clientToProxy);
+        proxyToServer.headers(h -> {
+            ForwardedHeaders.NAMES.forEach(h::remove);
+            fields.forEach(h::put);
+        });
         Target.Upstream upstream = (Target.Upstream) clientToProxy.getAttribute(TARGET_ATTRIBUTE);
         if (upstream != null && !upstream.loopback() && !clientToProxy.getHeaders().contains(HttpHeader.UPGRADE)) {
             // a cluster Service: kube-proxy picks a pod per connection, so a pooled connection would stay on the
             // pods of before a production switch for as long as it is busy; one connection per request follows it
             proxyToServer.headers(h -> h.put(HttpHeader.CONNECTION, "close"));
         }
+    }
+
+    /**
+     * Whether the exchange failed because the client's body came too slowly (the listener's
+     * {@code MinimumDataRateHandler} failed the proxy's read of it): then the client is at fault, not the app. That
+     * read failure stays the request's answer to every later read.
+     */
+    private static boolean clientTooSlow(Request clientToProxy, Throwable failure) {
+        if (!(failure instanceof TimeoutException)) return false;
+        Content.Chunk chunk = clientToProxy.read();
+        if (chunk == null) return false;
+        boolean same = Content.Chunk.isFailure(chunk) && chunk.getFailure() == failure;
+        chunk.release();
+        return same;
     }
 
     @Override
@@ -95,7 +117,8 @@ final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
         Target.Upstream upstream = (Target.Upstream) clientToProxy.getAttribute(TARGET_ATTRIBUTE);
         int port = upstream.port();
         LOG.debug("upstream {}:{} for {} failed: {}", upstream.host(), port, host, failure.toString());
-        if (failure instanceof TimeoutException) ErrorPages.timeout(proxyToClient, callback, host);
+        if (clientTooSlow(clientToProxy, failure)) ErrorPages.clientTooSlow(proxyToClient, callback);
+        else if (failure instanceof TimeoutException) ErrorPages.timeout(proxyToClient, callback, host);
         else if (restarting.test(port)) ErrorPages.appStarting(proxyToClient, callback, host);
         else ErrorPages.appDown(proxyToClient, callback, host);
     }

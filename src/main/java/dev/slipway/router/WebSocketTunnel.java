@@ -29,20 +29,22 @@ import java.util.function.IntPredicate;
 final class WebSocketTunnel implements WebSocketCreator {
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketTunnel.class);
     static final long CONNECT_TIMEOUT_MS = 5_000;
-    /** Headers of the handshake itself, or of this hop: never copied to the app's handshake. */
+    /** Headers of the handshake itself, or of this hop, or set by {@link ForwardedHeaders}: never copied from the client's. */
     private static final Set<String> NOT_FORWARDED = Set.of("host", "connection", "upgrade", "content-length",
             "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-accept",
             "sec-websocket-protocol", "keep-alive", "te", "trailer", "transfer-encoding", "proxy-connection",
-            "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port");
+            "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "x-real-ip", "via", "forwarded");
 
     private final WebSocketClient client;
     private final IntPredicate restarting;
     private final RecentRequests recent;
+    private final ForwardedHeaders forwarded;
 
-    WebSocketTunnel(WebSocketClient client, IntPredicate restarting, RecentRequests recent) {
+    WebSocketTunnel(WebSocketClient client, IntPredicate restarting, RecentRequests recent, ForwardedHeaders forwarded) {
         this.client = client;
         this.restarting = restarting;
         this.recent = recent;
+        this.forwarded = forwarded;
     }
 
     @Override
@@ -56,7 +58,7 @@ final class WebSocketTunnel implements WebSocketCreator {
         for (String name : request.getHeaders().getFieldNamesCollection()) {
             if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) upgrade.setHeader(name, request.getHeaders().getValuesList(name));
         }
-        ForwardedHeaders.of(request).forEach(upgrade::setHeader);
+        forwarded.of(request).forEach(upgrade::setHeader);
         if (!request.getSubProtocols().isEmpty()) upgrade.setSubProtocols(request.getSubProtocols());
 
         Runnable active = () -> recent.record(port); // each frame, either way: an open tunnel in use keeps its app

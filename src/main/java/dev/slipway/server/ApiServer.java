@@ -6,10 +6,13 @@ import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
+import dev.slipway.net.ClientGate;
 import io.javalin.Javalin;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import io.javalin.json.JavalinJackson;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 
 import java.time.Clock;
 import java.util.regex.Pattern;
@@ -21,16 +24,17 @@ public final class ApiServer {
     private ApiServer() {}
 
     /** The sandbox alone on its own port (SLIPWAY_SANDBOX_PORT). */
-    public static Javalin createSandbox(BoundPort port, Metrics metrics, Routes.Handlers handlers, Clock clock) {
-        return base(port, metrics, clock, config -> {
+    public static Javalin createSandbox(BoundPort port, ClientGate clients, Metrics metrics, Routes.Handlers handlers, Clock clock) {
+        return base(port, clients, metrics, clock, config -> {
             ErrorMapper.register(config.routes);
             Routes.registerSandbox(config.routes, handlers);
         });
     }
 
-    public static Javalin create(BoundPort port, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
+    /** @param clients what one client may take of the listener (ClientGate), not to mix up with the API's {@link Gate} */
+    public static Javalin create(BoundPort port, ClientGate clients, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
                                  boolean withSandbox) {
-        return base(port, metrics, clock, config -> {
+        return base(port, clients, metrics, clock, config -> {
             config.routes.before(gate::check);
             ErrorMapper.register(config.routes);
             Routes.register(config.routes, handlers);
@@ -38,21 +42,27 @@ public final class ApiServer {
         });
     }
 
-    private static Javalin base(BoundPort port, Metrics metrics, Clock clock,
+    private static Javalin base(BoundPort port, ClientGate clients, Metrics metrics, Clock clock,
                                 java.util.function.Consumer<io.javalin.config.JavalinConfig> routes) {
         Ids ids = new Ids(clock);
         return Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;
-            config.jetty.addConnector((server, http) -> port.connector(server, new HttpConnectionFactory(http)));
+            config.jetty.addConnector((server, http) -> {
+                ServerConnector connector = port.connector(server, new HttpConnectionFactory(http));
+                clients.guard(connector, true, true); // a head deadline, the connection caps
+                return connector;
+            });
             // bodies are read and bounded by Requests, per route (JSON 1 MiB, uploads larger)
             config.http.maxRequestSize = Long.MAX_VALUE;
             config.http.prefer405over404 = true;
             config.jsonMapper(new JavalinJackson(Json.MAPPER, true));
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(20_000);
-                server.setHandler(new GracefulHandler());
+                // Javalin puts its own handler inside the innermost wrapper: a request body must keep coming
+                long minRate = clients.limits().bodyMinRate();
+                server.setHandler(minRate > 0 ? new GracefulHandler(new MinimumDataRateHandler(minRate, 0)) : new GracefulHandler());
             });
             config.requestLogger.http(metrics::record);
             config.routes.before(ctx -> {

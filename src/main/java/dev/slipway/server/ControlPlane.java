@@ -22,6 +22,7 @@ import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.monitoring.HealthHandlers;
 import dev.slipway.monitoring.Metrics;
+import dev.slipway.net.ClientGate;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectView;
 import dev.slipway.ratelimit.RateLimiter;
@@ -78,10 +79,12 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
                 new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls));
-        Javalin api = ApiServer.create(listeners.api(), gate, metrics, handlers, clock, listeners.sandbox() == null).start();
+        // the API and the sandbox's own port share one count of connections: one door, two ports
+        ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
+        Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null).start();
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
-                    : ApiServer.createSandbox(listeners.sandbox(), metrics, handlers, clock).start();
+                    : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock).start();
             return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns);
         } catch (RuntimeException e) {
             api.stop();

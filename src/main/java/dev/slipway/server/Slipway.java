@@ -7,6 +7,7 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.isolation.Isolations;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
+import dev.slipway.net.ClientGate;
 import dev.slipway.router.Edge;
 import dev.slipway.tls.AppsTls;
 import dev.slipway.router.Wakeups;
@@ -90,7 +91,8 @@ public final class Slipway implements AutoCloseable {
             // until the recovery below is done, a wake waits (DormantApps.open)
             AppsListener apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
                     new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),
-                    engine.recent(), tls == null ? Edge.NONE : tls);
+                    engine.recent(), tls == null ? Edge.NONE : tls,
+                    ClientGate.forApps(config.clientLimits(), config.trustedProxies()));
             opened.push(apps);
             if (tls != null) tls.start(); // the CA's challenges are answered from here on
             stores.dispatcher().start(); // independent of the recovery: the outbox of an earlier run is sent at once

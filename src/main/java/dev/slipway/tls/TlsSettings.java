@@ -1,8 +1,9 @@
 package dev.slipway.tls;
 
+import dev.slipway.core.SettingDurations;
+
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 
@@ -92,15 +93,6 @@ public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey
     /** Seconds ({@code 30}), milliseconds ({@code 200ms}) or ISO-8601 ({@code P30D}). */
     private static Duration duration(Map<String, String> env, String name, Duration fallback) {
         String v = env.get(name);
-        if (blank(v)) return fallback;
-        String p = v.strip();
-        try {
-            Duration d = p.endsWith("ms") ? Duration.ofMillis(Long.parseLong(p.substring(0, p.length() - 2)))
-                    : p.toUpperCase().startsWith("P") ? Duration.parse(p) : Duration.ofSeconds(Long.parseLong(p));
-            if (d.isNegative() || d.isZero()) throw new IllegalArgumentException();
-            return d;
-        } catch (IllegalArgumentException | DateTimeParseException e) {
-            throw new IllegalArgumentException(name + ": '" + p + "' is not a positive duration (seconds, 200ms, or ISO-8601 like P30D)");
-        }
+        return blank(v) ? fallback : SettingDurations.parse(name, v);
     }
 }

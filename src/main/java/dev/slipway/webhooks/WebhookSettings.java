@@ -1,7 +1,8 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.core.SettingDurations;
+
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,16 +40,7 @@ public record WebhookSettings(boolean allowPrivate, List<Duration> retries) {
     public static List<Duration> parseSchedule(String raw) {
         List<Duration> out = new ArrayList<>();
         for (String part : raw.split(",")) {
-            String p = part.trim();
-            try {
-                Duration d = p.endsWith("ms") ? Duration.ofMillis(Long.parseLong(p.substring(0, p.length() - 2)))
-                        : p.toUpperCase().startsWith("P") ? Duration.parse(p) : Duration.ofSeconds(Long.parseLong(p));
-                if (d.isNegative() || d.isZero()) throw new IllegalArgumentException();
-                out.add(d);
-            } catch (IllegalArgumentException | DateTimeParseException e) {
-                throw new IllegalArgumentException("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE: '" + p
-                        + "' is not a positive delay (seconds, 200ms, or ISO-8601 like PT5M)");
-            }
+            out.add(SettingDurations.parse("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE", part));
         }
         if (out.isEmpty() || out.size() > 20) throw new IllegalArgumentException("SLIPWAY_WEBHOOKS_RETRY_SCHEDULE needs 1 to 20 delays");
         return out;

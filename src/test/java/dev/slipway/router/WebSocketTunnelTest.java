@@ -53,6 +53,9 @@ class WebSocketTunnelTest {
                         + " cookie=" + req.getHeaders().get("Cookie")
                         + " xff=" + req.getHeaders().get("X-Forwarded-For")
                         + " xfh=" + req.getHeaders().get("X-Forwarded-Host")
+                        + " xri=" + req.getHeaders().get("X-Real-IP")
+                        + " fwd=" + req.getHeaders().get("Forwarded")
+                        + " via=" + String.join(",", req.getHeaders().getValuesList("Via"))
                         + " origin=" + req.getHeaders().get("Origin");
                 return new EchoApp(hello);
             });
@@ -159,7 +162,10 @@ class WebSocketTunnelTest {
     private static WebSocket connect(Recorder recorder, String pathQuery, String... protocols) throws Exception {
         WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder()
                 .header("Cookie", "session=abc")
-                .header("Origin", "http://127.0.0.1:" + listener.port());
+                .header("Origin", "http://127.0.0.1:" + listener.port())
+                // what a client claims of its address and its path: the app must see none of it
+                .header("X-Forwarded-For", "6.6.6.6").header("X-Real-IP", "6.6.6.6")
+                .header("Forwarded", "for=6.6.6.6").header("Via", "1.1 evil-proxy");
         if (protocols.length > 0) b.subprotocols(protocols[0], java.util.Arrays.copyOfRange(protocols, 1, protocols.length));
         try {
             return b.buildAsync(URI.create("ws://127.0.0.1:" + listener.port() + pathQuery), recorder).get(10, TimeUnit.SECONDS);
@@ -177,8 +183,10 @@ class WebSocketTunnelTest {
         WebSocket ws = connect(r, "/socket?room=7", "chat.v1", "chat.v2");
         assertThat(ws.getSubprotocol()).as("the app's choice of sub-protocol").isEqualTo("chat.v2");
         assertThat((String) r.next()).as("what the app says first, and what it saw of the handshake")
-                .startsWith("hello /socket?room=7 cookie=session=abc xff=127.0.0.1 xfh=127.0.0.1:" + listener.port())
-                .endsWith("origin=http://127.0.0.1:" + listener.port());
+                .startsWith("hello /socket?room=7 cookie=session=abc xff=127.0.0.1 xfh=127.0.0.1:" + listener.port()
+                        + " xri=127.0.0.1 fwd=by=\"127.0.0.1\";for=\"127.0.0.1\";host=\"127.0.0.1:" + listener.port() + "\";proto=http via=1.1 ")
+                .endsWith("origin=http://127.0.0.1:" + listener.port())
+                .doesNotContain("6.6.6.6").doesNotContain("evil");
 
         ws.sendText("hi", true).get(5, TimeUnit.SECONDS);
         assertThat(r.next()).isEqualTo("echo:hi");

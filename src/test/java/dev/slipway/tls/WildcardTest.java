@@ -5,18 +5,9 @@ import dev.slipway.router.Target;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.TestServer;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLHandshakeException;
-import java.math.BigInteger;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,12 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyPair;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,18 +36,13 @@ class WildcardTest {
     @Test
     void projectAddressesAreServedWithTheOperatorsWildcardCertificate() throws Exception {
         Path dir = Files.createTempDirectory("wildcard-");
-        KeyPair caKey = Pem.newKeyPair();
-        X509Certificate ca = certificate(new X500Name("CN=operator test CA"), caKey, new X500Name("CN=operator test CA"),
-                caKey, true, null);
-        KeyPair leafKey = Pem.newKeyPair();
-        X509Certificate leaf = certificate(new X500Name("CN=*.localhost"), leafKey, new X500Name("CN=operator test CA"),
-                caKey, false, "*.localhost");
-        Files.writeString(dir.resolve("cert.pem"), Pem.chain(List.of(leaf, ca)));
-        Path key = dir.resolve("key.pem");
-        Files.writeString(key, Pem.privateKey(leafKey.getPrivate()));
+        TestCertificates certificates = TestCertificates.wildcardLocalhost(dir);
+        X509Certificate ca = certificates.ca();
+        X509Certificate leaf = certificates.leaf();
+        Path key = certificates.key();
         // a key every user (and before the sandbox's own /etc, every app) could read: refused, with the fix
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
-        assertThatThrownBy(() -> TestServer.start(kind, c -> c.appsHttpsPort(0).appsTlsCertificate(dir.resolve("cert.pem"), key)))
+        assertThatThrownBy(() -> TestServer.start(kind, c -> c.appsHttpsPort(0).appsTlsCertificate(certificates.cert(), key)))
                 .hasMessageContaining("the apps TLS key " + key + " is readable by other users")
                 .hasMessageContaining("chmod 600 " + key);
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r-----")); // a group the operator chose may read it
@@ -97,18 +78,5 @@ class WildcardTest {
         assertThatThrownBy(() -> ServerConfig.builder(dir).appsTlsCertificate(dir.resolve("cert.pem"), null).build())
                 .hasMessageContaining("set both or neither");
         dev.slipway.testing.TestStore.deleteTree(dir);
-    }
-
-    private static X509Certificate certificate(X500Name subject, KeyPair key, X500Name issuer, KeyPair issuerKey,
-                                               boolean ca, String dnsName) throws Exception {
-        Instant now = Instant.now();
-        var b = new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now.toEpochMilli() + (ca ? 0 : 1)),
-                Date.from(now.minusSeconds(60)), Date.from(now.plus(Duration.ofDays(2))), subject, key.getPublic());
-        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
-        if (dnsName != null) {
-            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(GeneralName.dNSName, dnsName)));
-        }
-        return new JcaX509CertificateConverter().getCertificate(
-                b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey.getPrivate())));
     }
 }

@@ -1,0 +1,75 @@
+package dev.slipway.net;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The proxies the operator runs in front of Slipway ({@code SLIPWAY_TRUSTED_PROXIES}: addresses or CIDR ranges,
+ * comma-separated). A connection from one of them may say who its client is ({@code X-Forwarded-For} and the
+ * rest are kept, and Slipway's own entry appended); from anyone else those fields are the client's own claims and
+ * are replaced with what the listener saw. Connections from them are not held to the per-client connection cap:
+ * one proxy carries many clients.
+ */
+public record TrustedProxies(List<Cidr> ranges) {
+    public static final String VARIABLE = "SLIPWAY_TRUSTED_PROXIES";
+    public static final TrustedProxies NONE = new TrustedProxies(List.of());
+
+    public TrustedProxies {
+        ranges = List.copyOf(ranges);
+    }
+
+    /** Null or blank: none. A bad entry is an {@link IllegalArgumentException} that names the variable. */
+    public static TrustedProxies parse(String value) {
+        if (value == null || value.isBlank()) return NONE;
+        List<Cidr> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (part.isBlank()) continue;
+            try {
+                out.add(Cidr.parse(part));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(VARIABLE + ": " + e.getMessage());
+            }
+        }
+        return new TrustedProxies(out);
+    }
+
+    public boolean any() {
+        return !ranges.isEmpty();
+    }
+
+    public boolean trusts(InetAddress a) {
+        for (Cidr c : ranges) if (c.contains(a)) return true;
+        return false;
+    }
+
+    /**
+     * The client's address behind a trusted proxy, as nginx's {@code real_ip_recursive on} finds it: the last
+     * entry of {@code forwardedFor} (the proxies' comma-separated list) that is not a trusted proxy itself, or
+     * the first entry when all are; {@code peer} (the proxy) when the list is empty. An entry that is not an
+     * address literal ends the search there: it is what the nearest untrusted hop claimed.
+     */
+    public String client(String forwardedFor, String peer) {
+        if (forwardedFor == null || forwardedFor.isBlank()) return peer;
+        String[] entries = forwardedFor.split(",");
+        String first = null;
+        for (int i = entries.length - 1; i >= 0; i--) {
+            String e = entries[i].strip();
+            if (e.isEmpty()) continue;
+            first = e;
+            InetAddress a;
+            try {
+                a = Cidr.parse(e).network();
+            } catch (IllegalArgumentException notAnAddress) {
+                return e;
+            }
+            if (!trusts(a)) return e;
+        }
+        return first == null ? peer : first;
+    }
+
+    @Override
+    public String toString() {
+        return String.join(",", ranges.stream().map(Cidr::toString).toList());
+    }
+}
