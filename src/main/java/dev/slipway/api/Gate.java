@@ -85,7 +85,7 @@ public final class Gate {
 
     /** A request without a key: counted against its client's quota at the free tier ({@link ClientPrefix}: an IPv6 client's /64). */
     private Decision byClient(Context ctx) {
-        return rateLimiter.acquire("ip:" + ClientPrefix.of(ctx.ip()), Tier.FREE.requestsPerMinute());
+        return rateLimiter.acquire("ip:" + ClientPrefix.of(Requests.client(ctx)), Tier.FREE.requestsPerMinute());
     }
 
     public static String limitMessage(Decision decision) {

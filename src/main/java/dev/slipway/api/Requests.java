@@ -18,6 +18,8 @@ import java.util.concurrent.TimeoutException;
 public final class Requests {
     static final String PRINCIPAL = "slipway.principal";
     public static final String REQUEST_ID = "slipway.request_id";
+    /** The client's address: the connection's peer, or behind a trusted proxy the address it forwarded. */
+    public static final String CLIENT = "slipway.client";
     /** The largest JSON request body: 1 MiB. */
     public static final int MAX_JSON_BODY = 1024 * 1024;
     /** A body already read (by the idempotency layer, to hash it), so the handler reads the same bytes. */
@@ -29,6 +31,12 @@ public final class Requests {
         Principal p = ctx.attribute(PRINCIPAL);
         if (p == null) throw new IllegalStateException("route reached without authentication");
         return p;
+    }
+
+    /** Who sent the request, for per-client limits ({@link #CLIENT}); the connection's peer when unset. */
+    public static String client(Context ctx) {
+        String client = ctx.attribute(CLIENT);
+        return client == null ? ctx.ip() : client;
     }
 
     public static String requestId(Context ctx) {

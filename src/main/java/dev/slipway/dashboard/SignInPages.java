@@ -1,5 +1,6 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.api.Requests;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
@@ -52,7 +53,7 @@ public final class SignInPages {
         }
         String email = Optional.ofNullable(UserStore.normalize(rawEmail))
                 .orElse(rawEmail.toLowerCase(Locale.ROOT).substring(0, Math.min(rawEmail.length(), 254)));
-        Duration wait = throttle.wait(email, ctx.ip());
+        Duration wait = throttle.wait(email, Requests.client(ctx));
         if (!wait.isZero()) {
             long seconds = Math.max(1, wait.toSeconds() + (wait.toMillisPart() > 0 ? 1 : 0));
             ctx.header("Retry-After", Long.toString(seconds));
@@ -62,11 +63,11 @@ public final class SignInPages {
         }
         Optional<User> user = users.authenticate(email, password);
         if (user.isEmpty()) {
-            throttle.recordFailure(email, ctx.ip());
+            throttle.recordFailure(email, Requests.client(ctx));
             render(ctx, 401, rawEmail, next, "Wrong email or password.", null);
             return;
         }
-        throttle.clear(email, ctx.ip());
+        throttle.clear(email, Requests.client(ctx));
         auth.admit(user.get().accountId());
         SessionStore.Issued issued = auth.sessions().create(user.get());
         auth.startSession(ctx, issued);

@@ -44,6 +44,21 @@ public record TrustedProxies(List<Cidr> ranges) {
     }
 
     /**
+     * Who sent a request that arrived from {@code peer}: the client {@code forwardedFor} names when the peer is a
+     * trusted proxy ({@link #client}), else the peer itself, whatever it claims.
+     */
+    public String behind(String peer, String forwardedFor) {
+        if (ranges.isEmpty()) return peer;
+        InetAddress a;
+        try {
+            a = Cidr.parse(peer).network();
+        } catch (IllegalArgumentException notAnAddress) {
+            return peer;
+        }
+        return trusts(a) ? client(forwardedFor, peer) : peer;
+    }
+
+    /**
      * The client's address behind a trusted proxy, as nginx's {@code real_ip_recursive on} finds it: the last
      * entry of {@code forwardedFor} (the proxies' comma-separated list) that is not a trusted proxy itself, or
      * the first entry when all are; {@code peer} (the proxy) when the list is empty. An entry that is not an

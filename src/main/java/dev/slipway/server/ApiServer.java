@@ -70,6 +70,7 @@ public final class ApiServer {
                 String id = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches() ? incoming : ids.next("req");
                 ctx.attribute(Requests.REQUEST_ID, id);
                 ctx.header("X-Request-Id", id);
+                ctx.attribute(Requests.CLIENT, clients.trusted().behind(ctx.ip(), ctx.header("X-Forwarded-For")));
             });
             routes.accept(config);
         });

@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.accounts.Tier;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
 import dev.slipway.isolation.IsolationMode;
@@ -152,6 +153,33 @@ class ClientAddressTest {
             }
         } finally {
             for (Socket s : held) s.close();
+        }
+    }
+
+    @Test
+    void theApiCountsAnonymousClientsByTheAddressATrustedProxyNamesAndNobodyElses() throws Exception {
+        int quota = Tier.FREE.requestsPerMinute();
+        // behind the trusted proxy, each client it names has a quota of its own
+        for (int i = 0; i < quota; i++) assertThat(apiStatus(PROXY, "203.0.113.21")).as("request %d of the first client", i + 1).isEqualTo(200);
+        assertThat(apiStatus(PROXY, "203.0.113.21")).as("one more of the first client").isEqualTo(429);
+        assertThat(apiStatus(PROXY, "203.0.113.22")).as("another client of the same proxy").isEqualTo(200);
+        // a peer that is no trusted proxy is counted as itself, whatever it claims to forward
+        String peer = "127.0.0.10";
+        for (int i = 0; i < quota; i++) assertThat(apiStatus(peer, "198.51.100." + i)).as("request %d of the peer", i + 1).isEqualTo(200);
+        assertThat(apiStatus(peer, "198.51.100.200")).as("the peer, claiming yet another client").isEqualTo(429);
+    }
+
+    /** The status of an anonymous GET of the API's public document, sent from {@code from} with an X-Forwarded-For. */
+    static int apiStatus(String from, String forwardedFor) throws Exception {
+        try (Socket s = new Socket()) {
+            s.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
+            s.connect(new InetSocketAddress("127.0.0.1", server.slipway().apiPort()), 5_000);
+            s.setSoTimeout(15_000);
+            s.getOutputStream().write(("GET /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: " + forwardedFor
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            String line = statusLine(s);
+            return Integer.parseInt(line.split(" ")[1]);
         }
     }
 
