@@ -26,7 +26,7 @@ public final class Workers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
     static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration HEARTBEAT = Duration.ofSeconds(5);
-    private static final long POLL_MILLIS = 1000;
+    private static final Duration POLL = Duration.ofSeconds(1);
 
     private final JobStore jobs;
     private volatile Map<String, JobRunner> runners = Map.of();
@@ -38,6 +38,7 @@ public final class Workers implements AutoCloseable {
     private final Thread[] threads;
     private final Set<Thread> direct = ConcurrentHashMap.newKeySet();
     private volatile Thread heartbeat;
+    private final long pollMillis;
 
     /**
      * Workers that take no job before {@link #start}; they exist before their runners, which need them to
@@ -47,6 +48,12 @@ public final class Workers implements AutoCloseable {
      *               restart the server can take back at once the jobs its previous run held
      */
     public Workers(JobStore jobs, int slots, String nodeId) {
+        this(jobs, slots, nodeId, POLL);
+    }
+
+    /** @param poll how long an idle worker waits for a wake before it looks for a job again */
+    Workers(JobStore jobs, int slots, String nodeId, Duration poll) {
+        this.pollMillis = poll.toMillis();
         this.jobs = jobs;
         this.threads = new Thread[slots];
         this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
@@ -75,6 +82,11 @@ public final class Workers implements AutoCloseable {
     public String owner() { return owner; }
 
     public int slots() { return threads.length; }
+
+    /** Workers waiting for a wake (or the poll) now. */
+    int idle() {
+        return signal.getQueueLength();
+    }
 
     /**
      * One new job is claimable: one idle worker looks now. A worker busy with a job claims again when it is
@@ -122,7 +134,7 @@ public final class Workers implements AutoCloseable {
             }
             if (job.isEmpty()) {
                 try {
-                    signal.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                    signal.tryAcquire(pollMillis, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     return;
                 }
