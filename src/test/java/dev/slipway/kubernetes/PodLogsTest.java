@@ -138,10 +138,12 @@ class PodLogsTest {
             write("web-2", "two\n");
             awaitLines(2);
             createPod("other", Map.of("slipway.dev/deployment", "dep_02"), running("c9", 0, null)); // another deployment's
-            Thread.sleep(300);
+            startPod("web-3", "c3"); // seen after the other deployment's pod: once it is followed, that one was passed over
+            awaitRequests(3);
         }
         assertThat(log).containsExactly("INFO one", "INFO two");
-        assertThat(requests).containsExactly("web-1 pretty=false&container=app&follow=true", "web-2 pretty=false&container=app&follow=true");
+        assertThat(requests).containsExactly("web-1 pretty=false&container=app&follow=true", "web-2 pretty=false&container=app&follow=true",
+                "web-3 pretty=false&container=app&follow=true");
     }
 
     @Test
@@ -156,10 +158,12 @@ class PodLogsTest {
             write("web-1", "second run\n");
             awaitLines(2);
             setStatus("web-1", new ContainerStatusBuilder(running("c2", 1, "c1")).withReady(true).build()); // no new instance
-            Thread.sleep(300);
+            startPod("web-2", "c5"); // seen after the status change: once it is followed, that change was passed over
+            awaitRequests(3);
         }
         assertThat(log).containsExactly("INFO first run", "INFO second run");
-        assertThat(requests).containsExactly("web-1 pretty=false&container=app&follow=true", "web-1 pretty=false&container=app&follow=true");
+        assertThat(requests).containsExactly("web-1 pretty=false&container=app&follow=true", "web-1 pretty=false&container=app&follow=true",
+                "web-2 pretty=false&container=app&follow=true");
     }
 
     @Test
@@ -200,7 +204,7 @@ class PodLogsTest {
             write("web-2", "after close " + "z".repeat(8192) + "\n");
             return disconnects.containsAll(List.of("web-1", "web-2"));
         });
-        Thread.sleep(300);
+        // no thread is left to follow anything (asserted above), so web-3 can have been asked for by nobody
         assertThat(requests).hasSize(2);
         assertThat(log).containsExactlyInAnyOrder("INFO a", "INFO b");
         follow.close(); // twice is fine
