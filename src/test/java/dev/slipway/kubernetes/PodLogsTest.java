@@ -56,9 +56,12 @@ class PodLogsTest {
     final List<String> disconnects = new CopyOnWriteArrayList<>();
     final List<String> log = new CopyOnWriteArrayList<>();
     static final byte[] END = new byte[0];
+    /** Threads an earlier test's follow left ending (its close waits a few seconds at most); not this test's. */
+    Set<Thread> earlierThreads;
 
     @BeforeEach
     void kubeletServesLogs() throws IOException {
+        earlierThreads = Set.copyOf(podLogThreads());
         kubelet = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         kubelet.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         kubelet.createContext("/", this::serveLog);
@@ -289,9 +292,11 @@ class PodLogsTest {
         log.add(level.name() + " " + message);
     }
 
-    private static List<Thread> podLogThreads() {
+    /** This test's live pod-log threads. */
+    private List<Thread> podLogThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith(PodLogs.THREAD_PREFIX) && t.isAlive()).toList();
+                .filter(t -> t.getName().startsWith(PodLogs.THREAD_PREFIX) && t.isAlive())
+                .filter(t -> earlierThreads == null || !earlierThreads.contains(t)).toList();
     }
 
     private void awaitRequests(int n) throws InterruptedException {

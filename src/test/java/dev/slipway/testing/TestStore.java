@@ -14,8 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A fresh, empty store for one test class: an H2 file in a temp dir, or a uniquely named PostgreSQL
- * database created on the server of {@code SLIPWAY_TEST_POSTGRES_URL} and dropped by {@link #close()}.
+ * A fresh, empty store of the current schema for one test class: an H2 file in a temp dir, or a uniquely named
+ * PostgreSQL database created on the server of {@code SLIPWAY_TEST_POSTGRES_URL} and dropped by {@link #close()};
+ * each a copy of a template migrated once ({@link StoreTemplates}).
  */
 public final class TestStore implements AutoCloseable {
     public static final String POSTGRES_ENV = "SLIPWAY_TEST_POSTGRES_URL";
@@ -44,13 +45,14 @@ public final class TestStore implements AutoCloseable {
     public static TestStore create(Dialect kind) {
         try {
             Path dir = Files.createTempDirectory("slipway-test-");
-            if (kind == Dialect.H2) return new TestStore(kind, dir, Database.h2Url(dir), null);
+            if (kind == Dialect.H2) {
+                StoreTemplates.copyH2(dir);
+                return new TestStore(kind, dir, Database.h2Url(dir), null);
+            }
             String admin = System.getenv(POSTGRES_ENV);
             if (admin == null || admin.isBlank()) throw new IllegalStateException(POSTGRES_ENV + " is not set");
             String name = "slipway_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-            try (var c = DriverManager.getConnection(admin); var s = c.createStatement()) {
-                s.execute("CREATE DATABASE " + name);
-            }
+            StoreTemplates.createPostgres(admin, name);
             return new TestStore(kind, dir, withDatabase(admin, name), name);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create a " + kind + " test store: " + e.getMessage(), e);
