@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.client.logs.LogLines;
 import dev.slipway.projects.NewProject;
+import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -26,6 +27,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The slipway client against a real server, real git host, real builds and real apps: runs, exit codes, retries. */
 @EachStore
@@ -178,6 +180,9 @@ class ClientRunTest {
 
     @Test
     void aRateLimitedDeployWaitsForRetryAfterAndDeploysOnce() {
+        // the client's side of a 429 is the same over either store, and a quota refills only once its minute is up:
+        // one minute's wait is enough (RateLimitTest holds the server's 429 and Retry-After on both stores)
+        assumeTrue(server.kind() == Dialect.H2, "the client's retry is tested once, on the embedded store");
         var limited = server.tenant(Tier.FREE, 10);
         String repo = "acme/limited-" + UUID.randomUUID().toString().substring(0, 8);
         server.git().createRepo(repo);
