@@ -1,9 +1,22 @@
 package dev.slipway.build;
 
-import dev.slipway.logs.Masker;
+import dev.slipway.build.cache.BuildCache;
+import dev.slipway.build.detect.FrameworkDetector;
+import dev.slipway.build.detect.Procfile;
+import dev.slipway.build.detect.PythonApps;
+import dev.slipway.build.detect.StartCommands;
+import dev.slipway.build.node.DevDependencies;
+import dev.slipway.build.node.NextStandalone;
+import dev.slipway.build.node.NodeBuild;
+import dev.slipway.build.node.PackageWorkspaces;
+import dev.slipway.build.python.PythonBuild;
+import dev.slipway.build.statics.StaticOutput;
+import dev.slipway.build.toolchain.Toolchain;
+import dev.slipway.build.toolchain.Toolchains;
 import dev.slipway.core.Ids;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.logs.Masker;
 import dev.slipway.net.DatabaseEndpoint;
 
 import java.io.IOException;
@@ -39,8 +52,8 @@ public final class Builder {
         this.store = store;
         this.clock = clock;
         this.ids = new Ids(clock);
-        this.toolchains = new Toolchains(new ToolStore(config.toolchainsDir(), new NpmRegistry(config.toolchainRegistry())), clock);
-        this.buildCache = new BuildCache(new CacheStore(config.buildCacheDir(), config.cacheMb() * 1_000_000L, clock), runner.confinement());
+        this.toolchains = Toolchains.in(config.toolchainsDir(), config.toolchainRegistry(), clock);
+        this.buildCache = BuildCache.in(config.buildCacheDir(), config.cacheMb() * 1_000_000L, clock, runner.confinement());
     }
 
     /**

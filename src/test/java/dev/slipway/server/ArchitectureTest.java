@@ -4,6 +4,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.slipway.Main;
+import dev.slipway.build.Builder;
 import dev.slipway.client.Client;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,15 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("dev.slipway.client..").and().resideOutsideOfPackage("dev.slipway.client")
                 .should().dependOnClassesThat().resideInAPackage("dev.slipway.client")
                 .because("the client's root holds only its entry point, which registers every command")
+                .check(product);
+    }
+
+    @Test
+    void theBuildEnginesPartsDependOnEachOtherOneWay() {
+        slices().matching("dev.slipway.build.(*)..").should().beFreeOfCycles().check(product);
+        noClasses().that().resideInAPackage("dev.slipway.build").and().doNotBelongToAnyOf(Builder.class)
+                .should().dependOnClassesThat(resideInAPackage("dev.slipway.build..").and(not(resideInAPackage("dev.slipway.build"))))
+                .because("the engine's root holds its entry point, which runs every part, and what the parts share")
                 .check(product);
     }
 
