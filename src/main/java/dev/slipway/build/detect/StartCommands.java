@@ -53,7 +53,7 @@ public final class StartCommands {
         return List.copyOf(out);
     }
 
-    public static List<String> nextjs(Path root, PackageJson pkg) {
+    static List<String> nextjs(Path root, PackageJson pkg) {
         return nextjs(root, pkg, NPM_START);
     }
 
@@ -62,7 +62,7 @@ public final class StartCommands {
         return startScript(root, pkg, scriptStart).orElseGet(() -> nextStart(root, List.of()));
     }
 
-    public static List<String> express(Path root, PackageJson pkg) {
+    static List<String> express(Path root, PackageJson pkg) {
         return express(root, pkg, NPM_START);
     }
 

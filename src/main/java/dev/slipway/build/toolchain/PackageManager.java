@@ -58,17 +58,17 @@ public record PackageManager(Kind kind, boolean locked, Path program) {
      * @param hash   corepack's {@code +sha512.<hex>} suffix of packageManager, checked against the download
      * @param reason for the build log
      */
-    public record Request(Kind kind, boolean locked, String range, String hash, String reason) {}
+    record Request(Kind kind, boolean locked, String range, String hash, String reason) {}
 
     private static final List<String> NPM_FLAGS = List.of("--no-audit", "--no-fund", "--prefer-offline", "--include=dev");
     private static final Pattern FIELD = Pattern.compile("(pnpm|yarn|npm|bun)@([^+\\s]+)(?:\\+((?:sha1|sha224|sha256|sha384|sha512)\\.[0-9a-fA-F]+))?");
     private static final Pattern PNPM_LOCK = Pattern.compile("(?m)^lockfileVersion:\\s*['\"]?(\\d+)(?:\\.(\\d+))?");
     private static final List<String> BUN_PLACES = List.of("/usr/local/bin/bun", "/usr/bin/bun");
     /** Without packageManager, a bun lockfile installs with the newest bun of this major (it reads both lockfile formats). */
-    public static final String BUN_MAJOR = "1";
+    static final String BUN_MAJOR = "1";
 
     /** What the app in {@code dir} asks for; a {@link BuildException} when packageManager is malformed. */
-    public static Request requested(Path dir) {
+    static Request requested(Path dir) {
         Optional<String[]> field = field(dir);
         String fieldText = field.map(f -> "packageManager " + f[0] + "@" + f[1] + " in package.json").orElse(null);
         if (exists(dir, "package-lock.json") || exists(dir, "npm-shrinkwrap.json")) {
@@ -112,7 +112,7 @@ public record PackageManager(Kind kind, boolean locked, Path program) {
      * The machine's bun, for when bun's build cannot be had from the registry ({@code fromRegistry} says why);
      * else a failure that says what to do.
      */
-    public static Path bun(String fromRegistry) {
+    static Path bun(String fromRegistry) {
         return BUN_PLACES.stream().map(Path::of).filter(Files::isExecutable).findFirst().orElseThrow(() -> new BuildException(
                 "the app uses bun (it has a bun lockfile or packageManager bun@…) and bun is not available on this build "
                         + "server: " + fromRegistry + ", and there is no /usr/local/bin/bun or /usr/bin/bun; ask the operator "
