@@ -37,6 +37,11 @@ import java.util.Set;
  * Turns a source tree into an immutable {@link Artifact}: copy into a workspace, detect the framework,
  * install and build there, move the result to {@code <data dir>/artifacts/<id>}, freeze it, record it.
  * Python apps get their venv after the move, because a venv only works where it was made.
+ *
+ * <p>Its parts, one package each: {@code detect} (what the app is, and the command that starts it), {@code
+ * toolchain} (the Node and package manager an app asks for), {@code cache} (installed packages reused between
+ * builds), and a package per kind of build ({@code node}, {@code python}, {@code statics}). This package holds
+ * what they share: running a build's commands ({@link Steps}), file trees, package.json and the artifacts.
  */
 public final class Builder {
     private final BuildConfig config;
