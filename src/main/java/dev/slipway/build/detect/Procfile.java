@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 
 /** Reads the {@code web:} process of a Heroku-style Procfile; it overrides the detected start command. */
 public final class Procfile {
-    public static final String FILE = "Procfile";
+    static final String FILE = "Procfile";
     private static final Pattern LINE = Pattern.compile("^([A-Za-z0-9_-]+)\\s*:\\s*(.*)$");
 
     private Procfile() {}
