@@ -1,20 +1,35 @@
 package dev.slipway.build;
 
-import dev.slipway.logs.Masker;
+import dev.slipway.build.cache.BuildCache;
+import dev.slipway.build.detect.FrameworkDetector;
+import dev.slipway.build.detect.Procfile;
+import dev.slipway.build.detect.PythonApps;
+import dev.slipway.build.detect.StartCommands;
+import dev.slipway.build.node.DevDependencies;
+import dev.slipway.build.node.NextStandalone;
+import dev.slipway.build.node.NodeBuild;
+import dev.slipway.build.node.PackageWorkspaces;
+import dev.slipway.build.python.PythonBuild;
+import dev.slipway.build.statics.StaticOutput;
+import dev.slipway.build.toolchain.Toolchain;
+import dev.slipway.build.toolchain.Toolchains;
 import dev.slipway.core.Ids;
+import dev.slipway.isolation.Sandbox;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
-import dev.slipway.net.DatabaseEndpoint;
+import dev.slipway.logs.Masker;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -22,6 +37,11 @@ import java.util.Set;
  * Turns a source tree into an immutable {@link Artifact}: copy into a workspace, detect the framework,
  * install and build there, move the result to {@code <data dir>/artifacts/<id>}, freeze it, record it.
  * Python apps get their venv after the move, because a venv only works where it was made.
+ *
+ * <p>Its parts, one package each: {@code detect} (what the app is, and the command that starts it), {@code
+ * toolchain} (the Node and package manager an app asks for), {@code cache} (installed packages reused between
+ * builds), and a package per kind of build ({@code node}, {@code python}, {@code statics}). This package holds
+ * what they share: running a build's commands ({@link Steps}), file trees, package.json and the artifacts.
  */
 public final class Builder {
     private final BuildConfig config;
@@ -39,169 +59,18 @@ public final class Builder {
         this.store = store;
         this.clock = clock;
         this.ids = new Ids(clock);
-        this.toolchains = new Toolchains(new ToolStore(config.toolchainsDir(), new NpmRegistry(config.toolchainRegistry())), clock);
-        this.buildCache = new BuildCache(new CacheStore(config.buildCacheDir(), config.cacheMb() * 1_000_000L, clock), runner.confinement());
+        this.toolchains = Toolchains.in(config.toolchainsDir(), config.toolchainRegistry(), clock);
+        this.buildCache = BuildCache.in(config.buildCacheDir(), config.cacheMb() * 1_000_000L, clock, runner.confinement());
     }
 
     /**
      * Builds and records an artifact. Every step and every line of output goes to {@code log}; on failure
      * the reason is logged at error level too, so the caller need not log it again.
      *
-     * @param sourceDir    the checked-out source; it is copied, never modified
-     * @param frameworkOrNull the project's framework setting, or null to detect it
-     * @param env          the app's environment variables (DATABASE_URL included), available to every step
-     * @param secretValues values masked in the log
      * @throws BuildException with a message for the user when the app cannot be built
      */
-    public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
-                          Map<String, String> env, Set<String> secretValues, LogSink log) {
-        return build(projectId, commitSha, sourceDir, frameworkOrNull, null, env, secretValues, log);
-    }
-
-    /**
-     * As above, for an app in a folder of its source ({@code appDir}, e.g. {@code apps/web}; null: the top).
-     * Detection, build, start and static output all happen in that folder; with npm, pnpm or yarn workspaces
-     * the install runs at the workspace's root.
-     */
-    public Artifact build(String projectId, String commitSha, Path sourceDir, String frameworkOrNull, String appDir,
-                          Map<String, String> env, Set<String> secretValues, LogSink log) {
-        return build(null, projectId, commitSha, sourceDir, frameworkOrNull, appDir, env, secretValues, log);
-    }
-
-    /**
-     * As above, for a project of {@code accountId}: a Node build reuses the packages an earlier build of the
-     * project installed with the same {@link CacheKey} ({@link BuildCache}); null: no build cache.
-     */
-    public Artifact build(String accountId, String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
-                          String appDir, Map<String, String> env, Set<String> secretValues, LogSink log) {
-        return build(accountId, projectId, commitSha, sourceDir, frameworkOrNull, appDir, env, null, secretValues, log);
-    }
-
-    /**
-     * As above, with the project's database as the platform recorded it (null: none): the one database the
-     * build's steps may reach, whatever their variables say.
-     */
-    public Artifact build(String accountId, String projectId, String commitSha, Path sourceDir, String frameworkOrNull,
-                          String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
-                          LogSink log) {
-        Instant started = clock.instant();
-        String id = ids.next("art");
-        Path workspace = config.workspacesDir().resolve(id);
-        Path root = config.artifactsDir().resolve(id);
-        Path cache = config.cacheDir(projectId);
-        Steps steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), env), secretValues,
-                config.commandTimeout(), new CommandRunner.Confine(dev.slipway.isolation.Sandbox.BUILD_PREFIX + id, projectId, cache, config.limits(),
-                database));
-        try {
-            Files.createDirectories(config.workspacesDir());
-            Files.createDirectories(config.artifactsDir());
-            Files.createDirectories(cache.resolve("npm"));
-            runner.confinement().handOver(cache, projectId);
-            log.log(Level.INFO, "Copying the source" + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
-            Trees.copySource(sourceDir, workspace);
-            runner.confinement().handOver(workspace, projectId);
-            Path app = appDir == null ? workspace : workspace.resolve(appDir).normalize();
-            if (!app.startsWith(workspace) || !Files.isDirectory(app, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                throw new BuildException("the root directory " + appDir + " does not exist in the source"
-                        + (commitSha == null ? "" : " at commit " + shortSha(commitSha)));
-            }
-            if (appDir != null) log.log(Level.INFO, "Root directory: " + appDir);
-
-            FrameworkDetector.Detection detection = detector.detect(app, frameworkOrNull);
-            Framework framework = detection.framework();
-            log.log(Level.INFO, "Detected framework " + framework.id() + " (" + detection.reason() + ")");
-            Optional<List<String>> procfile = Procfile.web(app);
-            procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
-
-            Optional<PackageJson> pkg = PackageJson.read(app);
-            Toolchain toolchain = Toolchain.SYSTEM;
-            boolean ownInstall = false;
-            if (framework.isNodeServer() || (framework.isStatic() && pkg.isPresent())) {
-                PackageJson p = pkg.orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
-                Path installDir = PackageWorkspaces.rootOf(workspace, app);
-                if (!installDir.equals(app)) {
-                    log.log(Level.INFO, "Installing at the workspace root " + (installDir.equals(workspace) ? "/"
-                            : workspace.relativize(installDir).toString()) + "; building in " + appDir);
-                }
-                toolchain = toolchains.prepare(installDir, log);
-                Steps nodeSteps = toolchain.on(steps);
-                NodeBuild node = new NodeBuild(nodeSteps, toolchain.packageManager());
-                try (BuildCache.Use cached = buildCache.open(accountId, projectId, workspace, installDir, app, toolchain,
-                        nodeSteps.env().get("PATH"), env, p.dependsOn("next"), log)) {
-                    if (!cached.restore()) {
-                        node.install(installDir, log);
-                        cached.snapshot();
-                    }
-                    node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
-                    cached.keep();
-                }
-                ownInstall = installDir.equals(app);
-            }
-
-            Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
-            Path built = appDir == null ? root : root.resolve(appDir);
-
-            List<String> start = List.of();
-            List<String> scriptStart = toolchain.packageManager().start();
-            StaticOutput site = null;
-            Set<String> writable = Set.of();
-            if (framework.isStatic()) {
-                site = StaticOutput.find(built, pkg, framework);
-                long freed = Trees.keepOnly(root, site.dir());
-                if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
-                if (procfile.isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
-            } else if (framework.isNodeServer()) {
-                boolean standalone = framework == Framework.NEXTJS && procfile.isEmpty() && NextStandalone.adopt(root, built, log);
-                start = standalone ? NextStandalone.START : procfile.map(p -> StartCommands.procfile(built, p)).orElseGet(() -> framework == Framework.NEXTJS
-                        ? StartCommands.nextjs(built, pkg.get(), scriptStart) : StartCommands.express(built, pkg.get(), scriptStart));
-                if (!standalone && ownInstall) {
-                    new DevDependencies(toolchain.on(steps), toolchain.packageManager(), config.workspacesDir().resolve(id + ".prune"))
-                            .prune(root, built, pkg.get(), start, log);
-                } else if (!standalone && !pkg.get().devDependencies().isEmpty()) {
-                    log.log(Level.INFO, "Dev dependencies kept: the packages are installed at the workspace root");
-                }
-                if (framework == Framework.NEXTJS) {
-                    // next start writes its image and fetch caches here
-                    writable = Set.of(root.relativize(built.resolve(".next/cache")).toString());
-                    Files.createDirectories(built.resolve(".next/cache"));
-                }
-            } else {
-                PythonBuild python = new PythonBuild(steps, config.python());
-                python.install(built, log);
-                if (procfile.isPresent()) {
-                    start = StartCommands.procfile(built, procfile.get());
-                } else {
-                    PythonApps.Entry entry = framework == Framework.PYTHON_FASTAPI ? PythonApps.fastapi(built) : PythonApps.any(built);
-                    log.log(Level.INFO, "Serving " + entry.target() + " from " + entry.file() + " with "
-                            + (entry.asgi() ? "uvicorn (ASGI)" : "gunicorn (WSGI)"));
-                    python.checkServer(built, entry);
-                    start = StartCommands.python(built, entry);
-                }
-            }
-
-            long size = Trees.freeze(root, writable);
-            Duration took = Duration.between(started, clock.instant());
-            Artifact artifact = new Artifact(id, projectId, framework.id(), commitSha, root, start,
-                    site == null ? null : site.dir(), site != null && site.spaFallback(), appDir, clock.instant(),
-                    toolchain.homes());
-            store.save(artifact, size, took);
-            log.log(Level.INFO, site != null ? "Static site: serving " + describe(built, site)
-                    : "Start command: " + CommandRunner.display(start, built));
-            log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
-                    + megabytes(size) + ")");
-            return artifact;
-        } catch (BuildException e) {
-            cleanUp(workspace, root);
-            Masker masker = new Masker(secretValues);
-            String message = masker.mask(e.getMessage());
-            log.log(Level.ERROR, "Build failed: " + message);
-            if (message.equals(e.getMessage())) throw e;
-            throw new BuildException(message, e.exitCode(), e.lastLines());
-        } catch (IOException | RuntimeException e) {
-            cleanUp(workspace, root);
-            log.log(Level.ERROR, "Build failed: the build server could not prepare the files (" + e.getMessage() + ")");
-            throw new BuildException("the build server could not prepare the files: " + e.getMessage(), e);
-        }
+    public Artifact build(BuildRequest request, LogSink log) {
+        return new Build(request, log).run();
     }
 
     /**
@@ -228,12 +97,190 @@ public final class Builder {
         return deleted;
     }
 
+    /** What detection found in the app's folder. */
+    private record Detected(Framework framework, Optional<List<String>> procfile, Optional<PackageJson> pkg) {}
+
+    /** The toolchain a Node app was installed with; {@code atApp}: installed in its own folder, not a workspace root. */
+    private record Installed(Toolchain toolchain, boolean atApp) {
+        static final Installed NOTHING = new Installed(Toolchain.SYSTEM, false);
+    }
+
+    /** How the artifact is served: a start command, or the static site's folder; and what stays writable. */
+    private record Served(List<String> start, StaticOutput site, Set<String> writable) {}
+
+    /** One build, from the copy of its source to its recorded artifact. */
+    private final class Build {
+        private final BuildRequest request;
+        private final LogSink log;
+        private final Instant started = clock.instant();
+        private final String id = ids.next("art");
+        private final Path workspace = config.workspacesDir().resolve(id);
+        private final Path root = config.artifactsDir().resolve(id);
+        private final Path cache;
+        private final Steps steps;
+
+        Build(BuildRequest request, LogSink log) {
+            this.request = request;
+            this.log = log;
+            this.cache = config.cacheDir(request.projectId());
+            this.steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), request.env()),
+                    request.secretValues(), config.commandTimeout(), new CommandRunner.Confine(Sandbox.BUILD_PREFIX + id,
+                    request.projectId(), cache, config.limits(), request.database()));
+        }
+
+        Artifact run() {
+            try {
+                Path app = copySource();
+                Detected detected = detect(app);
+                Installed installed = installNode(app, detected);
+                Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
+                Path built = request.appDir() == null ? root : root.resolve(request.appDir());
+                Served served = detected.framework().isStatic() ? staticSite(built, detected)
+                        : detected.framework().isNodeServer() ? nodeServer(built, detected, installed)
+                        : pythonApp(built, detected);
+                return record(built, detected.framework(), installed.toolchain(), served);
+            } catch (BuildException e) {
+                cleanUp(workspace, root);
+                throw masked(e);
+            } catch (IOException | RuntimeException e) {
+                cleanUp(workspace, root);
+                log.log(Level.ERROR, "Build failed: the build server could not prepare the files (" + e.getMessage() + ")");
+                throw new BuildException("the build server could not prepare the files: " + e.getMessage(), e);
+            }
+        }
+
+        /** Copies the source into the workspace, for the project's uid; returns the app's folder there. */
+        private Path copySource() throws IOException {
+            Files.createDirectories(config.workspacesDir());
+            Files.createDirectories(config.artifactsDir());
+            Files.createDirectories(cache.resolve("npm"));
+            runner.confinement().handOver(cache, request.projectId());
+            log.log(Level.INFO, "Copying the source" + atCommit());
+            Trees.copySource(request.sourceDir(), workspace);
+            runner.confinement().handOver(workspace, request.projectId());
+            String appDir = request.appDir();
+            Path app = appDir == null ? workspace : workspace.resolve(appDir).normalize();
+            if (!app.startsWith(workspace) || !Files.isDirectory(app, LinkOption.NOFOLLOW_LINKS)) {
+                throw new BuildException("the root directory " + appDir + " does not exist in the source" + atCommit());
+            }
+            if (appDir != null) log.log(Level.INFO, "Root directory: " + appDir);
+            return app;
+        }
+
+        private Detected detect(Path app) {
+            FrameworkDetector.Detection detection = detector.detect(app, request.framework());
+            log.log(Level.INFO, "Detected framework " + detection.framework().id() + " (" + detection.reason() + ")");
+            Optional<List<String>> procfile = Procfile.web(app);
+            procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
+            return new Detected(detection.framework(), procfile, PackageJson.read(app));
+        }
+
+        /**
+         * Installs a Node app's packages (at its workspace's root, reusing the build cache when it can) and runs
+         * its build; a Node server and a static site with a package.json have one, other apps nothing to do here.
+         */
+        private Installed installNode(Path app, Detected detected) {
+            Framework framework = detected.framework();
+            if (!framework.isNodeServer() && !(framework.isStatic() && detected.pkg().isPresent())) return Installed.NOTHING;
+            PackageJson p = detected.pkg().orElseThrow(() -> new BuildException(framework.id() + " needs a package.json and there is none"));
+            Path installDir = PackageWorkspaces.rootOf(workspace, app);
+            if (!installDir.equals(app)) {
+                log.log(Level.INFO, "Installing at the workspace root " + (installDir.equals(workspace) ? "/"
+                        : workspace.relativize(installDir).toString()) + "; building in " + request.appDir());
+            }
+            Toolchain toolchain = toolchains.prepare(installDir, log);
+            Steps nodeSteps = toolchain.on(steps);
+            NodeBuild node = new NodeBuild(nodeSteps, toolchain.packageManager());
+            try (BuildCache.Use cached = buildCache.open(request.accountId(), request.projectId(), workspace, installDir, app,
+                    toolchain, nodeSteps.env().get("PATH"), request.env(), p.dependsOn("next"), log)) {
+                if (!cached.restore()) {
+                    node.install(installDir, log);
+                    cached.snapshot();
+                }
+                node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                cached.keep();
+            }
+            return new Installed(toolchain, installDir.equals(app));
+        }
+
+        /** Keeps only the site's files. */
+        private Served staticSite(Path built, Detected detected) throws IOException {
+            StaticOutput site = StaticOutput.find(built, detected.pkg(), detected.framework());
+            long freed = Trees.keepOnly(root, site.dir());
+            if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
+            if (detected.procfile().isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
+            return new Served(List.of(), site, Set.of());
+        }
+
+        /** Next's standalone server when it built one; else the start command, with the dev dependencies dropped. */
+        private Served nodeServer(Path built, Detected detected, Installed installed) throws IOException {
+            Framework framework = detected.framework();
+            PackageJson pkg = detected.pkg().get();
+            List<String> scriptStart = installed.toolchain().packageManager().start();
+            boolean standalone = framework == Framework.NEXTJS && detected.procfile().isEmpty() && NextStandalone.adopt(root, built, log);
+            List<String> start = standalone ? NextStandalone.START : detected.procfile().map(p -> StartCommands.procfile(built, p))
+                    .orElseGet(() -> framework == Framework.NEXTJS ? StartCommands.nextjs(built, pkg, scriptStart)
+                            : StartCommands.express(built, pkg, scriptStart));
+            if (!standalone && installed.atApp()) {
+                new DevDependencies(installed.toolchain().on(steps), installed.toolchain().packageManager(),
+                        config.workspacesDir().resolve(id + ".prune")).prune(root, built, pkg, start, log);
+            } else if (!standalone && !pkg.devDependencies().isEmpty()) {
+                log.log(Level.INFO, "Dev dependencies kept: the packages are installed at the workspace root");
+            }
+            if (framework != Framework.NEXTJS) return new Served(start, null, Set.of());
+            // next start writes its image and fetch caches here
+            Files.createDirectories(built.resolve(".next/cache"));
+            return new Served(start, null, Set.of(root.relativize(built.resolve(".next/cache")).toString()));
+        }
+
+        /** Makes the venv where the app will run, then finds and checks its server unless a Procfile names it. */
+        private Served pythonApp(Path built, Detected detected) {
+            PythonBuild python = new PythonBuild(steps, config.python());
+            python.install(built, log);
+            if (detected.procfile().isPresent()) {
+                return new Served(StartCommands.procfile(built, detected.procfile().get()), null, Set.of());
+            }
+            PythonApps.Entry entry = detected.framework() == Framework.PYTHON_FASTAPI ? PythonApps.fastapi(built) : PythonApps.any(built);
+            log.log(Level.INFO, "Serving " + entry.target() + " from " + entry.file() + " with "
+                    + (entry.asgi() ? "uvicorn (ASGI)" : "gunicorn (WSGI)"));
+            python.checkServer(built, entry);
+            return new Served(StartCommands.python(built, entry), null, Set.of());
+        }
+
+        /** Freezes the artifact and records it. */
+        private Artifact record(Path built, Framework framework, Toolchain toolchain, Served served) throws IOException {
+            long size = Trees.freeze(root, served.writable());
+            Duration took = Duration.between(started, clock.instant());
+            StaticOutput site = served.site();
+            Artifact artifact = new Artifact(id, request.projectId(), framework.id(), request.commitSha(), root, served.start(),
+                    site == null ? null : site.dir(), site != null && site.spaFallback(), request.appDir(), clock.instant(),
+                    toolchain.homes());
+            store.save(artifact, size, took);
+            log.log(Level.INFO, site != null ? "Static site: serving " + describe(built, site)
+                    : "Start command: " + CommandRunner.display(served.start(), built));
+            log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
+                    + megabytes(size) + ")");
+            return artifact;
+        }
+
+        /** The failure, logged, with the request's secret values masked in its message. */
+        private BuildException masked(BuildException e) {
+            String message = new Masker(request.secretValues()).mask(e.getMessage());
+            log.log(Level.ERROR, "Build failed: " + message);
+            return message.equals(e.getMessage()) ? e : new BuildException(message, e.exitCode(), e.lastLines());
+        }
+
+        private String atCommit() {
+            return request.commitSha() == null ? "" : " at commit " + shortSha(request.commitSha());
+        }
+    }
+
     private static List<Path> children(Path dir) {
         if (!Files.isDirectory(dir)) return List.of();
         try (var entries = Files.list(dir)) {
             return entries.toList();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot list " + dir, e);
+            throw new UncheckedIOException("cannot list " + dir, e);
         }
     }
 
@@ -257,6 +304,6 @@ public final class Builder {
     }
 
     private static String megabytes(long bytes) {
-        return String.format(java.util.Locale.ROOT, "%.1f MB", bytes / 1_000_000.0);
+        return String.format(Locale.ROOT, "%.1f MB", bytes / 1_000_000.0);
     }
 }

@@ -101,11 +101,11 @@ public final class CommandRunner {
             this(name, projectId, cacheDir, limits, null);
         }
 
-        Confine withReadOnly(List<Path> paths) {
+        public Confine withReadOnly(List<Path> paths) {
             return new Confine(name, projectId, cacheDir, limits, paths, database);
         }
 
-        Confine withoutDatabase() {
+        public Confine withoutDatabase() {
             return new Confine(name, projectId, cacheDir, limits, readOnly, null);
         }
     }
@@ -329,7 +329,7 @@ public final class CommandRunner {
     }
 
     /** The command as a person would type it; a program inside the work dir is shown relative to it. */
-    static String display(List<String> argv, Path workDir) {
+    public static String display(List<String> argv, Path workDir) {
         List<String> shown = new ArrayList<>(argv);
         Path program = Path.of(argv.get(0));
         Path dir = workDir.toAbsolutePath().normalize();
@@ -338,7 +338,7 @@ public final class CommandRunner {
                 .collect(Collectors.joining(" "));
     }
 
-    static String human(Duration d) {
+    public static String human(Duration d) {
         if (d.toMillis() < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
         return d.toMinutes() + " min" + (d.toSecondsPart() == 0 ? "" : " " + d.toSecondsPart() + " s");
     }

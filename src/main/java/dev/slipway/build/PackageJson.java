@@ -11,13 +11,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The parts of a package.json the build reads. */
-record PackageJson(Map<String, String> dependencies, Map<String, String> devDependencies,
+public record PackageJson(Map<String, String> dependencies, Map<String, String> devDependencies,
                    Map<String, String> scripts, String main) {
-    static final String FILE = "package.json";
+    public static final String FILE = "package.json";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** Empty when the directory has no package.json; a clear {@link BuildException} when it is not valid. */
-    static Optional<PackageJson> read(Path dir) {
+    public static Optional<PackageJson> read(Path dir) {
         Path file = dir.resolve(FILE);
         if (!Files.isRegularFile(file)) return Optional.empty();
         JsonNode root;
@@ -33,11 +33,11 @@ record PackageJson(Map<String, String> dependencies, Map<String, String> devDepe
                 strings(root, "scripts"), main != null && main.isTextual() ? main.asText() : null));
     }
 
-    boolean dependsOn(String name) {
+    public boolean dependsOn(String name) {
         return dependencies.containsKey(name) || devDependencies.containsKey(name);
     }
 
-    Optional<String> script(String name) {
+    public Optional<String> script(String name) {
         String s = scripts.get(name);
         return s == null || s.isBlank() ? Optional.empty() : Optional.of(s.strip());
     }

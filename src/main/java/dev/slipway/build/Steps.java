@@ -8,18 +8,18 @@ import java.util.Map;
 import java.util.Set;
 
 /** Runs the commands of one build with its environment, secrets, timeout and confinement. */
-record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout,
+public record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout,
              CommandRunner.Confine confine) {
-    CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
+    public CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
         return runner.run(command(argv, dir), log);
     }
 
     /** Runs a command whose failure the caller handles, so its errors are logged as warnings. */
-    CommandRunner.Result attempt(List<String> argv, Path dir, LogSink log) {
+    public CommandRunner.Result attempt(List<String> argv, Path dir, LogSink log) {
         return runner.run(command(argv, dir).asAttempt(), log);
     }
 
-    Steps withEnv(String name, String value) {
+    public Steps withEnv(String name, String value) {
         Map<String, String> more = new java.util.HashMap<>(env);
         more.put(name, value);
         return new Steps(runner, more, secrets, timeout, confine);

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Set;
 
 /** File-tree operations of the build: copy a source tree, measure, freeze and delete an artifact. */
-final class Trees {
+public final class Trees {
     private static final Set<PosixFilePermission> WRITE = EnumSet.of(PosixFilePermission.OWNER_WRITE,
             PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
 
@@ -89,7 +89,7 @@ final class Trees {
     }
 
     /** What {@link #mirror} does with what it makes: the folders and links it made, and each regular file. */
-    interface Mirror {
+    public interface Mirror {
         void file(Path file, Path target, BasicFileAttributes attrs) throws IOException;
 
         default void made(Path folderOrLink) throws IOException {}
@@ -100,7 +100,7 @@ final class Trees {
      * {@code to} is kept), symbolic links copied as links and never followed, each regular file given to
      * {@code files}; anything else is left out.
      */
-    static void mirror(Path from, Path to, Mirror files) throws IOException {
+    public static void mirror(Path from, Path to, Mirror files) throws IOException {
         Files.createDirectories(to.getParent());
         Files.walkFileTree(from, new SimpleFileVisitor<>() {
             @Override
@@ -131,7 +131,7 @@ final class Trees {
      * that costs no data, and stays whole while the original's files are unlinked. {@code to} must be on
      * the same file system.
      */
-    static void linkCopy(Path from, Path to) throws IOException {
+    public static void linkCopy(Path from, Path to) throws IOException {
         mirror(from, to, (file, target, attrs) -> Files.createLink(target, file));
     }
 
@@ -139,7 +139,7 @@ final class Trees {
      * Whether {@code inside} is below {@code root} without a symbolic link on the way, itself included. The
      * server works as root on trees a tenant's build wrote: a link there must never lead it elsewhere.
      */
-    static boolean linkFree(Path root, Path inside) {
+    public static boolean linkFree(Path root, Path inside) {
         if (!inside.normalize().startsWith(root.normalize())) return false;
         Path p = root;
         for (Path part : root.relativize(inside)) {
@@ -151,7 +151,7 @@ final class Trees {
     }
 
     /** Deletes a tree, frozen or not; a missing tree is fine. */
-    static void delete(Path dir) {
+    public static void delete(Path dir) {
         dev.slipway.core.FileTrees.delete(dir);
     }
 

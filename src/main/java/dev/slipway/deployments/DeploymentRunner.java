@@ -3,6 +3,7 @@ package dev.slipway.deployments;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.images.ImageBuilder;
+import dev.slipway.build.BuildRequest;
 import dev.slipway.build.Builder;
 import dev.slipway.api.AppUrls;
 import dev.slipway.databases.DatabaseService;
@@ -202,8 +203,8 @@ public final class DeploymentRunner implements JobRunner {
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
-            artifact = p.builds().builder().build(project.accountId(), project.id(), source.commitSha(), source.dir(), project.framework(),
-                    project.rootDirectory(), buildEnv, run.database(), run.secretValues(), log);
+            artifact = p.builds().builder().build(new BuildRequest(project.accountId(), project.id(), source.commitSha(),
+                    source.dir(), project.framework(), project.rootDirectory(), buildEnv, run.database(), run.secretValues()), log);
         } finally {
             watch.ended();
         }

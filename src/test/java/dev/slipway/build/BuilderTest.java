@@ -58,7 +58,7 @@ class BuilderTest {
 
     private static Artifact build(Path source, String framework, Map<String, String> env, Set<String> secrets, RecordingLog log) {
         try {
-            Artifact a = builder.build("prj_test", "0123456789abcdef0123", source, framework, env, secrets, log);
+            Artifact a = builder.build(BuildRequest.of("prj_test", "0123456789abcdef0123", source, framework, env, secrets), log);
             System.out.println(a.framework() + ": " + log.messages().stream().filter(m -> m.startsWith("Build finished")).findFirst().orElse("?"));
             return a;
         } catch (BuildException e) {
@@ -246,7 +246,7 @@ class BuilderTest {
                 {"name": "broken", "version": "1.0.0", "scripts": {"build": "node fail.js"}}""");
         List<Path> before = artifactDirs();
         RecordingLog log = new RecordingLog();
-        assertThatThrownBy(() -> builder.build("prj_fail", null, source, "node-express", Map.of(), Set.of(), log))
+        assertThatThrownBy(() -> builder.build(BuildRequest.of("prj_fail", null, source, "node-express", Map.of(), Set.of()), log))
                 .isInstanceOfSatisfying(BuildException.class, e -> {
                     assertThat(e.getMessage()).isEqualTo("npm run build failed with exit code 1: Error: module 25 is broken");
                     assertThat(e.exitCode()).isEqualTo(1);
@@ -266,8 +266,8 @@ class BuilderTest {
         Path source = Fixtures.copy("node-plain", sources);
         Files.writeString(source.resolve("Procfile"), "web: node server.js --key sk_live_12345 | tee out.log\n");
         RecordingLog log = new RecordingLog();
-        assertThatThrownBy(() -> builder.build("prj_proc", null, source, "node-express", Map.of("KEY", "sk_live_12345"),
-                Set.of("sk_live_12345"), log))
+        assertThatThrownBy(() -> builder.build(BuildRequest.of("prj_proc", null, source, "node-express", Map.of("KEY", "sk_live_12345"),
+                Set.of("sk_live_12345")), log))
                 .isInstanceOf(BuildException.class)
                 .hasMessageContaining("--key ****")
                 .hasMessageContaining("the shell operator '|'")
@@ -281,7 +281,7 @@ class BuilderTest {
         Files.writeString(empty.resolve("README.md"), "hello");
         RecordingLog log = new RecordingLog();
         List<Path> before = artifactDirs();
-        assertThatThrownBy(() -> builder.build("prj_none", null, empty, null, Map.of(), Set.of(), log))
+        assertThatThrownBy(() -> builder.build(BuildRequest.of("prj_none", null, empty, null, Map.of(), Set.of()), log))
                 .isInstanceOf(BuildException.class).hasMessageStartingWith("could not detect the framework");
         assertThat(log.entries()).anyMatch(e -> e.level() == Level.ERROR && e.message().startsWith("Build failed: could not detect"));
         assertThat(artifactDirs()).containsExactlyInAnyOrderElementsOf(before);

@@ -45,7 +45,7 @@ class FailureReasonsTest {
 
     private static String reason(Path source, RecordingLog log) {
         BuildException e = catchThrowableOfType(BuildException.class,
-                () -> builder.build("prj_reasons", null, source, null, Map.of(), Set.of(), log));
+                () -> builder.build(BuildRequest.of("prj_reasons", null, source, null, Map.of(), Set.of()), log));
         assertThat(e).as(log.text()).isNotNull();
         return e.getMessage();
     }

@@ -1,5 +1,7 @@
 package dev.slipway.build;
 
+import dev.slipway.build.detect.CommandLine;
+
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

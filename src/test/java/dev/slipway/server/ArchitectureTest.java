@@ -4,9 +4,12 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.slipway.Main;
+import dev.slipway.build.Builder;
 import dev.slipway.client.Client;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
@@ -16,8 +19,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * The package graph of the product's code: no cycles, the HTTP toolkit below every feature, and the client
- * apart from the server (it talks to it over the HTTP API only).
+ * The package graph of the product's code: no cycles, the HTTP toolkit below every feature, the client
+ * apart from the server (it talks to it over the HTTP API only), and the build engine's parts in one direction.
  */
 class ArchitectureTest {
     private static JavaClasses product;
@@ -51,6 +54,23 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAPackage("dev.slipway.client")
                 .because("the client's root holds only its entry point, which registers every command")
                 .check(product);
+    }
+
+    @Test
+    void theBuildEnginesPartsDependOnEachOtherOneWay() {
+        slices().matching("dev.slipway.build.(*)..").should().beFreeOfCycles().check(product);
+        noClasses().that().resideInAPackage("dev.slipway.build").and().doNotBelongToAnyOf(Builder.class)
+                .should().dependOnClassesThat(resideInAPackage("dev.slipway.build..").and(not(resideInAPackage("dev.slipway.build"))))
+                .because("the engine's root holds its entry point, which runs every part, and what the parts share")
+                .check(product);
+        List<String> kinds = List.of("node", "python", "statics");
+        for (String kind : kinds) {
+            noClasses().that().resideInAPackage("dev.slipway.build." + kind + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(kinds.stream().filter(k -> !k.equals(kind))
+                            .map(k -> "dev.slipway.build." + k + "..").toArray(String[]::new))
+                    .because("each kind of build stands alone, so another kind is one more package")
+                    .check(product);
+        }
     }
 
     @Test

@@ -1,0 +1,34 @@
+package dev.slipway.build;
+
+import dev.slipway.net.DatabaseEndpoint;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What {@link Builder#build} builds, and with what.
+ *
+ * @param accountId    the project's account: a Node build reuses the packages an earlier build of the project
+ *                     installed with the same lockfile, toolchain and variables (the account's build cache); null:
+ *                     no build cache
+ * @param commitSha    the commit the source was checked out at; null when it did not come from git
+ * @param sourceDir    the checked-out source; it is copied, never modified
+ * @param framework    the project's framework setting, or null to detect it
+ * @param appDir       the app's folder in the source (e.g. {@code apps/web}), or null for the top. Detection, build,
+ *                     start and static output all happen in that folder; with npm, pnpm or yarn workspaces the
+ *                     install runs at the workspace's root
+ * @param env          the app's environment variables (DATABASE_URL included), available to every step
+ * @param database     the project's database as the platform recorded it, or null for none: the one database the
+ *                     build's steps may reach, whatever their variables say
+ * @param secretValues values masked in the log
+ */
+public record BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
+                           String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues) {
+
+    /** A build of the whole source, without an account (so without build cache) and without a database. */
+    public static BuildRequest of(String projectId, String commitSha, Path sourceDir, String framework,
+                                  Map<String, String> env, Set<String> secretValues) {
+        return new BuildRequest(null, projectId, commitSha, sourceDir, framework, null, env, null, secretValues);
+    }
+}

