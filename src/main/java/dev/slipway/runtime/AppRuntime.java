@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime
- * can implement the same contract later without touching callers.
+ * Runs deployed apps: as local processes ({@code runtime.local}) or as Kubernetes Deployments
+ * ({@code kubernetes}), behind the same contract, so callers never know which.
  */
 public interface AppRuntime extends AutoCloseable {
 

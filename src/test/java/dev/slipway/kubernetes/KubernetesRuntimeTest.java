@@ -40,7 +40,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.RetiringPool;
-import dev.slipway.runtime.RuntimeFixture;
+import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;

@@ -1,9 +1,17 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.StartFailedException;
+import dev.slipway.runtime.StoredInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
