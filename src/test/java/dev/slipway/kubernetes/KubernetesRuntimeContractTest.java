@@ -5,6 +5,7 @@ import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.AppRuntimeContract;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.testing.RecordingLog;
@@ -95,6 +96,16 @@ class KubernetesRuntimeContractTest extends AppRuntimeContract {
         objects.add(client.network().v1().networkPolicies().inNamespace(NS).withName(name).get());
         objects.add(client.secrets().inNamespace(NS).withName(Names.secret(spec.deploymentId())).get());
         assertThat(objects).containsOnlyNulls();
+    }
+
+    /** Scaled to zero with its objects kept: a cold rollback or a wake-up scales it up again. */
+    @Override
+    protected void assertStoppedHere(AppSpec spec, Instance stopped) {
+        String name = Names.deployment(spec.deploymentId());
+        assertThat(client.apps().deployments().inNamespace(NS).withName(name).get().getSpec().getReplicas()).isZero();
+        assertThat(client.services().inNamespace(NS).withName(name).get()).isNotNull();
+        assertThat(client.network().v1().networkPolicies().inNamespace(NS).withName(name).get()).isNotNull();
+        assertThat(client.secrets().inNamespace(NS).withName(Names.secret(spec.deploymentId())).get()).isNotNull();
     }
 
     @Override

@@ -53,6 +53,9 @@ public abstract class AppRuntimeContract {
     /** Asserts that nothing of the failed start of {@code spec} is left, by what this runtime would leave. */
     protected abstract void assertNothingLeftOf(AppSpec spec, RecordingLog log);
 
+    /** Asserts what this runtime's stop of {@code stopped} leaves (and what it does not). */
+    protected abstract void assertStoppedHere(AppSpec spec, Instance stopped);
+
     /** Called after every runtime of the test is closed: drops the test's state. */
     protected void afterRuntimesClosed() {
     }
@@ -140,6 +143,7 @@ public abstract class AppRuntimeContract {
         assertThat(runtime.active(stopped.deploymentId())).isEmpty();
         assertThat(runtime.serves(i.port())).isFalse();
         assertThat(runtime.list()).containsExactly(other);
+        assertStoppedHere(stopped, i);
 
         assertThatCode(() -> runtime.stop(stopped.deploymentId())).doesNotThrowAnyException();
         assertThatCode(() -> runtime.stop("dep_neverstarted")).doesNotThrowAnyException();

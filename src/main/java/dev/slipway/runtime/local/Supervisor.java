@@ -2,6 +2,8 @@ package dev.slipway.runtime.local;
 
 import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
 import dev.slipway.logs.Masker;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Backoff;
@@ -9,9 +11,6 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.OutputPump;
 import dev.slipway.runtime.RuntimeOptions;
-
-import dev.slipway.logs.Level;
-import dev.slipway.logs.LogSink;
 
 import java.io.IOException;
 import java.time.Clock;

@@ -4,6 +4,7 @@ import dev.slipway.core.MicrosClock;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.AppRuntimeContract;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.runtime.TestApps;
@@ -59,6 +60,13 @@ class LocalProcessRuntimeContractTest extends AppRuntimeContract {
     @Override
     protected void assertNothingLeftOf(AppSpec spec, RecordingLog log) {
         assertThat(TestApps.alive(log.printedPid(0))).as("the app process is gone").isFalse();
+        assertThat(store.find(spec.deploymentId())).isEmpty();
+    }
+
+    /** Its process is gone and its row too. */
+    @Override
+    protected void assertStoppedHere(AppSpec spec, Instance stopped) {
+        assertThat(TestApps.alive(stopped.pid())).as("the app process is gone").isFalse();
         assertThat(store.find(spec.deploymentId())).isEmpty();
     }
 
