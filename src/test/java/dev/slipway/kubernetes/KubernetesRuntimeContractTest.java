@@ -7,12 +7,15 @@ import dev.slipway.runtime.AppRuntimeContract;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.ProductionAddresses;
+import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.testing.RecordingLog;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -54,6 +57,10 @@ class KubernetesRuntimeContractTest extends AppRuntimeContract {
 
     @Override
     protected AppRuntime newRuntime(Duration healthTimeout) {
+        return kubernetesRuntime(healthTimeout);
+    }
+
+    private KubernetesRuntime kubernetesRuntime(Duration healthTimeout) {
         // the runtime closes its client on close(): each gets its own
         return new KubernetesRuntime(server.createClient(), KubernetesSettings.LOCAL.withEnabled(true), EgressAllow.NONE,
                 RuntimeOptions.defaults(REGIONS).withHealthTimeout(healthTimeout), Clock.systemUTC(),
@@ -106,6 +113,32 @@ class KubernetesRuntimeContractTest extends AppRuntimeContract {
         assertThat(client.services().inNamespace(NS).withName(name).get()).isNotNull();
         assertThat(client.network().v1().networkPolicies().inNamespace(NS).withName(name).get()).isNotNull();
         assertThat(client.secrets().inNamespace(NS).withName(Names.secret(spec.deploymentId())).get()).isNotNull();
+    }
+
+    /** Callers reach the production Service and the schedule on the Deployments through the runtime's accessors. */
+    @Test
+    void ownsTheProductionAddressesAndKeepsTheRetirementSchedule_kubeletAndKubeProxyPlayed() {
+        AppRuntime runtime = kubernetesRuntime(Duration.ofSeconds(60));
+        try {
+            ProductionAddresses addresses = runtime.productionAddresses().orElseThrow();
+            RetirementSchedule schedule = runtime.retirementSchedule().orElseThrow();
+            assertThat(addresses).isSameAs(runtime);
+            assertThat(schedule).isSameAs(runtime);
+            AppSpec spec = healthyApp();
+            runtime.start(spec, new RecordingLog());
+
+            Instance production = addresses.switchProduction(spec.projectId(), spec.deploymentId());
+            assertThat(answerAt(production)).isEqualTo(answerOf(spec));
+            assertThat(addresses.production(spec.projectId()))
+                    .hasValueSatisfying(p -> assertThat(p.deploymentId() + "@" + p.host() + ":" + p.port())
+                            .isEqualTo(spec.deploymentId() + "@" + production.host() + ":" + production.port()));
+
+            Instant stopAt = Instant.parse("2030-01-01T00:00:00Z");
+            schedule.retiringUntil(spec.deploymentId(), stopAt);
+            assertThat(schedule.retirements()).containsExactly(Map.entry(spec.deploymentId(), stopAt));
+        } finally {
+            runtime.close();
+        }
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
@@ -68,6 +69,17 @@ class LocalProcessRuntimeContractTest extends AppRuntimeContract {
     protected void assertStoppedHere(AppSpec spec, Instance stopped) {
         assertThat(TestApps.alive(stopped.pid())).as("the app process is gone").isFalse();
         assertThat(store.find(spec.deploymentId())).isEmpty();
+    }
+
+    @Test
+    void productionIsRoutedToTheInstanceAndTheRetirementScheduleIsTheRowsOnly() {
+        AppRuntime runtime = newRuntime(Duration.ofSeconds(60));
+        try {
+            assertThat(runtime.productionAddresses()).isEmpty();
+            assertThat(runtime.retirementSchedule()).isEmpty();
+        } finally {
+            runtime.close();
+        }
     }
 
     @Override
