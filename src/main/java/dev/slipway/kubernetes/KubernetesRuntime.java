@@ -38,7 +38,9 @@ import java.util.function.Predicate;
 
 /**
  * Runs each deployment as a Kubernetes Deployment of its OCI image, with a Secret, a Service and a
- * NetworkPolicy; production is a per-project Service whose selector moves ({@link ProductionSwitch}).
+ * NetworkPolicy; production is a per-project Service whose selector moves ({@link ProductionSwitch}), and a
+ * retirement's stop time is kept on its Deployment: the runtime is its own {@link ProductionAddresses} and
+ * {@link RetirementSchedule}.
  * The cluster is the state: what this server keeps is a cache of addresses, read again from the API
  * whenever a caller asks for an instance, so any server on the same store and cluster sees the same apps.
  * An {@link Instance} here has the Service's cluster IP and port, and pid 0 (no local process).
