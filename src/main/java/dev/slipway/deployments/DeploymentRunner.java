@@ -154,7 +154,7 @@ public final class DeploymentRunner implements JobRunner {
         Target production = target;
         if (target instanceof Target.Upstream) {
             String owner = serving.runtime().get(d.id()).isPresent() || d.rollbackOf() == null ? d.id() : p.switches().instanceOwner(d.rollbackOf());
-            production = serving.runtime().switchProduction(project.id(), owner)
+            production = serving.runtime().productionAddresses().map(a -> a.switchProduction(project.id(), owner))
                     .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
         }
         serving.routes().setProduction(project.name(), production);
@@ -164,7 +164,7 @@ public final class DeploymentRunner implements JobRunner {
             before.ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
                     () -> serving.routes().removeProduction(project.name()));
             if (previousOwner != null && production != target && serving.runtime().get(previousOwner).isPresent()) {
-                serving.runtime().switchProduction(project.id(), previousOwner);
+                serving.runtime().productionAddresses().ifPresent(a -> a.switchProduction(project.id(), previousOwner));
             }
             throw e;
         }

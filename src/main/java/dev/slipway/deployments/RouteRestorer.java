@@ -34,7 +34,9 @@ public final class RouteRestorer {
             deployments.find(project.productionDeploymentId()).ifPresent(d -> target(d).ifPresent(t -> {
                 // the runtime's production address when it has one (a Kubernetes Service that follows promotions)
                 routes.setProduction(project.name(), t instanceof Target.Upstream
-                        ? runtime.production(project.id()).<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(t) : t);
+                        ? runtime.productionAddresses().flatMap(a -> a.production(project.id()))
+                                .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(t)
+                        : t);
                 routes.setDeployment(project.name(), d.shortId(), t);
                 if (project.servedDomain() != null) routes.setDomain(project.servedDomain(), project.name());
             }));

@@ -73,7 +73,7 @@ public final class WarmSwitches {
             warm.before().ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
                     () -> serving.routes().removeProduction(project.name()));
             if (warm.previousOwner() != null && serving.runtime().get(warm.previousOwner()).isPresent()) {
-                serving.runtime().switchProduction(project.id(), warm.previousOwner());
+                serving.runtime().productionAddresses().ifPresent(a -> a.switchProduction(project.id(), warm.previousOwner()));
             }
             if (warm.reinstated()) serving.retiring().retire(warm.owner());
         } catch (RuntimeException e) {
@@ -86,7 +86,7 @@ public final class WarmSwitches {
      * runtime moves the project Service's selector to the instance's pods), else the instance itself.
      */
     private Target production(Project project, Instance instance) {
-        return serving.runtime().switchProduction(project.id(), instance.deploymentId())
+        return serving.runtime().productionAddresses().map(a -> a.switchProduction(project.id(), instance.deploymentId()))
                 .<Target>map(i -> new Target.Upstream(i.host(), i.port()))
                 .orElseGet(() -> new Target.Upstream(instance.host(), instance.port()));
     }

@@ -7,7 +7,9 @@ import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.runtime.StartFailedException;
 import io.fabric8.kubernetes.api.model.Service;
@@ -36,12 +38,14 @@ import java.util.function.Predicate;
 
 /**
  * Runs each deployment as a Kubernetes Deployment of its OCI image, with a Secret, a Service and a
- * NetworkPolicy; production is a per-project Service whose selector moves ({@link ProductionSwitch}).
+ * NetworkPolicy; production is a per-project Service whose selector moves ({@link ProductionSwitch}), and a
+ * retirement's stop time is kept on its Deployment: the runtime is its own {@link ProductionAddresses} and
+ * {@link RetirementSchedule}.
  * The cluster is the state: what this server keeps is a cache of addresses, read again from the API
  * whenever a caller asks for an instance, so any server on the same store and cluster sees the same apps.
  * An {@link Instance} here has the Service's cluster IP and port, and pid 0 (no local process).
  */
-public final class KubernetesRuntime implements AppRuntime {
+public final class KubernetesRuntime implements AppRuntime, ProductionAddresses, RetirementSchedule {
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesRuntime.class);
     /** How long a new Service may wait for its cluster IP. */
     private static final Duration ADDRESS_WAIT = Duration.ofSeconds(10);
@@ -173,7 +177,17 @@ public final class KubernetesRuntime implements AppRuntime {
     }
 
     @Override
-    public Optional<Instance> switchProduction(String projectId, String deploymentId) {
+    public Optional<ProductionAddresses> productionAddresses() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Optional<RetirementSchedule> retirementSchedule() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public Instance switchProduction(String projectId, String deploymentId) {
         String ns = namespaceOf(deploymentId).orElseThrow(() ->
                 new IllegalStateException("deployment " + deploymentId + " has no Deployment in the cluster"));
         String account = accountOfProject.apply(projectId);
@@ -182,7 +196,7 @@ public final class KubernetesRuntime implements AppRuntime {
         ServiceAddress a = ServiceAddress.await(client, ns, Names.production(projectId), ADDRESS_WAIT);
         // the production port is served while the deployment it selects is
         byPort.put(a.port(), deploymentId);
-        return Optional.of(new Instance(deploymentId, projectId, a.host(), a.port(), 0, clock.instant()));
+        return new Instance(deploymentId, projectId, a.host(), a.port(), 0, clock.instant());
     }
 
     @Override

@@ -2,15 +2,13 @@ package dev.slipway.runtime;
 
 import dev.slipway.logs.LogSink;
 
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Runs deployed apps. {@link LocalProcessRuntime} runs them as local processes; a container runtime
- * can implement the same contract later without touching callers.
+ * Runs deployed apps: as local processes ({@code runtime.local}) or as Kubernetes Deployments
+ * ({@code kubernetes}), behind the same contract, so callers never know which.
  */
 public interface AppRuntime extends AutoCloseable {
 
@@ -27,36 +25,6 @@ public interface AppRuntime extends AutoCloseable {
 
     /** As {@link #get}, but empty once a stop of the instance has begun: what may still serve requests. */
     Optional<Instance> active(String deploymentId);
-
-    /**
-     * Makes the deployment's instance what the project's production address reaches, once it is healthy
-     * (promotion, warm rollback). Empty: production is routed to the instance itself (the local runtime);
-     * otherwise the runtime's own production address (a Kubernetes Service whose selector moved).
-     */
-    default Optional<Instance> switchProduction(String projectId, String deploymentId) {
-        return Optional.empty();
-    }
-
-    /**
-     * The project's production address as the runtime has it now, without changing it (a server that did not
-     * promote, routing a request or restoring its routes). Empty: the runtime has none (the local runtime).
-     */
-    default Optional<Instance> production(String projectId) {
-        return Optional.empty();
-    }
-
-    /**
-     * For a runtime that keeps the retirement schedule itself rather than in {@code runtime_instances} (the
-     * Kubernetes runtime: on the Deployment, where any server finds it): when the deployment is due to stop,
-     * or null once it is no longer retiring. The local runtime's schedule is its instance rows'.
-     */
-    default void retiringUntil(String deploymentId, Instant stopAt) {
-    }
-
-    /** The schedule {@link #retiringUntil} recorded, of deployments still running: read again after a restart. */
-    default Map<String, Instant> retirements() {
-        return Map.of();
-    }
 
     /** Stops the instance (graceful, then forced) and forgets it; a no-op when it does not run. */
     void stop(String deploymentId);
@@ -85,6 +53,12 @@ public interface AppRuntime extends AutoCloseable {
 
     /** The instance type label deployments report, e.g. {@code local}. */
     String instanceType();
+
+    /** This runtime's own production addresses; empty: production is routed to the instance itself. */
+    Optional<ProductionAddresses> productionAddresses();
+
+    /** The retirement schedule this runtime keeps itself; empty: the instance rows' is the only one. */
+    Optional<RetirementSchedule> retirementSchedule();
 
     /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
     @Override

@@ -38,7 +38,7 @@ public final class InstanceStore {
         return node;
     }
 
-    void save(AppSpec spec, int port) {
+    public void save(AppSpec spec, int port) {
         Instant now = clock.instant();
         jdbi.useTransaction(h -> {
             h.createUpdate("DELETE FROM runtime_instances WHERE deployment_id = :id").bind("id", spec.deploymentId()).execute();
@@ -55,7 +55,7 @@ public final class InstanceStore {
         });
     }
 
-    void recordProcess(String deploymentId, long pid, long pgid, int port, Instant startedAt) {
+    public void recordProcess(String deploymentId, long pid, long pgid, int port, Instant startedAt) {
         jdbi.useHandle(h -> h.createUpdate("""
                         UPDATE runtime_instances SET pid = :pid, pgid = :pgid, port = :port, started_at = :at, updated_at = :now
                         WHERE deployment_id = :id AND owner_node = :node""")
@@ -63,20 +63,20 @@ public final class InstanceStore {
                 .bind("now", clock.instant()).bind("id", deploymentId).bind("node", node).execute());
     }
 
-    void markStopped(String deploymentId) {
+    public void markStopped(String deploymentId) {
         jdbi.useHandle(h -> h.createUpdate("""
                         UPDATE runtime_instances SET desired_state = 'STOPPED', updated_at = :now
                         WHERE deployment_id = :id AND owner_node = :node""")
                 .bind("now", clock.instant()).bind("id", deploymentId).bind("node", node).execute());
     }
 
-    void delete(String deploymentId) {
+    public void delete(String deploymentId) {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM runtime_instances WHERE deployment_id = :id AND owner_node = :node")
                 .bind("id", deploymentId).bind("node", node).execute());
     }
 
     /** When a retired instance is due to stop; null to keep it. */
-    void setStopAfter(String deploymentId, Instant at) {
+    public void setStopAfter(String deploymentId, Instant at) {
         jdbi.useHandle(h -> h.createUpdate("""
                         UPDATE runtime_instances SET stop_after = :at, updated_at = :now
                         WHERE deployment_id = :id AND owner_node = :node""")
@@ -84,7 +84,7 @@ public final class InstanceStore {
     }
 
     /** Rows of this node; a row whose sealed data cannot be read is reported through {@code unreadable}. */
-    List<StoredInstance> owned(java.util.function.BiConsumer<String, RuntimeException> unreadable) {
+    public List<StoredInstance> owned(java.util.function.BiConsumer<String, RuntimeException> unreadable) {
         List<Map<String, Object>> rows = jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM runtime_instances WHERE owner_node = :node ORDER BY deployment_id")
                 .bind("node", node).mapToMap().list());
@@ -100,7 +100,7 @@ public final class InstanceStore {
         return out;
     }
 
-    Optional<StoredInstance> find(String deploymentId) {
+    public Optional<StoredInstance> find(String deploymentId) {
         return jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM runtime_instances WHERE deployment_id = :id AND owner_node = :node")
                 .bind("id", deploymentId).bind("node", node).mapToMap().findOne()).map(this::read);

@@ -2,13 +2,14 @@ package dev.slipway.runtime;
 
 import dev.slipway.logs.HeldLine;
 import dev.slipway.logs.Level;
-import dev.slipway.logs.Masker;
 import dev.slipway.logs.LogSink;
+import dev.slipway.logs.Masker;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 
 /**
  * Copies one output stream of an app to its log, line by line as the lines come (each held until the next
@@ -22,22 +23,28 @@ public final class OutputPump implements Runnable {
     private final Masker mask;
     private final HeldLine held;
 
-    private OutputPump(InputStream in, LogSink log, Masker mask, OutputTail tail) {
+    private OutputPump(InputStream in, LogSink log, Masker mask, Consumer<String> seen) {
         this.in = in;
         this.mask = mask;
         this.held = new HeldLine(mask, masked -> {
-            if (tail != null) tail.add(masked);
+            seen.accept(masked);
             log.log(Level.INFO, masked);
         });
     }
 
-    static Thread start(String name, InputStream in, LogSink log, Masker mask, OutputTail tail) {
-        return Thread.ofVirtual().name(name).start(new OutputPump(in, log, mask, tail));
+    /**
+     * Copies {@code in} to {@code log} on a virtual thread of its own.
+     *
+     * @param seen also told each line, masked, before the log (the local runtime keeps the last few for the
+     *             message of a failed start)
+     */
+    public static Thread start(String name, InputStream in, LogSink log, Masker mask, Consumer<String> seen) {
+        return Thread.ofVirtual().name(name).start(new OutputPump(in, log, mask, seen));
     }
 
     /** Copies {@code in} to {@code log} on the calling thread until it ends or is closed. */
     public static void copy(InputStream in, LogSink log, Masker mask) {
-        new OutputPump(in, log, mask, null).run();
+        new OutputPump(in, log, mask, line -> { }).run();
     }
 
     @Override

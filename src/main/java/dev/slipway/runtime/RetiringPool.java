@@ -92,15 +92,15 @@ public final class RetiringPool implements AutoCloseable {
                 schedule(row.deploymentId(), row.stopAfter(), false);
             }
         }
-        runtime.retirements().forEach((id, stopAt) -> {
+        runtime.retirementSchedule().ifPresent(own -> own.retirements().forEach((id, stopAt) -> {
             if (!retiring.containsKey(id) && runtime.get(id).isPresent()) schedule(id, stopAt, false);
-        });
+        }));
     }
 
     private void persist(String deploymentId, Instant stopAt) {
         store.setStopAfter(deploymentId, stopAt);
         try {
-            runtime.retiringUntil(deploymentId, stopAt);
+            runtime.retirementSchedule().ifPresent(own -> own.retiringUntil(deploymentId, stopAt));
         } catch (RuntimeException e) {
             LOG.warn("the runtime could not record the retirement of {}: {}", deploymentId, e.getMessage());
         }

@@ -3,11 +3,11 @@ package dev.slipway.runtime;
 import java.time.Instant;
 
 /** A row of {@code runtime_instances}: what should run on a node, and its last known process. */
-record StoredInstance(AppSpec spec, DesiredState desired, int port, Long pid, Long pgid, Instant startedAt,
+public record StoredInstance(AppSpec spec, DesiredState desired, int port, Long pid, Long pgid, Instant startedAt,
                       Instant stopAfter) {
-    enum DesiredState { RUNNING, STOPPED }
+    public enum DesiredState { RUNNING, STOPPED }
 
-    String deploymentId() {
+    public String deploymentId() {
         return spec.deploymentId();
     }
 }

@@ -15,7 +15,7 @@ import dev.slipway.kubernetes.KubernetesRuntime;
 import dev.slipway.projects.Project;
 import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.InstanceStore;
-import dev.slipway.runtime.LocalProcessRuntime;
+import dev.slipway.runtime.local.LocalProcessRuntime;
 import dev.slipway.runtime.NodeId;
 import dev.slipway.store.DataDir;
 import dev.slipway.runtime.RetiringPool;

@@ -219,7 +219,7 @@ public final class DormantApps implements Waker {
     private Wake route(Project project, Deployment d, Instance instance) {
         Target target = new Target.Upstream(instance.host(), instance.port());
         if (!d.id().equals(project.productionDeploymentId())) return route(project, d, target, target);
-        Target production = p.runtime().production(project.id())
+        Target production = p.runtime().productionAddresses().flatMap(a -> a.production(project.id()))
                 .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
         return route(project, d, target, production);
     }

@@ -40,7 +40,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.RetiringPool;
-import dev.slipway.runtime.RuntimeFixture;
+import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
@@ -336,7 +336,7 @@ class KubernetesRuntimeTest {
     @Test
     void promotionMovesTheProductionSelectorAndAWarmRollbackMovesItBack_kubeProxyPlayed() throws Exception {
         Instance a = runtime.start(spec("dep_a"), new RecordingLog());
-        Instance prodA = runtime.switchProduction("prj_a", "dep_a").orElseThrow();
+        Instance prodA = runtime.switchProduction("prj_a", "dep_a");
         Service prod = client.services().inNamespace(NS).withName("p-prj-a").get();
         assertThat(prod.getMetadata().getLabels()).containsEntry("slipway.dev/project", "prj_a")
                 .containsEntry("slipway.dev/account", "acc_1").containsEntry("slipway.dev/role", "production")
@@ -352,7 +352,7 @@ class KubernetesRuntimeTest {
 
         Instance b = runtime.start(spec("dep_b"), new RecordingLog());
         long started = System.nanoTime();
-        Instance prodB = runtime.switchProduction("prj_a", "dep_b").orElseThrow();
+        Instance prodB = runtime.switchProduction("prj_a", "dep_b");
         long switchMicros = (System.nanoTime() - started) / 1000;
         assertThat(prodB.host() + ":" + prodB.port()).isEqualTo(prodA.host() + ":" + prodA.port());
         assertThat(client.services().inNamespace(NS).withName("p-prj-a").get().getSpec().getSelector())

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class RestartTest {
-    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.LaunchCommand
+    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
     private static final int SLOW_BUILD_MILLIS = 12_000;
     private static final int GATED_BUILD_MILLIS = 180_000;
 

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 class WakeTest {
-    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.LaunchCommand
+    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
     private static final Pattern WOKEN = Pattern.compile("info Woken by a request; started in (\\d+) ms");
     private static final int CONCURRENT = 12;
 

@@ -3,7 +3,7 @@ package dev.slipway.router;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
-import dev.slipway.runtime.RuntimeFixture;
+import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;

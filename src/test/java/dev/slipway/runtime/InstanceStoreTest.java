@@ -2,6 +2,7 @@ package dev.slipway.runtime;
 
 import dev.slipway.core.MicrosClock;
 import dev.slipway.net.DatabaseEndpoint;
+import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;

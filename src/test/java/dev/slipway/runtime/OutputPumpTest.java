@@ -18,7 +18,7 @@ class OutputPumpTest {
         String text = "token " + secret.substring(0, 9) + "\n" + secret.substring(9) + " rest\nlast\n";
         List<String> lines = new CopyOnWriteArrayList<>();
         Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
-                (level, message) -> lines.add(message), new Masker(List.of(secret)), new OutputTail(10));
+                (level, message) -> lines.add(message), new Masker(List.of(secret)), line -> { });
         pump.join();
         assertThat(lines).containsExactly("token ****", "**** rest", "last");
 
@@ -26,7 +26,7 @@ class OutputPumpTest {
         String early = "token " + secret.charAt(0) + "\n" + secret.substring(1) + " rest\nlast\n";
         List<String> more = new CopyOnWriteArrayList<>();
         Thread second = OutputPump.start("test", new ByteArrayInputStream(early.getBytes(StandardCharsets.UTF_8)),
-                (level, message) -> more.add(message), new Masker(List.of(secret)), new OutputTail(10));
+                (level, message) -> more.add(message), new Masker(List.of(secret)), line -> { });
         second.join();
         assertThat(more).containsExactly("token s", "**** rest", "last");
     }
@@ -36,7 +36,7 @@ class OutputPumpTest {
         String text = "\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007copied\nbuilding\u001b[2K\rsuccess Deployment is live\n";
         List<String> lines = new CopyOnWriteArrayList<>();
         Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
-                (level, message) -> lines.add(message), new Masker(List.of()), new OutputTail(10));
+                (level, message) -> lines.add(message), new Masker(List.of()), line -> { });
         pump.join();
         assertThat(lines).containsExactly("copied", "building\\x0dsuccess Deployment is live");
     }
@@ -48,7 +48,7 @@ class OutputPumpTest {
             String text = "x".repeat(OutputPump.MAX_LINE - offset) + secret + " and the rest\nnext line\n";
             List<String> lines = new CopyOnWriteArrayList<>();
             Thread pump = OutputPump.start("test", new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
-                    (level, message) -> lines.add(message), new Masker(List.of(secret)), new OutputTail(10));
+                    (level, message) -> lines.add(message), new Masker(List.of(secret)), line -> { });
             pump.join();
             String all = String.join("", lines);
             assertThat(all).as("offset " + offset).doesNotContain(secret).contains("****")

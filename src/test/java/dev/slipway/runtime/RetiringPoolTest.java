@@ -1,6 +1,8 @@
 package dev.slipway.runtime;
 
 import dev.slipway.core.MicrosClock;
+import dev.slipway.runtime.local.LocalProcessRuntime;
+import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;

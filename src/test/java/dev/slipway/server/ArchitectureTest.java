@@ -83,6 +83,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheServerKnowsTheLocalRuntime() {
+        noClasses().that().resideOutsideOfPackages("dev.slipway.runtime.local..", "dev.slipway.server..")
+                .should().dependOnClassesThat().resideInAPackage("dev.slipway.runtime.local..")
+                .because("callers reach a runtime through AppRuntime and its capabilities; the server picks which runs")
+                .check(product);
+    }
+
+    @Test
     void onlyTheLauncherKnowsTheClientAndOnlyItsEntryPoint() {
         noClasses().that().resideOutsideOfPackage("dev.slipway.client..").and().doNotBelongToAnyOf(Main.class)
                 .should().dependOnClassesThat().resideInAPackage("dev.slipway.client..")

@@ -1,9 +1,19 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.ProductionAddresses;
+import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.RetirementSchedule;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.StartFailedException;
+import dev.slipway.runtime.StoredInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -203,6 +213,18 @@ public final class LocalProcessRuntime implements AppRuntime {
     @Override
     public String instanceType() {
         return options.instanceType();
+    }
+
+    /** None: production is routed to the instance itself. */
+    @Override
+    public Optional<ProductionAddresses> productionAddresses() {
+        return Optional.empty();
+    }
+
+    /** None of its own: the schedule is in this node's instance rows, which the retiring pool reads. */
+    @Override
+    public Optional<RetirementSchedule> retirementSchedule() {
+        return Optional.empty();
     }
 
     @Override

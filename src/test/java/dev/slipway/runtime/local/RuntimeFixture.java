@@ -1,6 +1,9 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.core.MicrosClock;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.RuntimeOptions;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;

@@ -1,7 +1,9 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.isolation.Cell;
 import dev.slipway.isolation.Limits;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.InstanceType;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;

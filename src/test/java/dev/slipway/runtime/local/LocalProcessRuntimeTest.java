@@ -1,6 +1,13 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.logs.Level;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.StartFailedException;
+import dev.slipway.runtime.StoredInstance;
+import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;

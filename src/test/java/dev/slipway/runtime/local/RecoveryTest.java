@@ -1,5 +1,10 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;

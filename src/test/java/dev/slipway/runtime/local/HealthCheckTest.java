@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;

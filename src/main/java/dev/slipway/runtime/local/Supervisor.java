@@ -1,11 +1,16 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
-import dev.slipway.logs.Masker;
-
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.logs.Masker;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Backoff;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.OutputPump;
+import dev.slipway.runtime.RuntimeOptions;
 
 import java.io.IOException;
 import java.time.Clock;
@@ -115,8 +120,8 @@ final class Supervisor {
             throw new IOException("the process did not start its own session");
         }
         String name = "app-" + spec.deploymentId();
-        Thread out = OutputPump.start(name + "-out", p.getInputStream(), log, mask, tail);
-        Thread err = OutputPump.start(name + "-err", p.getErrorStream(), log, mask, tail);
+        Thread out = OutputPump.start(name + "-out", p.getInputStream(), log, mask, tail::add);
+        Thread err = OutputPump.start(name + "-err", p.getErrorStream(), log, mask, tail::add);
         Instant now = ctx.clock().instant();
         boolean abandoned;
         synchronized (this) {

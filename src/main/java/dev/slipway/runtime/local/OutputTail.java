@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import java.util.ArrayDeque;
 import java.util.List;

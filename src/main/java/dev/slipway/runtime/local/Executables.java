@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

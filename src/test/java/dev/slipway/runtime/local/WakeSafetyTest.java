@@ -1,6 +1,10 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.core.MicrosClock;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.RetiringPool;
+import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;

@@ -1,7 +1,14 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import dev.slipway.core.MicrosClock;
 import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceStore;
+import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.NodeId;
+import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.TestApps;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 

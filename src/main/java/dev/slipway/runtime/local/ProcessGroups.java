@@ -1,4 +1,4 @@
-package dev.slipway.runtime;
+package dev.slipway.runtime.local;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
