@@ -73,6 +73,13 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
             "the most each account's [build cache](#build-cache) holds (installed packages and Next's `.next/cache`), "
                     + "in MB; its least recently used entries are evicted beyond it; `0` turns the cache off");
 
+    /**
+     * The machine's extra CA file for Node (a TLS-intercepting proxy's), passed on to Node build steps; not in the
+     * settings table: the README tells of it with the package managers.
+     */
+    public static final Setting NODE_EXTRA_CA_CERTS = Setting.env("NODE_EXTRA_CA_CERTS", "none",
+            "a CA file under `/etc` or `/usr` passed on to Node build steps");
+
     /** The defaults, with what the environment sets; a bad value names its variable. */
     public static BuildSettings fromEnv(Path dataDir, Env env) {
         BuildSettings d = defaults(dataDir);

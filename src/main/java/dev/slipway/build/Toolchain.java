@@ -1,5 +1,7 @@
 package dev.slipway.build;
 
+import dev.slipway.core.Env;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +16,7 @@ import java.util.Map;
  */
 record Toolchain(List<Path> homes, PackageManager packageManager) {
     /** The machine's Node and npm, as before a package.json was read. */
-    private static final String EXTRA_CA = "NODE_EXTRA_CA_CERTS";
+    private static final String EXTRA_CA = BuildSettings.NODE_EXTRA_CA_CERTS.variable();
     static final Toolchain SYSTEM = new Toolchain(List.of(), new PackageManager(PackageManager.Kind.NPM, false, null));
 
     Toolchain {
@@ -26,7 +28,7 @@ record Toolchain(List<Path> homes, PackageManager packageManager) {
      * see: npm, pnpm and yarn classic read the machine's npmrc {@code cafile}, but yarn berry reads only this.
      */
     private static java.util.Optional<String> extraCertificates() {
-        String file = System.getenv(EXTRA_CA);
+        String file = Env.system().text(BuildSettings.NODE_EXTRA_CA_CERTS, null);
         if (file == null || !(file.startsWith("/etc/") || file.startsWith("/usr/")) || !java.nio.file.Files.isReadable(Path.of(file))) {
             return java.util.Optional.empty();
         }

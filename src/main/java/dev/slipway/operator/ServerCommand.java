@@ -92,7 +92,8 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--git-hosts",
             description = "Clone bases overriding the public hosts, e.g. github=http://127.0.0.1:3000,gitlab=https://git.example.com "
-                    + "(env SLIPWAY_GIT_HOSTS; default: https://github.com, https://gitlab.com, https://bitbucket.org)")
+                    + "(env SLIPWAY_GIT_HOSTS; default: github=https://github.com,gitlab=https://gitlab.com,"
+                    + "bitbucket=https://bitbucket.org)")
     String gitHosts;
 
     @Option(names = "--sandbox-port",

@@ -15,7 +15,7 @@ import java.nio.file.Path;
 /** Where the store is: shared by the server and the admin commands, so both see the same data. */
 public final class StoreOptions {
     @Option(names = "--data-dir",
-            description = "Data directory: embedded store, artifacts, workspaces (env SLIPWAY_DATA_DIR; default: .slipway)")
+            description = "Data directory: embedded store, artifacts, workspaces (env SLIPWAY_DATA_DIR; default: ./.slipway)")
     public Path dataDir;
 
     @Option(names = "--database-url",
