@@ -67,7 +67,8 @@ public record ServerConfig(
         Objects.requireNonNull(deployments, "deployments");
         Objects.requireNonNull(domains, "domains");
         databaseAdmins = databaseAdmins == null ? new DatabaseAdminSettings(null, null) : databaseAdmins;
-        isolation = isolation == null ? new IsolationSettings(IsolationMode.AUTO, IsolationSettings.DEFAULT_WARM_NETWORKS, null, null) : isolation;
+        isolation = isolation == null
+                ? new IsolationSettings(IsolationMode.AUTO, IsolationSettings.DEFAULT_WARM_NETWORKS, null, null) : isolation;
         images = images == null ? ImageSettings.OFF : images;
         kubernetes = kubernetes == null ? KubernetesSettings.LOCAL : kubernetes;
         clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;

@@ -47,14 +47,14 @@ public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMo
     public KubernetesSettings {
         if (namespaces == null) namespaces = NamespaceMode.INSTALLATION;
         if (namespace == null || !DNS_LABEL.matcher(namespace).matches()) {
-            throw new IllegalArgumentException("SLIPWAY_KUBERNETES_NAMESPACE must be a DNS label of at most 40 characters, got '" + namespace + "'");
+            throw new IllegalArgumentException(NAMESPACE.variable() + " must be a DNS label of at most 40 characters, got '" + namespace + "'");
         }
         if (routerNamespace == null || !DNS_LABEL.matcher(routerNamespace).matches()) {
-            throw new IllegalArgumentException("SLIPWAY_KUBERNETES_ROUTER_NAMESPACE must be a DNS label, got '" + routerNamespace + "'");
+            throw new IllegalArgumentException(ROUTER_NAMESPACE.variable() + " must be a DNS label, got '" + routerNamespace + "'");
         }
         clusterCidrs = List.copyOf(clusterCidrs);
         for (String c : clusterCidrs) {
-            if (!CIDR.matcher(c).matches()) throw new IllegalArgumentException("SLIPWAY_KUBERNETES_CLUSTER_CIDRS: '" + c + "' is not a CIDR");
+            if (!CIDR.matcher(c).matches()) throw new IllegalArgumentException(CLUSTER_CIDRS.variable() + ": '" + c + "' is not a CIDR");
         }
         if (kubeconfig != null && kubeconfig.isBlank()) kubeconfig = null;
     }

@@ -101,7 +101,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
-        boolean https = config.listeners().publicUrl() != null && config.listeners().publicUrl().toLowerCase(Locale.ROOT).startsWith("https:");
+        String publicUrl = config.listeners().publicUrl();
+        boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
         AccountAdmission admission = engine.admission();
         Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,

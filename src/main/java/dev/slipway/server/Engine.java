@@ -1,6 +1,7 @@
 package dev.slipway.server;
 
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.config.IsolationSettings;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.isolation.Confinement;
@@ -49,8 +50,10 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         platform.add(Stores.storeUrl(config));
         DataDir.prepare(config.dataDir());
         String nodeId = NodeId.load(config.dataDir());
-        return Isolations.begin(config.isolation().mode(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
-                NetworkPolicy.of(platform, adminAddresses(config), config.isolation().egressAllow()), config.isolation().warmNetworks(), config.isolation().sandbox());
+        IsolationSettings isolation = config.isolation();
+        return Isolations.begin(isolation.mode(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
+                NetworkPolicy.of(platform, adminAddresses(config), isolation.egressAllow()), isolation.warmNetworks(),
+                isolation.sandbox());
     }
 
     static Engine start(ServerConfig config, Stores stores, Isolations.Choice isolation, Clock clock) throws IOException {

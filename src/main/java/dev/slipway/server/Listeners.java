@@ -1,6 +1,7 @@
 package dev.slipway.server;
 
 import dev.slipway.api.AppUrls;
+import dev.slipway.config.ListenerSettings;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.net.BoundPort;
 
@@ -36,7 +37,8 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort app
     }
 
     AppUrls urls(ServerConfig config) {
-        return new AppUrls(config.listeners().appsDomain(), apps.port(), config.listeners().publicUrl(), config.listeners().host(), api.port());
+        ListenerSettings listeners = config.listeners();
+        return new AppUrls(listeners.appsDomain(), apps.port(), listeners.publicUrl(), listeners.host(), api.port());
     }
 
     /** Where the OpenAPI document says the sandbox is. */

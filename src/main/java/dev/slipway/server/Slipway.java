@@ -157,7 +157,10 @@ public final class Slipway implements AutoCloseable {
 
     public int apiPort() { return config.listeners().apiPort(); }
     /** The sandbox's own port, or the API port when it is served there. */
-    public int sandboxPort() { return config.listeners().sandboxPort() == null ? config.listeners().apiPort() : config.listeners().sandboxPort(); }
+    public int sandboxPort() {
+        Integer own = config.listeners().sandboxPort();
+        return own == null ? config.listeners().apiPort() : own;
+    }
     public int appsPort() { return config.listeners().appsPort(); }
     /** The apps HTTPS listener's port; null when HTTPS is off. */
     public Integer appsHttpsPort() { return tls == null ? null : tls.port(); }

@@ -102,7 +102,8 @@ public record TlsSettings(Integer httpsPort, Path wildcardCert, Path wildcardKey
      */
     public static TlsSettings fromEnv(TlsSettings base, Env env) {
         Integer port = env.isSet(HTTPS_PORT) ? Integer.valueOf(env.integer(HTTPS_PORT, 0, 65535, 0)) : base.httpsPort();
-        return new TlsSettings(port, base.wildcardCert(), base.wildcardKey(), env.text(DIRECTORY_URL, base.directoryUrl()), env.text(EMAIL, base.email()),
+        return new TlsSettings(port, base.wildcardCert(), base.wildcardKey(), env.text(DIRECTORY_URL, base.directoryUrl()),
+                env.text(EMAIL, base.email()),
                 env.text(CA_PEM).map(Path::of).orElse(base.caPem()),
                 env.duration(RENEW_BEFORE, base.renewBefore()), env.duration(RETRY_MIN, base.retryMin()),
                 env.duration(RETRY_MAX, base.retryMax()), env.duration(CHECK_INTERVAL, base.checkEvery()),
