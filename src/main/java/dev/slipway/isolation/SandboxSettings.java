@@ -28,8 +28,12 @@ public record SandboxSettings(List<Path> toolDirs, Path tunDevice) {
 
     public SandboxSettings {
         toolDirs = List.copyOf(toolDirs);
-        for (Path d : toolDirs) if (!d.isAbsolute()) throw new IllegalArgumentException(TOOLS.variable() + ": " + d + " is not an absolute path");
-        if (!tunDevice.isAbsolute()) throw new IllegalArgumentException(TUN_DEVICE.variable() + ": " + tunDevice + " is not an absolute path");
+        for (Path d : toolDirs) {
+            if (!d.isAbsolute()) throw new IllegalArgumentException(TOOLS.variable() + ": " + d + " is not an absolute path");
+        }
+        if (!tunDevice.isAbsolute()) {
+            throw new IllegalArgumentException(TUN_DEVICE.variable() + ": " + tunDevice + " is not an absolute path");
+        }
     }
 
     /** Unset or blank variables keep the defaults; a relative path is an {@link IllegalArgumentException} that names its variable. */
