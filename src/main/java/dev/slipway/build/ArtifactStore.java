@@ -32,7 +32,7 @@ public final class ArtifactStore {
     private final Jdbi jdbi;
     private final Path artifactsDir;
 
-    /** @param artifactsDir where artifacts live ({@link BuildConfig#artifactsDir()}); nothing outside it is ever deleted */
+    /** @param artifactsDir where artifacts live ({@link BuildSettings#artifactsDir()}); nothing outside it is ever deleted */
     public ArtifactStore(Jdbi jdbi, Path artifactsDir) {
         this.jdbi = jdbi;
         this.artifactsDir = artifactsDir.toAbsolutePath().normalize();

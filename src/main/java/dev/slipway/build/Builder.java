@@ -44,7 +44,7 @@ import java.util.Set;
  * what they share: running a build's commands ({@link Steps}), file trees, package.json and the artifacts.
  */
 public final class Builder {
-    private final BuildConfig config;
+    private final BuildSettings config;
     private final CommandRunner runner;
     private final ArtifactStore store;
     private final FrameworkDetector detector = new FrameworkDetector();
@@ -53,7 +53,7 @@ public final class Builder {
     private final Clock clock;
     private final Ids ids;
 
-    public Builder(BuildConfig config, CommandRunner runner, ArtifactStore store, Clock clock) {
+    public Builder(BuildSettings config, CommandRunner runner, ArtifactStore store, Clock clock) {
         this.config = config;
         this.runner = runner;
         this.store = store;

@@ -1,14 +1,16 @@
 package dev.slipway.config;
 
-import dev.slipway.build.BuildConfig;
+import dev.slipway.build.BuildSettings;
+import dev.slipway.core.Env;
 import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
 import dev.slipway.isolation.SandboxSettings;
+import dev.slipway.kubernetes.KubernetesSettings;
 import dev.slipway.net.ClientLimits;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.net.TrustedProxies;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.source.GitHosts;
 import dev.slipway.tls.TlsSettings;
 import dev.slipway.webhooks.WebhookSettings;
@@ -20,79 +22,55 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a server needs to start, made by {@link #builder}. The {@code server} command sets its flags on
- * a builder after {@link Builder#environment}, which is the one place the server's settings are read from
- * the process environment (flags win); tests set what they need on a builder and nothing else.
+ * Everything a server needs to start, made by {@link #builder}, one record per concern. The {@code server}
+ * command sets its flags on a builder after {@link Builder#environment}, which is the one place the server's
+ * settings are read from the process environment (flags win); tests set what they need on a builder and
+ * nothing else. {@link SettingsTable} lists every setting.
  *
- * @param databaseUrl JDBC URL of the store; null means the embedded H2 file in the data dir
- * @param secretKey   base64 AES key for secrets at rest; null means a key file in the data dir
- * @param uploadLimitBytes largest zip {@code POST /v1/uploads} accepts
- * @param gitHosts    where each repository host kind is cloned from
- * @param buildSlots  deployments this server builds at once
- * @param sandboxPort port of the plant-store sandbox's own listener; null: served at /sandbox on the API listener
- * @param postgresAdminUrl admin server where {@code database.action: create} makes PostgreSQL databases
- *                    (JDBC or postgres:// URL; null: that provider is not configured)
- * @param mysqlAdminUrl    the same for MySQL/MariaDB
- * @param webhooks    webhook delivery settings (private targets, retry schedule)
- * @param isolation   sandbox apps and builds, or not; AUTO: when the tools are there
- * @param build       the build engine's settings
- * @param runtime     the runtime's timings, with this server's regions
- * @param warmNetworks sandbox networks kept ready per kind, so that a start does not wait for one
- * @param domains     how custom domains are proven (DNS TXT record or off) and which DNS servers are asked
- * @param tls         automatic HTTPS for the apps: the HTTPS port, the wildcard certificate, the ACME CA
- * @param images      where builds are pushed as OCI images; off without a registry
- * @param kubernetes  the runtime: local processes (default), or Kubernetes and how to reach the cluster
- * @param egressAllow private, shared or reserved addresses apps and builds may reach all the same
- * @param sandbox     where the sandbox's tools are looked up, and its tun device
- * @param clientLimits what one client may take of the public listeners: head deadline, body rate, connections
+ * @param dataDir        the store's embedded file, artifacts, workspaces, caches and the key file live under it
+ * @param listeners      where the server listens and how it is reached
+ * @param store          the store, its pool, the secret key and the first start's account
+ * @param databaseAdmins where {@code database.action: create} makes databases
+ * @param deployments    regions, the upload limit, the git hosts and the build slots
+ * @param isolation      the sandbox: its mode, warm networks, tools and the egress allow-list
+ * @param webhooks       webhook delivery settings (private targets, retry schedule)
+ * @param build          the build engine's settings
+ * @param runtime        the runtime's timings, with this server's regions
+ * @param domains        how custom domains are proven (DNS TXT record or off) and which DNS servers are asked
+ * @param tls            automatic HTTPS for the apps: the HTTPS port, the wildcard certificate, the ACME CA
+ * @param images         where builds are pushed as OCI images; off without a registry
+ * @param kubernetes     the runtime: local processes (default), or Kubernetes and how to reach the cluster
+ * @param clientLimits   what one client may take of the public listeners: head deadline, body rate, connections
  * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
  */
 public record ServerConfig(
-        String host,
-        int apiPort,
-        int appsPort,
         Path dataDir,
-        String databaseUrl,
-        int databasePoolSize,
-        String appsDomain,
-        String publicUrl,
-        List<String> regions,
-        String secretKey,
-        boolean createDefaultAccount,
-        long uploadLimitBytes,
-        GitHosts gitHosts,
-        int buildSlots,
-        String postgresAdminUrl,
-        String mysqlAdminUrl,
-        Integer sandboxPort,
+        ListenerSettings listeners,
+        StoreSettings store,
+        DatabaseAdminSettings databaseAdmins,
+        DeploymentSettings deployments,
+        IsolationSettings isolation,
         WebhookSettings webhooks,
-        IsolationMode isolation,
-        BuildConfig build,
-        RuntimeOptions runtime,
-        int warmNetworks,
+        BuildSettings build,
+        RuntimeSettings runtime,
         DomainSettings domains,
         TlsSettings tls,
         ImageSettings images,
-        dev.slipway.kubernetes.KubernetesSettings kubernetes,
-        EgressAllow egressAllow,
-        SandboxSettings sandbox,
+        KubernetesSettings kubernetes,
         ClientLimits clientLimits,
         TrustedProxies trustedProxies) {
 
-    public static final long DEFAULT_UPLOAD_LIMIT = 100L * 1024 * 1024;
-    public static final int DEFAULT_WARM_NETWORKS = 1;
-
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
-        regions = List.copyOf(regions);
-        if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("build slots must be from 1 to 64");
-        if (uploadLimitBytes <= 0) throw new IllegalArgumentException("the upload limit must be positive");
-        if (warmNetworks < 0 || warmNetworks > 16) throw new IllegalArgumentException("warm networks must be from 0 to 16");
+        Objects.requireNonNull(listeners, "listeners");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(deployments, "deployments");
         Objects.requireNonNull(domains, "domains");
+        databaseAdmins = databaseAdmins == null ? new DatabaseAdminSettings(null, null) : databaseAdmins;
+        isolation = isolation == null
+                ? new IsolationSettings(IsolationMode.AUTO, IsolationSettings.DEFAULT_WARM_NETWORKS, null, null) : isolation;
         images = images == null ? ImageSettings.OFF : images;
-        kubernetes = kubernetes == null ? dev.slipway.kubernetes.KubernetesSettings.LOCAL : kubernetes;
-        egressAllow = egressAllow == null ? EgressAllow.NONE : egressAllow;
-        sandbox = sandbox == null ? SandboxSettings.DEFAULTS : sandbox;
+        kubernetes = kubernetes == null ? KubernetesSettings.LOCAL : kubernetes;
         clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;
         trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
     }
@@ -102,6 +80,11 @@ public record ServerConfig(
         return new Builder(dataDir);
     }
 
+    /** The data dir: {@code --data-dir} when given ({@code flag}, may be null), else {@code SLIPWAY_DATA_DIR}, else the default. */
+    public static Path dataDir(Path flag, Env env) {
+        return flag != null ? flag : Path.of(env.text(StoreSettings.DATA_DIR, StoreSettings.DEFAULT_DATA_DIR));
+    }
+
     public Builder toBuilder() {
         return new Builder(this);
     }
@@ -109,11 +92,12 @@ public record ServerConfig(
     /** Never shows the secret key or the admin URLs (they may carry passwords). */
     @Override
     public String toString() {
-        return "ServerConfig[host=" + host + ", apiPort=" + apiPort + ", appsPort=" + appsPort + ", dataDir=" + dataDir
-                + ", store=" + (databaseUrl == null ? "h2" : "external") + ", appsDomain=" + appsDomain
-                + ", regions=" + regions + ", secretKey=" + (secretKey == null ? "key file" : "****")
-                + ", postgresAdmin=" + (postgresAdminUrl == null ? "unset" : "****")
-                + ", mysqlAdmin=" + (mysqlAdminUrl == null ? "unset" : "****")
+        return "ServerConfig[host=" + listeners.host() + ", apiPort=" + listeners.apiPort() + ", appsPort=" + listeners.appsPort()
+                + ", dataDir=" + dataDir + ", store=" + (store.databaseUrl() == null ? "h2" : "external")
+                + ", appsDomain=" + listeners.appsDomain() + ", regions=" + deployments.regions()
+                + ", secretKey=" + (store.secretKey() == null ? "key file" : "****")
+                + ", postgresAdmin=" + (databaseAdmins.postgresUrl() == null ? "unset" : "****")
+                + ", mysqlAdmin=" + (databaseAdmins.mysqlUrl() == null ? "unset" : "****")
                 + ", appsHttpsPort=" + (tls.httpsPort() == null ? "off" : tls.httpsPort()) + "]";
     }
 
@@ -129,7 +113,7 @@ public record ServerConfig(
         private List<String> regions = List.of("us-east-1");
         private String secretKey;
         private boolean createDefaultAccount = true;
-        private long uploadLimitBytes = DEFAULT_UPLOAD_LIMIT;
+        private long uploadLimitBytes = DeploymentSettings.DEFAULT_UPLOAD_LIMIT;
         private GitHosts gitHosts = GitHosts.defaults();
         private int buildSlots = 2;
         private String postgresAdminUrl;
@@ -137,13 +121,15 @@ public record ServerConfig(
         private Integer sandboxPort;
         private WebhookSettings webhooks = WebhookSettings.DEFAULTS;
         private IsolationMode isolation = IsolationMode.AUTO;
-        private BuildConfig build;
-        private RuntimeOptions runtime;
-        private int warmNetworks = DEFAULT_WARM_NETWORKS;
+        private BuildSettings build;
+        private RuntimeSettings runtime;
+        private int warmNetworks = IsolationSettings.DEFAULT_WARM_NETWORKS;
         private DomainSettings domains = DomainSettings.DEFAULTS;
         private TlsSettings tls = TlsSettings.OFF;
+        private Path wildcardCert;
+        private Path wildcardKey;
         private ImageSettings images = ImageSettings.OFF;
-        private dev.slipway.kubernetes.KubernetesSettings kubernetes = dev.slipway.kubernetes.KubernetesSettings.LOCAL;
+        private KubernetesSettings kubernetes = KubernetesSettings.LOCAL;
         private EgressAllow egressAllow = EgressAllow.NONE;
         private SandboxSettings sandbox = SandboxSettings.DEFAULTS;
         private ClientLimits clientLimits = ClientLimits.DEFAULTS;
@@ -155,58 +141,68 @@ public record ServerConfig(
 
         private Builder(ServerConfig c) {
             this(c.dataDir);
-            host = c.host; apiPort = c.apiPort; appsPort = c.appsPort; databaseUrl = c.databaseUrl;
-            databasePoolSize = c.databasePoolSize; appsDomain = c.appsDomain; publicUrl = c.publicUrl; regions = c.regions;
-            secretKey = c.secretKey; createDefaultAccount = c.createDefaultAccount; uploadLimitBytes = c.uploadLimitBytes;
-            gitHosts = c.gitHosts; buildSlots = c.buildSlots; postgresAdminUrl = c.postgresAdminUrl;
-            mysqlAdminUrl = c.mysqlAdminUrl; sandboxPort = c.sandboxPort; webhooks = c.webhooks; isolation = c.isolation;
-            build = c.build; runtime = c.runtime; warmNetworks = c.warmNetworks; domains = c.domains; tls = c.tls;
-            images = c.images;
-            kubernetes = c.kubernetes;
-            egressAllow = c.egressAllow;
-            sandbox = c.sandbox;
-            clientLimits = c.clientLimits;
-            trustedProxies = c.trustedProxies;
+            host = c.listeners.host(); apiPort = c.listeners.apiPort(); appsPort = c.listeners.appsPort();
+            sandboxPort = c.listeners.sandboxPort(); appsDomain = c.listeners.appsDomain(); publicUrl = c.listeners.publicUrl();
+            databaseUrl = c.store.databaseUrl(); databasePoolSize = c.store.poolSize(); secretKey = c.store.secretKey();
+            createDefaultAccount = c.store.createDefaultAccount();
+            postgresAdminUrl = c.databaseAdmins.postgresUrl(); mysqlAdminUrl = c.databaseAdmins.mysqlUrl();
+            regions = c.deployments.regions(); uploadLimitBytes = c.deployments.uploadLimitBytes();
+            gitHosts = c.deployments.gitHosts(); buildSlots = c.deployments.buildSlots();
+            isolation = c.isolation.mode(); warmNetworks = c.isolation.warmNetworks(); sandbox = c.isolation.sandbox();
+            egressAllow = c.isolation.egressAllow();
+            webhooks = c.webhooks; build = c.build; runtime = c.runtime; domains = c.domains; tls(c.tls); images = c.images;
+            kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies;
+        }
+
+        /** {@link #environment(Env)} of these variables. */
+        public Builder environment(Map<String, String> env) {
+            return environment(Env.of(env));
         }
 
         /**
-         * The settings that have no flag: {@code SLIPWAY_SECRET_KEY}, the build settings
-         * ({@link BuildConfig#fromEnv}), the runtime timings ({@link RuntimeOptions#fromEnv}), the webhook retry
-         * schedule, {@code SLIPWAY_SANDBOX_WARM_NETWORKS}, the custom domain settings ({@link DomainSettings#fromEnv}) and the
-         * ACME settings ({@link TlsSettings#fromEnv}) and the image settings ({@link ImageSettings#fromEnv}) and the egress allow-list ({@link EgressAllow#parse}) and the sandbox's tool directories and tun device ({@link SandboxSettings#fromEnv}) and the client limits ({@link ClientLimits#fromEnv}) and the trusted proxies ({@link TrustedProxies#parse}). A bad value is an {@link IllegalArgumentException}
+         * Every setting of the environment but the data dir (the builder's own): those of the {@code server}
+         * command's flags, which it sets after this, and those without one. An unset or blank variable gives the
+         * default, or for a flag's setting what the builder has. A bad value is an {@link IllegalArgumentException}
          * that names the variable.
          */
-        public Builder environment(Map<String, String> env) {
-            String key = env.get("SLIPWAY_SECRET_KEY");
-            if (key != null && !key.isBlank()) secretKey = key.strip();
-            build = BuildConfig.fromEnv(dataDir, env);
-            runtime = RuntimeOptions.fromEnv(env, regions);
-            webhooks = new WebhookSettings(webhooks.allowPrivate(), WebhookSettings.retriesFrom(env));
-            warmNetworks = warmNetworks(env.get("SLIPWAY_SANDBOX_WARM_NETWORKS"));
+        public Builder environment(Env env) {
+            host = env.text(ListenerSettings.HOST, host);
+            apiPort = env.integer(ListenerSettings.API_PORT, 0, 65535, apiPort);
+            appsPort = env.integer(ListenerSettings.APPS_PORT, 0, 65535, appsPort);
+            if (env.isSet(ListenerSettings.SANDBOX_PORT)) sandboxPort = env.integer(ListenerSettings.SANDBOX_PORT, 0, 65535, 0);
+            appsDomain = env.text(ListenerSettings.APPS_DOMAIN, appsDomain);
+            publicUrl = env.text(ListenerSettings.PUBLIC_URL, publicUrl);
+            databaseUrl = env.text(StoreSettings.DATABASE_URL, databaseUrl);
+            databasePoolSize = env.integer(StoreSettings.POOL_SIZE, 1, Integer.MAX_VALUE, databasePoolSize);
+            secretKey = env.text(StoreSettings.SECRET_KEY, secretKey);
+            postgresAdminUrl = env.text(DatabaseAdminSettings.POSTGRES_URL, postgresAdminUrl);
+            mysqlAdminUrl = env.text(DatabaseAdminSettings.MYSQL_URL, mysqlAdminUrl);
+            regions = env.list(DeploymentSettings.REGIONS, regions);
+            uploadLimitBytes = env.number(DeploymentSettings.UPLOAD_LIMIT, 1, Long.MAX_VALUE, uploadLimitBytes);
+            gitHosts = env.text(GitHosts.GIT_HOSTS).map(GitHosts::parse).orElse(gitHosts);
+            buildSlots = env.integer(DeploymentSettings.BUILD_SLOTS, 1, 64, buildSlots);
+            isolation = env.parsed(IsolationSettings.ISOLATION, "sandbox, none or auto", IsolationMode::parse, isolation);
+            warmNetworks = env.integer(IsolationSettings.WARM_NETWORKS, 0, 16, IsolationSettings.DEFAULT_WARM_NETWORKS);
+            sandbox = SandboxSettings.fromEnv(env);
+            egressAllow = EgressAllow.fromEnv(env);
+            webhooks = WebhookSettings.fromEnv(webhooks, env);
+            build = BuildSettings.fromEnv(dataDir, env);
+            runtime = RuntimeSettings.fromEnv(env, regions);
             domains = DomainSettings.fromEnv(env);
             tls = TlsSettings.fromEnv(tls, env);
+            wildcardCert = env.text(TlsSettings.WILDCARD_CERT).map(Path::of).orElse(wildcardCert);
+            wildcardKey = env.text(TlsSettings.WILDCARD_KEY).map(Path::of).orElse(wildcardKey);
             images = ImageSettings.fromEnv(env);
-            kubernetes = dev.slipway.kubernetes.KubernetesSettings.fromEnv(env);
-            egressAllow = EgressAllow.parse(env.get(EgressAllow.VARIABLE));
-            sandbox = SandboxSettings.fromEnv(env);
+            kubernetes = KubernetesSettings.fromEnv(env);
             clientLimits = ClientLimits.fromEnv(env);
-            trustedProxies = TrustedProxies.parse(env.get(TrustedProxies.VARIABLE));
+            trustedProxies = TrustedProxies.fromEnv(env);
             return this;
-        }
-
-        private static int warmNetworks(String v) {
-            if (v == null || v.isBlank()) return DEFAULT_WARM_NETWORKS;
-            try {
-                int n = Integer.parseInt(v.strip());
-                if (n < 0 || n > 16) throw new NumberFormatException();
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("SLIPWAY_SANDBOX_WARM_NETWORKS must be a whole number from 0 to 16, got '" + v + "'");
-            }
         }
 
         public Builder host(String v) { host = v; return this; }
         public Builder ports(int api, int apps) { apiPort = api; appsPort = apps; return this; }
+        public Builder apiPort(int v) { apiPort = v; return this; }
+        public Builder appsPort(int v) { appsPort = v; return this; }
         /** Null: the embedded H2 store in the data dir. */
         public Builder databaseUrl(String v) { databaseUrl = v == null || v.isBlank() ? null : v; return this; }
         public Builder databasePoolSize(int v) { databasePoolSize = v; return this; }
@@ -225,52 +221,65 @@ public record ServerConfig(
             mysqlAdminUrl = mysql;
             return this;
         }
+        public Builder postgresAdminUrl(String v) { postgresAdminUrl = v; return this; }
+        public Builder mysqlAdminUrl(String v) { mysqlAdminUrl = v; return this; }
         /** The sandbox on its own port (0: any free one) instead of under the API listener's /sandbox. */
         public Builder sandboxPort(Integer v) { sandboxPort = v; return this; }
         public Builder webhooks(WebhookSettings v) { webhooks = v; return this; }
         /** Webhooks and database connect URLs may target loopback, private and link-local addresses. */
         public Builder allowPrivateTargets(boolean v) { webhooks = webhooks.withAllowPrivate(v); return this; }
         public Builder isolation(IsolationMode v) { isolation = v; return this; }
-        public Builder build(BuildConfig v) { build = v; return this; }
-        public Builder runtime(RuntimeOptions v) { runtime = v; return this; }
+        public Builder build(BuildSettings v) { build = v; return this; }
+        public Builder runtime(RuntimeSettings v) { runtime = v; return this; }
         public Builder warmNetworks(int v) { warmNetworks = v; return this; }
         public Builder domains(DomainSettings v) { domains = v; return this; }
         /** {@code --domain-verification}: true (dns) needs a TXT record before a custom domain is served; false (off) does not. */
         public Builder domainProof(boolean v) { domains = domains.withProof(v); return this; }
-        public Builder tls(TlsSettings v) { tls = v; return this; }
+        public Builder tls(TlsSettings v) {
+            tls = v;
+            wildcardCert = v == null ? null : v.wildcardCert();
+            wildcardKey = v == null ? null : v.wildcardKey();
+            return this;
+        }
         public Builder images(ImageSettings v) { images = v; return this; }
         /** {@code --image-registry}: push every build as an OCI image there (host[:port][/path]); null keeps the environment's. */
         public Builder imageRegistry(String v) { if (v != null) images = images.withRegistry(v); return this; }
-        public Builder kubernetes(dev.slipway.kubernetes.KubernetesSettings v) { kubernetes = v; return this; }
+        public Builder kubernetes(KubernetesSettings v) { kubernetes = v; return this; }
         public Builder egressAllow(EgressAllow v) { egressAllow = v; return this; }
         public Builder sandbox(SandboxSettings v) { sandbox = v; return this; }
         public Builder clientLimits(ClientLimits v) { clientLimits = v; return this; }
         public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
-            if (v != null) kubernetes = kubernetes.withEnabled(dev.slipway.kubernetes.KubernetesSettings.parseRuntime(v));
+            if (v != null) kubernetes = kubernetes.withEnabled(KubernetesSettings.parseRuntime(v));
             return this;
         }
         public Builder kubeconfig(String v) { if (v != null && !v.isBlank()) kubernetes = kubernetes.withKubeconfig(v); return this; }
         /** The apps HTTPS listener's port (0: a free one); null: no HTTPS. */
         public Builder appsHttpsPort(Integer v) { tls = tls.withHttpsPort(v); return this; }
         /** The operator's PEM certificate and key for {@code *.<apps domain>}; both null: none. */
-        public Builder appsTlsCertificate(Path cert, Path key) { tls = tls.withWildcard(cert, key); return this; }
+        public Builder appsTlsCertificate(Path cert, Path key) { wildcardCert = cert; wildcardKey = key; return this; }
+        public Builder appsTlsCert(Path v) { wildcardCert = v; return this; }
+        public Builder appsTlsKey(Path v) { wildcardKey = v; return this; }
         /** How long a starting app has to answer HTTP. */
         public Builder healthTimeout(Duration v) { runtime = runtime().withHealthTimeout(v); return this; }
 
-        private RuntimeOptions runtime() {
-            return runtime != null ? runtime.withRegions(regions) : RuntimeOptions.defaults(regions);
+        private RuntimeSettings runtime() {
+            return runtime != null ? runtime.withRegions(regions) : RuntimeSettings.defaults(regions);
         }
 
         public ServerConfig build() {
-            return new ServerConfig(host, apiPort, appsPort, dataDir, databaseUrl, databasePoolSize, appsDomain, publicUrl,
-                    regions, secretKey, createDefaultAccount, uploadLimitBytes, gitHosts, buildSlots, postgresAdminUrl,
-                    mysqlAdminUrl, sandboxPort, webhooks == null ? WebhookSettings.DEFAULTS : webhooks,
-                    isolation == null ? IsolationMode.AUTO : isolation,
-                    build != null ? build : BuildConfig.defaults(dataDir), runtime(), warmNetworks,
-                    domains == null ? DomainSettings.DEFAULTS : domains, tls == null ? TlsSettings.OFF : tls, images,
-                    kubernetes, egressAllow, sandbox, clientLimits, trustedProxies);
+            return new ServerConfig(dataDir,
+                    new ListenerSettings(host, apiPort, appsPort, sandboxPort, appsDomain, publicUrl),
+                    new StoreSettings(databaseUrl, databasePoolSize, secretKey, createDefaultAccount),
+                    new DatabaseAdminSettings(postgresAdminUrl, mysqlAdminUrl),
+                    new DeploymentSettings(regions, uploadLimitBytes, gitHosts, buildSlots),
+                    new IsolationSettings(isolation, warmNetworks, sandbox, egressAllow),
+                    webhooks == null ? WebhookSettings.DEFAULTS : webhooks,
+                    build != null ? build : BuildSettings.defaults(dataDir), runtime(),
+                    domains == null ? DomainSettings.DEFAULTS : domains,
+                    (tls == null ? TlsSettings.OFF : tls).withWildcard(wildcardCert, wildcardKey), images,
+                    kubernetes, clientLimits, trustedProxies);
         }
     }
 }

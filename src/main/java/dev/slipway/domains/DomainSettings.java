@@ -1,14 +1,16 @@
 package dev.slipway.domains;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
- * How custom domains are proven (issue 18).
+ * How custom domains are proven.
  *
  * @param proof         true ({@code dns}): a domain is served once a TXT record proves its control; false
  *                      ({@code off}, a single-team install): at once
@@ -17,6 +19,16 @@ import java.util.Map;
  * @param checkInterval how often pending domains are checked again
  */
 public record DomainSettings(boolean proof, List<InetSocketAddress> dnsServers, Duration dnsTimeout, Duration checkInterval) {
+    public static final Setting VERIFICATION = Setting.flag("--domain-verification", "SLIPWAY_DOMAIN_VERIFICATION", "`dns`",
+            "`dns`: a custom domain is served only once a TXT record at `_slipway-challenge.<domain>` holds its project's "
+                    + "token; `off` (a single-team install): domains are `verified` as soon as they are set, pending ones "
+                    + "included at the next start ([Custom domains](#custom-domains))");
+    public static final Setting DNS_SERVERS = Setting.env("SLIPWAY_DNS_SERVERS", "the system's resolver (`/etc/resolv.conf`)",
+            "DNS servers asked for the TXT records, `host[:port]` comma-separated, e.g. `127.0.0.1:5353`");
+    public static final Setting DNS_TIMEOUT = Setting.env("SLIPWAY_DNS_TIMEOUT_SECONDS", "`3`",
+            "a check that gets no answer within this fails with `DNS error: no answer …` (1–30)");
+    public static final Setting CHECK_INTERVAL = Setting.env("SLIPWAY_DOMAIN_CHECK_SECONDS", "`60`",
+            "how often the server checks each pending domain again on its own");
     public static final DomainSettings DEFAULTS = new DomainSettings(true, List.of(), Duration.ofSeconds(3), Duration.ofSeconds(60));
 
     public DomainSettings {
@@ -32,21 +44,13 @@ public record DomainSettings(boolean proof, List<InetSocketAddress> dnsServers, 
     public DomainSettings withDnsTimeout(Duration v) { return new DomainSettings(proof, dnsServers, v, checkInterval); }
     public DomainSettings withCheckInterval(Duration v) { return new DomainSettings(proof, dnsServers, dnsTimeout, v); }
 
-    /**
-     * {@code SLIPWAY_DOMAIN_VERIFICATION} ({@code dns}|{@code off}), {@code SLIPWAY_DNS_SERVERS} (host:port, comma
-     * separated), {@code SLIPWAY_DNS_TIMEOUT_SECONDS}, {@code SLIPWAY_DOMAIN_CHECK_SECONDS}; a bad value names its variable.
-     */
-    public static DomainSettings fromEnv(Map<String, String> env) {
-        DomainSettings s = DEFAULTS;
-        String mode = env.get("SLIPWAY_DOMAIN_VERIFICATION");
-        if (mode != null && !mode.isBlank()) s = s.withProof(proof("SLIPWAY_DOMAIN_VERIFICATION", mode));
-        String servers = env.get("SLIPWAY_DNS_SERVERS");
-        if (servers != null && !servers.isBlank()) s = s.withDnsServers(servers("SLIPWAY_DNS_SERVERS", servers));
-        String timeout = env.get("SLIPWAY_DNS_TIMEOUT_SECONDS");
-        if (timeout != null && !timeout.isBlank()) s = s.withDnsTimeout(Duration.ofSeconds(seconds("SLIPWAY_DNS_TIMEOUT_SECONDS", timeout, 1, 30)));
-        String every = env.get("SLIPWAY_DOMAIN_CHECK_SECONDS");
-        if (every != null && !every.isBlank()) s = s.withCheckInterval(Duration.ofSeconds(seconds("SLIPWAY_DOMAIN_CHECK_SECONDS", every, 1, 86_400)));
-        return s;
+    /** The defaults, with what the environment sets; a bad value names its variable. */
+    public static DomainSettings fromEnv(Env env) {
+        DomainSettings d = DEFAULTS;
+        return new DomainSettings(env.text(VERIFICATION).map(v -> proof(VERIFICATION.variable(), v)).orElse(d.proof),
+                env.text(DNS_SERVERS).map(v -> servers(DNS_SERVERS.variable(), v)).orElse(d.dnsServers),
+                Duration.ofSeconds(env.number(DNS_TIMEOUT, 1, 30, d.dnsTimeout.toSeconds())),
+                Duration.ofSeconds(env.number(CHECK_INTERVAL, 1, 86_400, d.checkInterval.toSeconds())));
     }
 
     /** {@code dns} → true, {@code off} → false. */
@@ -90,16 +94,6 @@ public record DomainSettings(boolean proof, List<InetSocketAddress> dnsServers, 
             return port;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + ": bad port in '" + whole + "'");
-        }
-    }
-
-    private static long seconds(String name, String v, long min, long max) {
-        try {
-            long n = Long.parseLong(v.strip());
-            if (n < min || n > max) throw new NumberFormatException();
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number of seconds from " + min + " to " + max + ", got '" + v + "'");
         }
     }
 }

@@ -1,6 +1,10 @@
 package dev.slipway.images;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -17,12 +21,20 @@ import java.util.regex.Pattern;
 public record ImageSettings(String registry, Map<String, String> bases, boolean insecure) {
     public static final Map<String, String> DEFAULT_BASES = Map.of("node", "node:{version}-slim", "python", "python:{version}-slim");
     public static final ImageSettings OFF = new ImageSettings(null, DEFAULT_BASES, false);
-    private static final Pattern REGISTRY = Pattern.compile("[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
+    private static final Pattern REGISTRY_FORMAT = Pattern.compile("[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
+    public static final Setting REGISTRY = Setting.flag("--image-registry", "SLIPWAY_IMAGE_REGISTRY", "none (images off)",
+            "push every build as an OCI image to this registry, `host[:port][/path]` (e.g. `127.0.0.1:5000/slipway`): "
+                    + "one repository per project ([Images](#images))");
+    public static final Setting BASES = Setting.env("SLIPWAY_IMAGE_BASES", "`node=node:{version}-slim,python=python:{version}-slim`",
+            "base image per runtime; `{version}` is the Node version the build used (`lts` for the machine's Node), or the "
+                    + "`major.minor` of the Python the build's venv was made with");
+    public static final Setting INSECURE = Setting.env("SLIPWAY_IMAGE_INSECURE", "`false`",
+            "`true`: the registries (target and bases) may be plain HTTP or unverified HTTPS — a loopback registry");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9._:/@{}-]{1,300}");
 
     public ImageSettings {
-        if (registry != null && !REGISTRY.matcher(registry).matches()) {
-            throw new IllegalArgumentException("SLIPWAY_IMAGE_REGISTRY must look like host[:port][/path], got '" + registry + "'");
+        if (registry != null && !REGISTRY_FORMAT.matcher(registry).matches()) {
+            throw new IllegalArgumentException(REGISTRY.variable() + " must look like host[:port][/path], got '" + registry + "'");
         }
         Map<String, String> all = new LinkedHashMap<>(DEFAULT_BASES);
         all.putAll(bases == null ? Map.of() : bases);
@@ -33,31 +45,20 @@ public record ImageSettings(String registry, Map<String, String> bases, boolean 
         return registry != null;
     }
 
-    /**
-     * Reads {@code SLIPWAY_IMAGE_REGISTRY}, {@code SLIPWAY_IMAGE_BASES} ({@code node=<image>,python=<image>})
-     * and {@code SLIPWAY_IMAGE_INSECURE} (true/false). A bad value names its variable.
-     */
-    public static ImageSettings fromEnv(Map<String, String> env) {
-        String registry = env.get("SLIPWAY_IMAGE_REGISTRY");
-        registry = registry == null || registry.isBlank() ? null : registry.strip();
+    /** The registry, the base images and whether plain HTTP is allowed, from the environment; a bad value names its variable. */
+    public static ImageSettings fromEnv(Env env) {
         Map<String, String> bases = new LinkedHashMap<>();
-        String list = env.get("SLIPWAY_IMAGE_BASES");
-        if (list != null && !list.isBlank()) {
-            for (String pair : list.split(",")) {
-                int eq = pair.indexOf('=');
-                String runtime = eq < 0 ? "" : pair.substring(0, eq).strip();
-                String image = eq < 0 ? "" : pair.substring(eq + 1).strip();
-                if (!DEFAULT_BASES.containsKey(runtime) || !IMAGE.matcher(image).matches()) {
-                    throw new IllegalArgumentException("SLIPWAY_IMAGE_BASES must be node=<image>,python=<image>, got '" + list + "'");
-                }
-                bases.put(runtime, image);
+        for (String pair : env.list(BASES, List.of())) {
+            int eq = pair.indexOf('=');
+            String runtime = eq < 0 ? "" : pair.substring(0, eq).strip();
+            String image = eq < 0 ? "" : pair.substring(eq + 1).strip();
+            if (!DEFAULT_BASES.containsKey(runtime) || !IMAGE.matcher(image).matches()) {
+                throw new IllegalArgumentException(BASES.variable() + " must be node=<image>,python=<image>, got '"
+                        + env.text(BASES, "") + "'");
             }
+            bases.put(runtime, image);
         }
-        String insecure = env.getOrDefault("SLIPWAY_IMAGE_INSECURE", "false").strip();
-        if (!insecure.equals("true") && !insecure.equals("false")) {
-            throw new IllegalArgumentException("SLIPWAY_IMAGE_INSECURE must be true or false, got '" + insecure + "'");
-        }
-        return new ImageSettings(registry, bases, Boolean.parseBoolean(insecure));
+        return new ImageSettings(env.text(REGISTRY, null), bases, env.bool(INSECURE, false));
     }
 
     public ImageSettings withRegistry(String v) {

@@ -1,9 +1,11 @@
 package dev.slipway.isolation;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Where the sandbox finds what it runs on: the directories its tools are looked up in (never the server's
@@ -13,27 +15,31 @@ import java.util.Map;
  * @param tunDevice the tun character device ({@code SLIPWAY_SANDBOX_TUN})
  */
 public record SandboxSettings(List<Path> toolDirs, Path tunDevice) {
-    public static final String TOOLS_VARIABLE = "SLIPWAY_SANDBOX_TOOLS";
-    public static final String TUN_VARIABLE = "SLIPWAY_SANDBOX_TUN";
+    public static final Setting TOOLS = Setting.env("SLIPWAY_SANDBOX_TOOLS",
+            "`/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin:/usr/local/sbin`",
+            "the directories the sandbox's tools (bwrap, pasta, nft, setpriv, nsenter, unshare, mount, mknod, …) are "
+                    + "looked up in, in order; never the server's `PATH`");
+    public static final Setting TUN_DEVICE = Setting.env("SLIPWAY_SANDBOX_TUN", "`/dev/net/tun`",
+            "the tun device the cells' pastas connect through; where it is not open to every user, or is elsewhere, each "
+                    + "pasta gets a node of that device of its own ([Isolation](#isolation-tenants-are-hostile))");
     public static final Path TUN = Path.of("/dev/net/tun");
     public static final SandboxSettings DEFAULTS = new SandboxSettings(
             List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin").stream().map(Path::of).toList(), TUN);
 
     public SandboxSettings {
         toolDirs = List.copyOf(toolDirs);
-        for (Path d : toolDirs) if (!d.isAbsolute()) throw new IllegalArgumentException(TOOLS_VARIABLE + ": " + d + " is not an absolute path");
-        if (!tunDevice.isAbsolute()) throw new IllegalArgumentException(TUN_VARIABLE + ": " + tunDevice + " is not an absolute path");
+        for (Path d : toolDirs) {
+            if (!d.isAbsolute()) throw new IllegalArgumentException(TOOLS.variable() + ": " + d + " is not an absolute path");
+        }
+        if (!tunDevice.isAbsolute()) {
+            throw new IllegalArgumentException(TUN_DEVICE.variable() + ": " + tunDevice + " is not an absolute path");
+        }
     }
 
     /** Unset or blank variables keep the defaults; a relative path is an {@link IllegalArgumentException} that names its variable. */
-    public static SandboxSettings fromEnv(Map<String, String> env) {
-        String tools = env.get(TOOLS_VARIABLE);
-        String tun = env.get(TUN_VARIABLE);
-        List<Path> dirs = new ArrayList<>();
-        if (tools != null) {
-            for (String d : tools.split(":")) if (!d.isBlank()) dirs.add(Path.of(d.strip()));
-        }
-        return new SandboxSettings(tools == null || tools.isBlank() ? DEFAULTS.toolDirs : dirs,
-                tun == null || tun.isBlank() ? TUN : Path.of(tun.strip()));
+    public static SandboxSettings fromEnv(Env env) {
+        List<Path> dirs = env.text(TOOLS).map(v -> Arrays.stream(v.split(":")).filter(d -> !d.isBlank())
+                .map(d -> Path.of(d.strip())).toList()).orElse(DEFAULTS.toolDirs);
+        return new SandboxSettings(dirs, env.text(TUN_DEVICE).map(Path::of).orElse(TUN));
     }
 }

@@ -10,7 +10,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
 import dev.slipway.runtime.RetirementSchedule;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -54,7 +54,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
     private final KubernetesSettings settings;
     private final List<Cidr> clusterRanges;
     private final EgressAllow egressAllow;
-    private final RuntimeOptions options;
+    private final RuntimeSettings options;
     private final Clock clock;
     private final Function<String, Optional<String>> imageOfArtifact;
     private final Function<String, String> accountOfProject;
@@ -83,7 +83,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
      *                         pruned, so no rollback can reach it): {@link #sweep} deletes its objects
      */
     public KubernetesRuntime(KubernetesClient client, KubernetesSettings settings, EgressAllow egressAllow,
-                             RuntimeOptions options, Clock clock, Function<String, Optional<String>> imageOfArtifact,
+                             RuntimeSettings options, Clock clock, Function<String, Optional<String>> imageOfArtifact,
                              Function<String, String> accountOfProject, Predicate<String> finished) {
         this.finished = finished;
         this.client = client;

@@ -1,8 +1,10 @@
 package dev.slipway.kubernetes;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -25,20 +27,34 @@ public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMo
     private static final Pattern CIDR = Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}/[0-9]{1,2}|[0-9a-fA-F:]+/[0-9]{1,3}");
     public static final List<String> DEFAULT_CLUSTER_CIDRS =
             List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16");
+    public static final Setting RUNTIME = Setting.flag("--runtime", "SLIPWAY_RUNTIME", "`local`",
+            "`local`: apps are processes of this server (in its sandbox). `kubernetes`: each deployment is a Deployment of "
+                    + "its image in a cluster; needs `--image-registry` ([The Kubernetes runtime](#the-kubernetes-runtime-issue-19))");
+    public static final Setting KUBECONFIG = Setting.flag("--kubeconfig", "SLIPWAY_KUBECONFIG",
+            "the in-cluster service account, else `~/.kube/config`",
+            "with `--runtime=kubernetes`: the cluster to run apps in; the server does not start while other users may "
+                    + "read it (`chmod 600 <file>`)");
+    public static final Setting NAMESPACES = Setting.env("SLIPWAY_KUBERNETES_NAMESPACES", "`installation`",
+            "one namespace for all apps or one per account");
+    public static final Setting NAMESPACE = Setting.env("SLIPWAY_KUBERNETES_NAMESPACE", "`slipway-apps`", "its name (or prefix)");
+    public static final Setting ROUTER_NAMESPACE = Setting.env("SLIPWAY_KUBERNETES_ROUTER_NAMESPACE", "`slipway`",
+            "the servers' namespace (an app admits ingress only from there)");
+    public static final Setting CLUSTER_CIDRS = Setting.env("SLIPWAY_KUBERNETES_CLUSTER_CIDRS", "the private ranges",
+            "the cluster's ranges, closed to apps' egress but DNS and their database");
     public static final KubernetesSettings LOCAL = new KubernetesSettings(false, null, NamespaceMode.INSTALLATION,
             "slipway-apps", "slipway", DEFAULT_CLUSTER_CIDRS);
 
     public KubernetesSettings {
         if (namespaces == null) namespaces = NamespaceMode.INSTALLATION;
         if (namespace == null || !DNS_LABEL.matcher(namespace).matches()) {
-            throw new IllegalArgumentException("SLIPWAY_KUBERNETES_NAMESPACE must be a DNS label of at most 40 characters, got '" + namespace + "'");
+            throw new IllegalArgumentException(NAMESPACE.variable() + " must be a DNS label of at most 40 characters, got '" + namespace + "'");
         }
         if (routerNamespace == null || !DNS_LABEL.matcher(routerNamespace).matches()) {
-            throw new IllegalArgumentException("SLIPWAY_KUBERNETES_ROUTER_NAMESPACE must be a DNS label, got '" + routerNamespace + "'");
+            throw new IllegalArgumentException(ROUTER_NAMESPACE.variable() + " must be a DNS label, got '" + routerNamespace + "'");
         }
         clusterCidrs = List.copyOf(clusterCidrs);
         for (String c : clusterCidrs) {
-            if (!CIDR.matcher(c).matches()) throw new IllegalArgumentException("SLIPWAY_KUBERNETES_CLUSTER_CIDRS: '" + c + "' is not a CIDR");
+            if (!CIDR.matcher(c).matches()) throw new IllegalArgumentException(CLUSTER_CIDRS.variable() + ": '" + c + "' is not a CIDR");
         }
         if (kubeconfig != null && kubeconfig.isBlank()) kubeconfig = null;
     }
@@ -53,24 +69,13 @@ public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMo
         };
     }
 
-    /**
-     * Reads {@code SLIPWAY_RUNTIME}, {@code SLIPWAY_KUBECONFIG}, {@code SLIPWAY_KUBERNETES_NAMESPACES}
-     * ({@code installation|account}), {@code SLIPWAY_KUBERNETES_NAMESPACE}, {@code SLIPWAY_KUBERNETES_ROUTER_NAMESPACE}
-     * and {@code SLIPWAY_KUBERNETES_CLUSTER_CIDRS} (comma-separated).
-     */
-    public static KubernetesSettings fromEnv(Map<String, String> env) {
-        String mode = env.getOrDefault("SLIPWAY_KUBERNETES_NAMESPACES", "installation").strip().toLowerCase(Locale.ROOT);
-        NamespaceMode m = switch (mode) {
-            case "installation" -> NamespaceMode.INSTALLATION;
-            case "account" -> NamespaceMode.ACCOUNT;
-            default -> throw new IllegalArgumentException("SLIPWAY_KUBERNETES_NAMESPACES must be installation or account, got '" + mode + "'");
-        };
-        String cidrs = env.get("SLIPWAY_KUBERNETES_CLUSTER_CIDRS");
-        List<String> ranges = cidrs == null || cidrs.isBlank() ? DEFAULT_CLUSTER_CIDRS
-                : List.of(cidrs.split(",")).stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
-        return new KubernetesSettings(parseRuntime(env.get("SLIPWAY_RUNTIME")), env.get("SLIPWAY_KUBECONFIG"), m,
-                env.getOrDefault("SLIPWAY_KUBERNETES_NAMESPACE", "slipway-apps").strip(),
-                env.getOrDefault("SLIPWAY_KUBERNETES_ROUTER_NAMESPACE", "slipway").strip(), ranges);
+    /** The runtime and the cluster's settings from the environment; a bad value names its variable. */
+    public static KubernetesSettings fromEnv(Env env) {
+        NamespaceMode mode = env.parsed(NAMESPACES, "installation or account",
+                v -> NamespaceMode.valueOf(v.toUpperCase(Locale.ROOT)), NamespaceMode.INSTALLATION);
+        return new KubernetesSettings(env.parsed(RUNTIME, "local or kubernetes", KubernetesSettings::parseRuntime, false),
+                env.text(KUBECONFIG, null), mode, env.text(NAMESPACE, LOCAL.namespace), env.text(ROUTER_NAMESPACE, LOCAL.routerNamespace),
+                env.list(CLUSTER_CIDRS, DEFAULT_CLUSTER_CIDRS));
     }
 
     public KubernetesSettings withEnabled(boolean v) {

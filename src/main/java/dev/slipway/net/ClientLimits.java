@@ -1,9 +1,9 @@
 package dev.slipway.net;
 
-import dev.slipway.core.SettingDurations;
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
 
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * What one client may take of a public listener (the apps listener, HTTP and HTTPS, and the API), so that slow
@@ -17,26 +17,35 @@ import java.util.Map;
  * @param total       connections open at once on the apps listener (HTTP and HTTPS together), and on the API's
  */
 public record ClientLimits(Duration headTimeout, long bodyMinRate, int perClient, int total) {
-    public static final String HEAD_TIMEOUT = "SLIPWAY_CLIENT_HEAD_TIMEOUT";
-    public static final String BODY_MIN_RATE = "SLIPWAY_CLIENT_BODY_MIN_RATE";
-    public static final String PER_CLIENT = "SLIPWAY_MAX_CONNECTIONS_PER_CLIENT";
-    public static final String TOTAL = "SLIPWAY_MAX_CONNECTIONS";
+    public static final Setting HEAD_TIMEOUT = Setting.env("SLIPWAY_CLIENT_HEAD_TIMEOUT", "`10`",
+            "a request head must arrive whole within this (seconds, `200ms` or ISO-8601), on the apps listener (HTTP and "
+                    + "HTTPS) and the API: counted from the connection's opening for its first request (a TLS handshake "
+                    + "included), from its first byte for a later one; a late head gets a 408 and the connection is closed, "
+                    + "a connection that sent nothing is closed ([Slow and greedy clients](#slow-and-greedy-clients))");
+    public static final Setting BODY_MIN_RATE = Setting.env("SLIPWAY_CLIENT_BODY_MIN_RATE", "`1024`",
+            "bytes a second a request body must keep arriving at, on average, while the server waits for it; slower gets "
+                    + "a 408 and the connection closed (`0`: no minimum)");
+    public static final Setting PER_CLIENT = Setting.env("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", "`256`",
+            "connections open at once from one client address (an IPv6 client: its /64), on the apps listener (HTTP and "
+                    + "HTTPS together) and on the API; one more is refused (503 over HTTP, closed over HTTPS). A trusted "
+                    + "proxy is exempt");
+    public static final Setting TOTAL = Setting.env("SLIPWAY_MAX_CONNECTIONS", "`10000`",
+            "connections open at once on the apps listener (HTTP and HTTPS together), and on the API; past it, refused as above");
     public static final ClientLimits DEFAULTS = new ClientLimits(Duration.ofSeconds(10), 1024, 256, 10_000);
 
     public ClientLimits {
-        if (headTimeout.isNegative() || headTimeout.isZero()) throw new IllegalArgumentException(HEAD_TIMEOUT + " must be positive");
-        if (bodyMinRate < 0) throw new IllegalArgumentException(BODY_MIN_RATE + " must be 0 or more");
-        if (perClient < 1) throw new IllegalArgumentException(PER_CLIENT + " must be 1 or more");
-        if (total < perClient) throw new IllegalArgumentException(TOTAL + " must be at least " + PER_CLIENT);
+        if (headTimeout.isNegative() || headTimeout.isZero()) throw new IllegalArgumentException(HEAD_TIMEOUT.variable() + " must be positive");
+        if (bodyMinRate < 0) throw new IllegalArgumentException(BODY_MIN_RATE.variable() + " must be 0 or more");
+        if (perClient < 1) throw new IllegalArgumentException(PER_CLIENT.variable() + " must be 1 or more");
+        if (total < perClient) throw new IllegalArgumentException(TOTAL.variable() + " must be at least " + PER_CLIENT.variable());
     }
 
     /** The defaults, with what the environment sets; a bad value is an {@link IllegalArgumentException} naming it. */
-    public static ClientLimits fromEnv(Map<String, String> env) {
-        String head = env.get(HEAD_TIMEOUT);
-        return new ClientLimits(blank(head) ? DEFAULTS.headTimeout : SettingDurations.parse(HEAD_TIMEOUT, head),
-                number(env, BODY_MIN_RATE, DEFAULTS.bodyMinRate, 0),
-                (int) number(env, PER_CLIENT, DEFAULTS.perClient, 1),
-                (int) number(env, TOTAL, DEFAULTS.total, 1));
+    public static ClientLimits fromEnv(Env env) {
+        return new ClientLimits(env.duration(HEAD_TIMEOUT, DEFAULTS.headTimeout),
+                env.number(BODY_MIN_RATE, 0, Integer.MAX_VALUE, DEFAULTS.bodyMinRate),
+                env.integer(PER_CLIENT, 1, Integer.MAX_VALUE, DEFAULTS.perClient),
+                env.integer(TOTAL, 1, Integer.MAX_VALUE, DEFAULTS.total));
     }
 
     public ClientLimits withHeadTimeout(Duration d) {
@@ -49,21 +58,5 @@ public record ClientLimits(Duration headTimeout, long bodyMinRate, int perClient
 
     public ClientLimits withConnections(int perClient, int total) {
         return new ClientLimits(headTimeout, bodyMinRate, perClient, total);
-    }
-
-    private static long number(Map<String, String> env, String name, long fallback, long min) {
-        String v = env.get(name);
-        if (blank(v)) return fallback;
-        try {
-            long n = Long.parseLong(v.strip());
-            if (n < min || n > Integer.MAX_VALUE) throw new NumberFormatException();
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number from " + min + ", got '" + v + "'");
-        }
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isBlank();
     }
 }

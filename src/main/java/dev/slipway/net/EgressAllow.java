@@ -1,5 +1,8 @@
 package dev.slipway.net;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,11 +14,23 @@ import java.util.List;
  * refused.
  */
 public record EgressAllow(List<Cidr> ranges) {
-    public static final String VARIABLE = "SLIPWAY_EGRESS_ALLOW";
+    public static final Setting ALLOW = Setting.env("SLIPWAY_EGRESS_ALLOW", "none",
+            "private, shared (CGNAT), link-local or reserved addresses and ranges that apps and builds may reach all the "
+                    + "same, comma-separated (`10.0.5.20,192.168.10.0/24,fd00:1::/64`); every other such address is closed "
+                    + "to tenants, and this host's own addresses always are ([Isolation](#isolation-tenants-are-hostile)). A "
+                    + "database `connect` URL may name such an address only when it is listed here "
+                    + "([databases](#from-a-repository-to-a-running-app)), and on Kubernetes a database inside the cluster's "
+                    + "ranges gets its egress rule only when listed here or on a configured admin server "
+                    + "([NetworkPolicy](#the-kubernetes-runtime-issue-19))");
+    public static final String VARIABLE = ALLOW.variable();
     public static final EgressAllow NONE = new EgressAllow(List.of());
 
     public EgressAllow {
         ranges = List.copyOf(ranges);
+    }
+
+    public static EgressAllow fromEnv(Env env) {
+        return parse(env.text(ALLOW, null));
     }
 
     /** Null or blank: none. A bad entry is an {@link IllegalArgumentException} that names the variable. */

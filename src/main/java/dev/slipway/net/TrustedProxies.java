@@ -1,5 +1,8 @@
 package dev.slipway.net;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,11 +15,20 @@ import java.util.List;
  * one proxy carries many clients.
  */
 public record TrustedProxies(List<Cidr> ranges) {
-    public static final String VARIABLE = "SLIPWAY_TRUSTED_PROXIES";
+    public static final Setting PROXIES = Setting.env("SLIPWAY_TRUSTED_PROXIES", "none",
+            "addresses or CIDR ranges of the proxies in front of Slipway (`10.0.0.5,192.168.1.0/24`); only their "
+                    + "`X-Forwarded-For`, `-Proto`, `-Host`, `-Port`, `Forwarded` and `Via` are believed and passed on to "
+                    + "apps (with the router's appended), and they are not held to one client's share of connections "
+                    + "([The router](#the-router))");
+    public static final String VARIABLE = PROXIES.variable();
     public static final TrustedProxies NONE = new TrustedProxies(List.of());
 
     public TrustedProxies {
         ranges = List.copyOf(ranges);
+    }
+
+    public static TrustedProxies fromEnv(Env env) {
+        return parse(env.text(PROXIES, null));
     }
 
     /** Null or blank: none. A bad entry is an {@link IllegalArgumentException} that names the variable. */

@@ -2,9 +2,11 @@ package dev.slipway.operator;
 
 import dev.slipway.server.Slipway;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.core.Env;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DbKind;
+import dev.slipway.domains.DomainSettings;
 import dev.slipway.isolation.IsolationMode;
 import dev.slipway.source.GitHosts;
 import picocli.CommandLine.Command;
@@ -13,7 +15,6 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 
@@ -23,17 +24,17 @@ public final class ServerCommand implements Callable<Integer> {
     @Mixin
     StoreOptions store;
 
-    @Option(names = "--host", defaultValue = "${env:SLIPWAY_HOST:-127.0.0.1}",
-            description = "Address both listeners bind to (env SLIPWAY_HOST; default: ${DEFAULT-VALUE})")
+    @Option(names = "--host",
+            description = "Address both listeners bind to (env SLIPWAY_HOST; default: 127.0.0.1)")
     String host;
 
-    @Option(names = "--api-port", defaultValue = "${env:SLIPWAY_API_PORT:-8080}",
-            description = "Port of the API listener (env SLIPWAY_API_PORT; default: ${DEFAULT-VALUE})")
-    int apiPort;
+    @Option(names = "--api-port",
+            description = "Port of the API listener (env SLIPWAY_API_PORT; default: 8080)")
+    Integer apiPort;
 
-    @Option(names = "--apps-port", defaultValue = "${env:SLIPWAY_APPS_PORT:-8081}",
-            description = "Port of the apps listener that serves deployed apps (env SLIPWAY_APPS_PORT; default: ${DEFAULT-VALUE})")
-    int appsPort;
+    @Option(names = "--apps-port",
+            description = "Port of the apps listener that serves deployed apps (env SLIPWAY_APPS_PORT; default: 8081)")
+    Integer appsPort;
 
     @Option(names = "--image-registry",
             description = "Push every build as an OCI image to this registry (host[:port][/path]); with it, SLIPWAY_IMAGE_BASES "
@@ -50,22 +51,22 @@ public final class ServerCommand implements Callable<Integer> {
                     + "service account, or ~/.kube/config)")
     String kubeconfig;
 
-    @Option(names = "--apps-https-port", defaultValue = "${env:SLIPWAY_APPS_HTTPS_PORT}",
+    @Option(names = "--apps-https-port",
             description = "Port of the apps HTTPS listener; turns on automatic HTTPS (ACME certificates for custom domains, "
                     + "HTTP→HTTPS redirects) (env SLIPWAY_APPS_HTTPS_PORT; default: off)")
     Integer appsHttpsPort;
 
-    @Option(names = "--apps-tls-cert", defaultValue = "${env:SLIPWAY_APPS_TLS_CERT}",
+    @Option(names = "--apps-tls-cert",
             description = "PEM certificate chain for *.<apps domain>, served for project and deployment addresses "
                     + "(env SLIPWAY_APPS_TLS_CERT; needs --apps-tls-key and --apps-https-port)")
     Path appsTlsCert;
 
-    @Option(names = "--apps-tls-key", defaultValue = "${env:SLIPWAY_APPS_TLS_KEY}",
+    @Option(names = "--apps-tls-key",
             description = "PEM private key of --apps-tls-cert (env SLIPWAY_APPS_TLS_KEY)")
     Path appsTlsKey;
 
-    @Option(names = "--apps-domain", defaultValue = "${env:SLIPWAY_APPS_DOMAIN:-localhost}",
-            description = "Domain under which apps get <project>.<domain> (env SLIPWAY_APPS_DOMAIN; default: ${DEFAULT-VALUE})")
+    @Option(names = "--apps-domain",
+            description = "Domain under which apps get <project>.<domain> (env SLIPWAY_APPS_DOMAIN; default: localhost)")
     String appsDomain;
 
     @Option(names = "--domain-verification",
@@ -73,56 +74,57 @@ public final class ServerCommand implements Callable<Integer> {
                     + "off: at once, for a single-team install (env SLIPWAY_DOMAIN_VERIFICATION; default: dns)")
     String domainVerification;
 
-    @Option(names = "--public-url", defaultValue = "${env:SLIPWAY_PUBLIC_URL}",
+    @Option(names = "--public-url",
             description = "Address clients reach the API at, for absolute links (env SLIPWAY_PUBLIC_URL; default: http://<host>:<api port>)")
     String publicUrl;
 
-    @Option(names = "--regions", defaultValue = "${env:SLIPWAY_REGIONS:-us-east-1}",
-            description = "Comma-separated regions this installation runs apps in; others are refused (env SLIPWAY_REGIONS; default: ${DEFAULT-VALUE})")
+    @Option(names = "--regions",
+            description = "Comma-separated regions this installation runs apps in; others are refused (env SLIPWAY_REGIONS; default: us-east-1)")
     String regions;
 
-    @Option(names = "--db-pool-size", defaultValue = "${env:SLIPWAY_DB_POOL_SIZE:-10}",
-            description = "Connections to the store (env SLIPWAY_DB_POOL_SIZE; default: ${DEFAULT-VALUE})")
-    int poolSize;
+    @Option(names = "--db-pool-size",
+            description = "Connections to the store (env SLIPWAY_DB_POOL_SIZE; default: 10)")
+    Integer poolSize;
 
-    @Option(names = "--upload-limit-bytes", defaultValue = "${env:SLIPWAY_UPLOAD_LIMIT_BYTES:-104857600}",
-            description = "Largest zip POST /v1/uploads accepts, in bytes (env SLIPWAY_UPLOAD_LIMIT_BYTES; default: ${DEFAULT-VALUE})")
-    long uploadLimitBytes;
+    @Option(names = "--upload-limit-bytes",
+            description = "Largest zip POST /v1/uploads accepts, in bytes (env SLIPWAY_UPLOAD_LIMIT_BYTES; default: 104857600)")
+    Long uploadLimitBytes;
 
-    @Option(names = "--git-hosts", defaultValue = "${env:SLIPWAY_GIT_HOSTS}",
+    @Option(names = "--git-hosts",
             description = "Clone bases overriding the public hosts, e.g. github=http://127.0.0.1:3000,gitlab=https://git.example.com "
-                    + "(env SLIPWAY_GIT_HOSTS; default: https://github.com, https://gitlab.com, https://bitbucket.org)")
+                    + "(env SLIPWAY_GIT_HOSTS; default: github=https://github.com,gitlab=https://gitlab.com,"
+                    + "bitbucket=https://bitbucket.org)")
     String gitHosts;
 
-    @Option(names = "--sandbox-port", defaultValue = "${env:SLIPWAY_SANDBOX_PORT}",
+    @Option(names = "--sandbox-port",
             description = "Serve the plant-store sandbox on its own port instead of <api>/sandbox (env SLIPWAY_SANDBOX_PORT; default: none)")
     Integer sandboxPort;
 
-    @Option(names = "--build-slots", defaultValue = "${env:SLIPWAY_BUILD_SLOTS:-2}",
-            description = "Deployments this server builds at once; a migration waiting for a slot is pending (env SLIPWAY_BUILD_SLOTS; default: ${DEFAULT-VALUE})")
-    int buildSlots;
+    @Option(names = "--build-slots",
+            description = "Deployments this server builds at once; a migration waiting for a slot is pending (env SLIPWAY_BUILD_SLOTS; default: 2)")
+    Integer buildSlots;
 
-    @Option(names = "--postgres-admin-url", defaultValue = "${env:SLIPWAY_POSTGRES_ADMIN_URL}",
+    @Option(names = "--postgres-admin-url",
             description = "PostgreSQL server where database.action create makes databases, as an admin that may create "
                     + "roles and databases: JDBC (jdbc:postgresql://host:5432/postgres?user=admin&password=...) or "
                     + "postgres://admin:password@host:5432/postgres (env SLIPWAY_POSTGRES_ADMIN_URL; default: not configured)")
     String postgresAdminUrl;
 
-    @Option(names = "--mysql-admin-url", defaultValue = "${env:SLIPWAY_MYSQL_ADMIN_URL}",
+    @Option(names = "--mysql-admin-url",
             description = "MySQL/MariaDB server where database.action create makes databases, as an admin that may create "
                     + "databases and users: JDBC (jdbc:mariadb://host:3306/?user=root&password=...) or "
                     + "mysql://root:password@host:3306 (env SLIPWAY_MYSQL_ADMIN_URL; default: not configured)")
     String mysqlAdminUrl;
 
-    @Option(names = "--webhooks-allow-private", arity = "0..1", fallbackValue = "true", defaultValue = "${env:SLIPWAY_WEBHOOKS_ALLOW_PRIVATE:-false}",
-            description = "Let webhooks and database connect URLs target loopback, private and link-local addresses (env SLIPWAY_WEBHOOKS_ALLOW_PRIVATE; default: ${DEFAULT-VALUE})")
-    boolean webhooksAllowPrivate;
+    @Option(names = "--webhooks-allow-private", arity = "0..1", fallbackValue = "true",
+            description = "Let webhooks and database connect URLs target loopback, private and link-local addresses (env SLIPWAY_WEBHOOKS_ALLOW_PRIVATE; default: false)")
+    Boolean webhooksAllowPrivate;
 
-    @Option(names = "--isolation", defaultValue = "${env:SLIPWAY_ISOLATION:-auto}",
+    @Option(names = "--isolation",
             description = "sandbox: every app and build in its own sandbox (refuses to start unless a check cell runs: "
                     + "bubblewrap, passt and nftables, root, cgroups, the tun device); none: plain processes of the server, NOT "
                     + "isolated, for every account; auto: the sandbox when its check passes, else NOT isolated and only the "
-                    + "first account is served (env SLIPWAY_ISOLATION; default: ${DEFAULT-VALUE})")
+                    + "first account is served (env SLIPWAY_ISOLATION; default: auto)")
     String isolation;
 
     @Override
@@ -130,9 +132,10 @@ public final class ServerCommand implements Callable<Integer> {
         long started = System.nanoTime();
         ServerConfig config;
         AdminServers admins;
+        Env env = Env.system();
         try {
-            config = config();
-            admins = AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl());
+            config = config(env);
+            admins = AdminServers.of(config.databaseAdmins().postgresUrl(), config.databaseAdmins().mysqlUrl());
         } catch (IllegalArgumentException e) {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
@@ -154,11 +157,14 @@ public final class ServerCommand implements Callable<Integer> {
             stopped.countDown();
         }, "shutdown"));
         System.out.printf("Slipway API listening on http://%s:%d/v1 (store: %s) — ready in %d ms%n",
-                host, slipway.apiPort(), slipway.database().dialect().name().toLowerCase(),
+                config.listeners().host(), slipway.apiPort(), slipway.database().dialect().name().toLowerCase(),
                 (System.nanoTime() - started) / 1_000_000);
+        String host = config.listeners().host();
         System.out.printf("Slipway dashboard at http://%s:%d/dashboard%n", host, slipway.apiPort());
-        if (sandboxPort != null) System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());
-        System.out.printf("Slipway apps listening on http://<project>.%s:%d%n", appsDomain, slipway.appsPort());
+        if (config.listeners().sandboxPort() != null) {
+            System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());
+        }
+        System.out.printf("Slipway apps listening on http://<project>.%s:%d%n", config.listeners().appsDomain(), slipway.appsPort());
         if (slipway.appsHttpsPort() != null) {
             System.out.printf("Slipway apps HTTPS on port %d (certificates from %s)%n", slipway.appsHttpsPort(),
                     slipway.config().tls().directoryUrl());
@@ -173,7 +179,7 @@ public final class ServerCommand implements Callable<Integer> {
         }
         System.out.println("Slipway databases (action create): " + providers);
         System.out.flush();
-        if (Training.requested()) {
+        if (Training.requested(env)) {
             Training.exercise(slipway.apiPort());
             return 0; // the shutdown hook stops the server
         }
@@ -182,22 +188,35 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /** The flags over the environment; an {@link IllegalArgumentException} names what is wrong. */
-    private ServerConfig config() {
-        if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("--build-slots must be from 1 to 64");
-        if (uploadLimitBytes <= 0) throw new IllegalArgumentException("--upload-limit-bytes must be positive");
-        List<String> regionList = Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        ServerConfig.Builder builder = ServerConfig.builder(store.dataDir).environment(System.getenv());
-        if (domainVerification != null) {
-            builder.domainProof(dev.slipway.domains.DomainSettings.proof("--domain-verification", domainVerification));
+    ServerConfig config(Env env) {
+        ServerConfig.Builder b = ServerConfig.builder(store.dataDir(env)).environment(env);
+        if (buildSlots != null) {
+            if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("--build-slots must be from 1 to 64");
+            b.buildSlots(buildSlots);
         }
-        return builder
-                .host(host).ports(apiPort, appsPort).databaseUrl(store.databaseUrl).databasePoolSize(poolSize)
-                .appsDomain(appsDomain).publicUrl(publicUrl).regions(regionList).uploadLimit(uploadLimitBytes)
-                .gitHosts(GitHosts.parse(gitHosts)).buildSlots(buildSlots)
-                .databaseAdmins(blankToNull(postgresAdminUrl), blankToNull(mysqlAdminUrl)).sandboxPort(sandboxPort)
-                .allowPrivateTargets(webhooksAllowPrivate).isolation(IsolationMode.parse(isolation))
-                .appsHttpsPort(appsHttpsPort).appsTlsCertificate(appsTlsCert, appsTlsKey).imageRegistry(imageRegistry)
-                .runtimeKind(runtimeKind).kubeconfig(kubeconfig).build();
+        if (uploadLimitBytes != null) {
+            if (uploadLimitBytes <= 0) throw new IllegalArgumentException("--upload-limit-bytes must be positive");
+            b.uploadLimit(uploadLimitBytes);
+        }
+        if (domainVerification != null) b.domainProof(DomainSettings.proof("--domain-verification", domainVerification));
+        if (host != null) b.host(host);
+        if (apiPort != null) b.apiPort(apiPort);
+        if (appsPort != null) b.appsPort(appsPort);
+        if (store.databaseUrl != null) b.databaseUrl(store.databaseUrl);
+        if (poolSize != null) b.databasePoolSize(poolSize);
+        if (appsDomain != null) b.appsDomain(appsDomain);
+        if (publicUrl != null) b.publicUrl(blankToNull(publicUrl));
+        if (regions != null) b.regions(Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList());
+        if (gitHosts != null) b.gitHosts(GitHosts.parse(gitHosts));
+        if (postgresAdminUrl != null) b.postgresAdminUrl(blankToNull(postgresAdminUrl));
+        if (mysqlAdminUrl != null) b.mysqlAdminUrl(blankToNull(mysqlAdminUrl));
+        if (sandboxPort != null) b.sandboxPort(sandboxPort);
+        if (webhooksAllowPrivate != null) b.allowPrivateTargets(webhooksAllowPrivate);
+        if (isolation != null) b.isolation(IsolationMode.parse(isolation));
+        if (appsHttpsPort != null) b.appsHttpsPort(appsHttpsPort);
+        if (appsTlsCert != null) b.appsTlsCert(appsTlsCert);
+        if (appsTlsKey != null) b.appsTlsKey(appsTlsKey);
+        return b.imageRegistry(imageRegistry).runtimeKind(runtimeKind).kubeconfig(kubeconfig).build();
     }
 
     private static String blankToNull(String s) {

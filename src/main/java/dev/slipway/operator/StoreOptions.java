@@ -1,6 +1,9 @@
 package dev.slipway.operator;
 
 import dev.slipway.accounts.AccountStore;
+import dev.slipway.config.ServerConfig;
+import dev.slipway.config.StoreSettings;
+import dev.slipway.core.Env;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.isolation.ServersWithoutSandbox;
@@ -11,17 +14,25 @@ import java.nio.file.Path;
 
 /** Where the store is: shared by the server and the admin commands, so both see the same data. */
 public final class StoreOptions {
-    @Option(names = "--data-dir", defaultValue = "${env:SLIPWAY_DATA_DIR:-.slipway}",
-            description = "Data directory: embedded store, artifacts, workspaces (env SLIPWAY_DATA_DIR; default: ${DEFAULT-VALUE})")
+    @Option(names = "--data-dir",
+            description = "Data directory: embedded store, artifacts, workspaces (env SLIPWAY_DATA_DIR; default: ./.slipway)")
     public Path dataDir;
 
-    @Option(names = "--database-url", defaultValue = "${env:SLIPWAY_DATABASE_URL}",
+    @Option(names = "--database-url",
             description = "JDBC URL of a PostgreSQL store, e.g. jdbc:postgresql://127.0.0.1:5432/slipway?user=slipway "
                     + "(env SLIPWAY_DATABASE_URL; default: the embedded H2 file in the data dir)")
     public String databaseUrl;
 
+    /** {@code --data-dir} when given, else the environment's. */
+    Path dataDir(Env env) {
+        return ServerConfig.dataDir(dataDir, env);
+    }
+
+    /** The store of {@code --database-url} or {@code SLIPWAY_DATABASE_URL}, else the embedded one in the data dir. */
     public Database open(int poolSize) {
-        return Database.open(databaseUrl != null && !databaseUrl.isBlank() ? databaseUrl : Database.h2Url(dataDir), poolSize);
+        Env env = Env.system();
+        String url = databaseUrl != null ? databaseUrl : env.text(StoreSettings.DATABASE_URL, null);
+        return Database.open(url != null && !url.isBlank() ? url : Database.h2Url(dataDir(env)), poolSize);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.slipway.operator;
 
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,12 +15,13 @@ import java.time.Duration;
  * first requests load.
  */
 final class Training {
-    static final String ENV = "SLIPWAY_TRAINING_RUN";
+    /** Not an operator's setting: the launcher sets it for its training run. */
+    static final Setting RUN = Setting.env("SLIPWAY_TRAINING_RUN", "none", "`1`: a training run");
 
     private Training() {}
 
-    static boolean requested() {
-        return "1".equals(System.getenv(ENV));
+    static boolean requested(Env env) {
+        return env.text(RUN).filter("1"::equals).isPresent();
     }
 
     static void exercise(int apiPort) {

@@ -68,11 +68,11 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, authenticator,
                 pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
-                idempotency, new ProjectHandlers(stores.projects(), urls, config.regions(),
+                idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores)),
-                new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.uploadLimitBytes()),
+                new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.deployments().uploadLimitBytes()),
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
-                        logHandlers, urls, config.regions()),
+                        logHandlers, urls, config.deployments().regions()),
                 new DeploymentHandlers(stores.deployments(), pipelines.deployments(), stores.projects(), stores.uploads(),
                         logHandlers, urls),
                 new OpenApiDocs(urls, () -> listeners.sandboxBase(urls)),
@@ -101,7 +101,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
-        boolean https = config.publicUrl() != null && config.publicUrl().toLowerCase(Locale.ROOT).startsWith("https:");
+        String publicUrl = config.listeners().publicUrl();
+        boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
         AccountAdmission admission = engine.admission();
         Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,

@@ -1,6 +1,7 @@
 package dev.slipway.server;
 
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.config.IsolationSettings;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.isolation.Confinement;
@@ -49,8 +50,10 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         platform.add(Stores.storeUrl(config));
         DataDir.prepare(config.dataDir());
         String nodeId = NodeId.load(config.dataDir());
-        return Isolations.begin(config.isolation(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
-                NetworkPolicy.of(platform, adminAddresses(config), config.egressAllow()), config.warmNetworks(), config.sandbox());
+        IsolationSettings isolation = config.isolation();
+        return Isolations.begin(isolation.mode(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
+                NetworkPolicy.of(platform, adminAddresses(config), isolation.egressAllow()), isolation.warmNetworks(),
+                isolation.sandbox());
     }
 
     static Engine start(ServerConfig config, Stores stores, Isolations.Choice isolation, Clock clock) throws IOException {
@@ -63,7 +66,7 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         else LOG.warn(confinement.warning());
         AppRuntime runtime = runtime(config, stores, instances, confinement, clock);
         try {
-            RouteTable routes = new RouteTable(config.appsDomain());
+            RouteTable routes = new RouteTable(config.listeners().appsDomain());
             RecentRequests recent = new RecentRequests(clock);
             ProductionInstances production = new ProductionInstances(stores.deployments(), runtime);
             RetiringPool retiring = new RetiringPool(runtime, instances, clock, config.runtime().retireAfter(),
@@ -85,7 +88,7 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         ImageStore images = new ImageStore(stores.database().jdbi());
         LOG.info("apps run on Kubernetes ({} namespace mode, namespace {})", config.kubernetes().namespaces(),
                 config.kubernetes().namespace());
-        return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.egressAllow(),
+        return new KubernetesRuntime(KubernetesClients.connect(config.kubernetes()), config.kubernetes(), config.isolation().egressAllow(),
                 config.runtime(), clock,
                 images::find, projectId -> stores.projects().find(projectId).map(Project::accountId)
                         .orElseThrow(() -> new IllegalStateException("project " + projectId + " does not exist")),
@@ -103,8 +106,8 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
 
     private static List<String> adminAddresses(ServerConfig config) {
         List<String> out = new ArrayList<>();
-        if (config.postgresAdminUrl() != null) out.add(config.postgresAdminUrl());
-        if (config.mysqlAdminUrl() != null) out.add(config.mysqlAdminUrl());
+        if (config.databaseAdmins().postgresUrl() != null) out.add(config.databaseAdmins().postgresUrl());
+        if (config.databaseAdmins().mysqlUrl() != null) out.add(config.databaseAdmins().mysqlUrl());
         return out;
     }
 

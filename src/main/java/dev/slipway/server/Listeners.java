@@ -1,6 +1,7 @@
 package dev.slipway.server;
 
 import dev.slipway.api.AppUrls;
+import dev.slipway.config.ListenerSettings;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.net.BoundPort;
 
@@ -17,15 +18,15 @@ import java.util.List;
 record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort appsHttps) implements AutoCloseable {
 
     static Listeners bind(ServerConfig config) {
-        BoundPort api = BoundPort.bind("API listener", config.host(), config.apiPort());
+        BoundPort api = BoundPort.bind("API listener", config.listeners().host(), config.listeners().apiPort());
         BoundPort apps = null;
         BoundPort sandbox = null;
         try {
-            apps = BoundPort.bind("apps listener", config.host(), config.appsPort());
-            sandbox = config.sandboxPort() == null ? null
-                    : BoundPort.bind("sandbox listener", config.host(), config.sandboxPort());
+            apps = BoundPort.bind("apps listener", config.listeners().host(), config.listeners().appsPort());
+            sandbox = config.listeners().sandboxPort() == null ? null
+                    : BoundPort.bind("sandbox listener", config.listeners().host(), config.listeners().sandboxPort());
             BoundPort https = config.tls().httpsPort() == null ? null
-                    : BoundPort.bind("apps HTTPS listener", config.host(), config.tls().httpsPort());
+                    : BoundPort.bind("apps HTTPS listener", config.listeners().host(), config.tls().httpsPort());
             return new Listeners(api, apps, sandbox, https);
         } catch (RuntimeException e) {
             api.close();
@@ -36,7 +37,8 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort app
     }
 
     AppUrls urls(ServerConfig config) {
-        return new AppUrls(config.appsDomain(), apps.port(), config.publicUrl(), config.host(), api.port());
+        ListenerSettings listeners = config.listeners();
+        return new AppUrls(listeners.appsDomain(), apps.port(), listeners.publicUrl(), listeners.host(), api.port());
     }
 
     /** Where the OpenAPI document says the sandbox is. */

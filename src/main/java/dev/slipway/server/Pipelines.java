@@ -38,9 +38,9 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
         DatabaseService databases = new DatabaseService(jdbi,
-                AdminServers.of(config.postgresAdminUrl(), config.mysqlAdminUrl()), stores.secrets(), stores.logs(),
-                clock, stores.projectCache(), config.egressAllow());
-        Workers workers = new Workers(stores.jobs(), config.buildSlots(), stores.nodeId());
+                AdminServers.of(config.databaseAdmins().postgresUrl(), config.databaseAdmins().mysqlUrl()), stores.secrets(), stores.logs(),
+                clock, stores.projectCache(), config.isolation().egressAllow());
+        Workers workers = new Workers(stores.jobs(), config.deployments().buildSlots(), stores.nodeId());
         var serving = new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls);
         var switches = new WarmSwitches(serving, stores.deployments());
         DeploymentService deployments = new DeploymentService(stores.deployments(), stores.jobs(), stores.logs(),
@@ -51,7 +51,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
         DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(stores.deployments(), deployments,
                 stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases,
-                new DeploymentRunner.Sources(new GitFetcher(config.gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
+                new DeploymentRunner.Sources(new GitFetcher(config.deployments().gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
                         new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock)),

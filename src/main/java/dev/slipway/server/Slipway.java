@@ -76,7 +76,7 @@ public final class Slipway implements AutoCloseable {
             opened.push(isolation::abandon);
             Stores stores = Stores.open(config, urls, clock);
             opened.push(stores);
-            FirstStart firstStart = config.createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
+            FirstStart firstStart = config.store().createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
             Engine engine = Engine.start(config, stores, isolation, clock);
             opened.push(engine);
             Pipelines pipelines = Pipelines.create(config, stores, engine, urls, clock);
@@ -85,7 +85,7 @@ public final class Slipway implements AutoCloseable {
             ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, urls, clock);
             opened.push(control);
             AppsTls tls = listeners.appsHttps() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
-                    config.appsDomain(), stores.certificates(), certificateDomains(stores), engine.routes()::hasDomain,
+                    config.listeners().appsDomain(), stores.certificates(), certificateDomains(stores), engine.routes()::hasDomain,
                     stores.nodeId(), clock);
             if (tls != null) opened.push(tls);
             // until the recovery below is done, a wake waits (DormantApps.open)
@@ -155,10 +155,13 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
-    public int apiPort() { return config.apiPort(); }
+    public int apiPort() { return config.listeners().apiPort(); }
     /** The sandbox's own port, or the API port when it is served there. */
-    public int sandboxPort() { return config.sandboxPort() == null ? config.apiPort() : config.sandboxPort(); }
-    public int appsPort() { return config.appsPort(); }
+    public int sandboxPort() {
+        Integer own = config.listeners().sandboxPort();
+        return own == null ? config.listeners().apiPort() : own;
+    }
+    public int appsPort() { return config.listeners().appsPort(); }
     /** The apps HTTPS listener's port; null when HTTPS is off. */
     public Integer appsHttpsPort() { return tls == null ? null : tls.port(); }
     /** Automatic HTTPS; null when it is off. */

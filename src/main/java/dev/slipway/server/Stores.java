@@ -51,11 +51,11 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
 
     static Stores open(ServerConfig config, AppUrls urls, Clock clock) throws IOException {
         DataDir.prepare(config.dataDir());
-        Database database = Database.open(storeUrl(config), config.databasePoolSize());
+        Database database = Database.open(storeUrl(config), config.store().poolSize());
         LogStore logs = null;
         Dispatcher dispatcher = null;
         try {
-            SecretBox secrets = config.secretKey() != null ? SecretBox.fromBase64(config.secretKey())
+            SecretBox secrets = config.store().secretKey() != null ? SecretBox.fromBase64(config.store().secretKey())
                     : SecretBox.fromKeyFile(config.dataDir());
             String nodeId = NodeId.load(config.dataDir());
             var jdbi = database.jdbi();
@@ -86,7 +86,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
     }
 
     static String storeUrl(ServerConfig config) {
-        return config.databaseUrl() != null ? config.databaseUrl() : Database.h2Url(config.dataDir());
+        return config.store().databaseUrl() != null ? config.store().databaseUrl() : Database.h2Url(config.dataDir());
     }
 
     /** The lines still queued are written (the apps' last ones included) before the store closes. */

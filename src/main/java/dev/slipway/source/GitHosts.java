@@ -1,5 +1,7 @@
 package dev.slipway.source;
 
+import dev.slipway.core.Setting;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Collections;
@@ -14,7 +16,10 @@ import java.util.Set;
  * is how tests and on-premise installations point Slipway at their own git server.
  */
 public final class GitHosts {
-    public static final String ENV = "SLIPWAY_GIT_HOSTS";
+    public static final Setting GIT_HOSTS = Setting.flag("--git-hosts", "SLIPWAY_GIT_HOSTS",
+            "`github=https://github.com,gitlab=https://gitlab.com,bitbucket=https://bitbucket.org`",
+            "where each `source` kind is cloned from (`<base>/<owner>/<repo>.git`); point them at your own git server");
+    public static final String ENV = GIT_HOSTS.variable();
     public static final Map<String, String> DEFAULTS = defaultsInOrder();
     private static final Set<String> SCHEMES = Set.of("http", "https", "git");
 

@@ -40,7 +40,7 @@ class ArtifactStoreTest {
     void open() {
         testStore = TestStore.create(kind);
         db = Database.open(testStore.jdbcUrl(), 2);
-        artifactsDir = BuildConfig.defaults(testStore.dataDir()).artifactsDir();
+        artifactsDir = BuildSettings.defaults(testStore.dataDir()).artifactsDir();
         store = new ArtifactStore(db.jdbi(), artifactsDir);
     }
 
@@ -151,7 +151,7 @@ class ArtifactStoreTest {
     @Test
     void leftoversOfInterruptedBuildsAreSweptAndRecordedArtifactsKept() throws IOException {
         Artifact kept = artifact("prj_1");
-        BuildConfig config = BuildConfig.defaults(testStore.dataDir());
+        BuildSettings config = BuildSettings.defaults(testStore.dataDir());
         // a build killed mid-install: its workspace, with a read-only corner like npm leaves
         Path workspace = Files.createDirectories(config.workspacesDir().resolve("art_01killedmidinstall0000000"));
         Files.createDirectories(workspace.resolve("node_modules/x"));

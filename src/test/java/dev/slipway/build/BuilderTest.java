@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class BuilderTest {
     static TestStore testStore;
     static Database db;
-    static BuildConfig config;
+    static BuildSettings config;
     static ArtifactStore store;
     static Builder builder;
 
@@ -40,7 +40,7 @@ class BuilderTest {
     static void open() {
         testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
-        config = BuildConfig.defaults(testStore.dataDir());
+        config = BuildSettings.defaults(testStore.dataDir());
         store = new ArtifactStore(db.jdbi(), config.artifactsDir());
         Clock clock = MicrosClock.system();
         builder = new Builder(config, new CommandRunner(clock), store, clock);

@@ -32,7 +32,7 @@ class FailureReasonsTest {
     static void open() {
         testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
-        BuildConfig config = BuildConfig.defaults(testStore.dataDir());
+        BuildSettings config = BuildSettings.defaults(testStore.dataDir());
         Clock clock = MicrosClock.system();
         builder = new Builder(config, new CommandRunner(clock), new ArtifactStore(db.jdbi(), config.artifactsDir()), clock);
     }

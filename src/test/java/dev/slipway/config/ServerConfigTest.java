@@ -20,23 +20,23 @@ class ServerConfigTest {
                         "SLIPWAY_SANDBOX_WARM_NETWORKS", "3", "SLIPWAY_WEBHOOKS_RETRY_SCHEDULE", "1,2",
                         "SLIPWAY_TOOLCHAIN_REGISTRY", "http://127.0.0.1:4873/"))
                 .regions(List.of("eu-west-1")).secretKey("b3RoZXI=").build();
-        assertThat(c.secretKey()).isEqualTo("b3RoZXI=");
+        assertThat(c.store().secretKey()).isEqualTo("b3RoZXI=");
         assertThat(c.build().commandTimeout()).isEqualTo(Duration.ofSeconds(90));
         assertThat(c.build().toolchainRegistry()).hasToString("http://127.0.0.1:4873/");
         assertThat(c.runtime().healthTimeout()).isEqualTo(Duration.ofSeconds(7));
         assertThat(c.runtime().regions()).containsExactly("eu-west-1");
-        assertThat(c.warmNetworks()).isEqualTo(3);
+        assertThat(c.isolation().warmNetworks()).isEqualTo(3);
         assertThat(c.webhooks().retries()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
     }
 
     @Test
     void withoutTheEnvironmentItIsTheEmbeddedDefaults() {
         ServerConfig c = ServerConfig.builder(DIR).build();
-        assertThat(c.apiPort()).isEqualTo(8080);
-        assertThat(c.appsPort()).isEqualTo(8081);
-        assertThat(c.databaseUrl()).isNull();
-        assertThat(c.createDefaultAccount()).isTrue();
-        assertThat(c.warmNetworks()).isEqualTo(ServerConfig.DEFAULT_WARM_NETWORKS);
+        assertThat(c.listeners().apiPort()).isEqualTo(8080);
+        assertThat(c.listeners().appsPort()).isEqualTo(8081);
+        assertThat(c.store().databaseUrl()).isNull();
+        assertThat(c.store().createDefaultAccount()).isTrue();
+        assertThat(c.isolation().warmNetworks()).isEqualTo(IsolationSettings.DEFAULT_WARM_NETWORKS);
         assertThat(c.runtime().healthTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.build().toolchainRegistry()).hasToString("https://registry.npmjs.org/");
         assertThat(c.toBuilder().ports(1, 2).build()).usingRecursiveComparison()

@@ -1,5 +1,6 @@
 package dev.slipway.images;
 
+import dev.slipway.core.Env;
 import dev.slipway.build.Artifact;
 import org.junit.jupiter.api.Test;
 
@@ -16,10 +17,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ImageSettingsTest {
     @Test
     void offUnlessARegistryIsSet() {
-        assertThat(ImageSettings.fromEnv(Map.of()).enabled()).isFalse();
-        assertThat(ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_REGISTRY", "  ")).enabled()).isFalse();
-        ImageSettings on = ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_REGISTRY", "127.0.0.1:5000/slipway",
-                "SLIPWAY_IMAGE_BASES", "python=127.0.0.1:5000/py:3.11", "SLIPWAY_IMAGE_INSECURE", "true"));
+        assertThat(ImageSettings.fromEnv(Env.of(Map.of())).enabled()).isFalse();
+        assertThat(ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_REGISTRY", "  "))).enabled()).isFalse();
+        ImageSettings on = ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_REGISTRY", "127.0.0.1:5000/slipway",
+                "SLIPWAY_IMAGE_BASES", "python=127.0.0.1:5000/py:3.11", "SLIPWAY_IMAGE_INSECURE", "true")));
         assertThat(on.enabled()).isTrue();
         assertThat(on.insecure()).isTrue();
         assertThat(on.bases()).containsEntry("python", "127.0.0.1:5000/py:3.11").containsEntry("node", "node:{version}-slim");
@@ -27,13 +28,13 @@ class ImageSettingsTest {
 
     @Test
     void badValuesNameTheirVariable() {
-        assertThatThrownBy(() -> ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_REGISTRY", "http://x/../y")))
+        assertThatThrownBy(() -> ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_REGISTRY", "http://x/../y"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_IMAGE_REGISTRY");
-        assertThatThrownBy(() -> ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_BASES", "ruby=ruby:3")))
+        assertThatThrownBy(() -> ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_BASES", "ruby=ruby:3"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_IMAGE_BASES");
-        assertThatThrownBy(() -> ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_BASES", "node=node; rm -rf /")))
+        assertThatThrownBy(() -> ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_BASES", "node=node; rm -rf /"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_IMAGE_BASES");
-        assertThatThrownBy(() -> ImageSettings.fromEnv(Map.of("SLIPWAY_IMAGE_INSECURE", "yes")))
+        assertThatThrownBy(() -> ImageSettings.fromEnv(Env.of(Map.of("SLIPWAY_IMAGE_INSECURE", "yes"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SLIPWAY_IMAGE_INSECURE");
     }
 

@@ -9,7 +9,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RetirementSchedule;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.testing.RecordingLog;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -63,7 +63,7 @@ class KubernetesRuntimeContractTest extends AppRuntimeContract {
     private KubernetesRuntime kubernetesRuntime(Duration healthTimeout) {
         // the runtime closes its client on close(): each gets its own
         return new KubernetesRuntime(server.createClient(), KubernetesSettings.LOCAL.withEnabled(true), EgressAllow.NONE,
-                RuntimeOptions.defaults(REGIONS).withHealthTimeout(healthTimeout), Clock.systemUTC(),
+                RuntimeSettings.defaults(REGIONS).withHealthTimeout(healthTimeout), Clock.systemUTC(),
                 artifact -> Optional.of(IMAGE), project -> "acc_1", deployment -> false);
     }
 

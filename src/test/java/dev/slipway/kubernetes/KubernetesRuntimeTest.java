@@ -7,7 +7,7 @@ import dev.slipway.webhooks.RebindingNames;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.RecordingLog;
@@ -89,7 +89,7 @@ class KubernetesRuntimeTest {
     }
 
     KubernetesRuntime runtime(KubernetesSettings settings, EgressAllow allow, Duration healthTimeout) {
-        RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(healthTimeout);
+        RuntimeSettings options = RuntimeSettings.defaults(List.of("us-east-1")).withHealthTimeout(healthTimeout);
         // the runtime closes its client on close(): each gets its own
         return new KubernetesRuntime(server.createClient(), settings, allow, options, Clock.systemUTC(),
                 artifact -> artifact.startsWith("art_noimage") ? Optional.empty() : Optional.of(IMAGE), project -> "acc_1",
@@ -499,7 +499,7 @@ class KubernetesRuntimeTest {
     @Test
     void theObjectsOfAFailedDeploymentAndOfOneThatCannotRunAgainAreSweptAtARestartButNotProductions_kubeletPlayed() {
         Set<String> finished = ConcurrentHashMap.newKeySet();
-        RuntimeOptions options = RuntimeOptions.defaults(List.of("us-east-1")).withHealthTimeout(Duration.ofSeconds(10));
+        RuntimeSettings options = RuntimeSettings.defaults(List.of("us-east-1")).withHealthTimeout(Duration.ofSeconds(10));
         java.util.function.Supplier<KubernetesRuntime> server = () -> new KubernetesRuntime(KubernetesRuntimeTest.server.createClient(),
                 KubernetesSettings.LOCAL.withEnabled(true), EgressAllow.NONE, options, Clock.systemUTC(), artifact -> Optional.of(IMAGE),
                 project -> "acc_1", finished::contains);

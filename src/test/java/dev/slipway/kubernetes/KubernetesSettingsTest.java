@@ -1,5 +1,6 @@
 package dev.slipway.kubernetes;
 
+import dev.slipway.core.Env;
 import dev.slipway.config.ServerConfig;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class KubernetesSettingsTest {
                 Map.of("SLIPWAY_KUBERNETES_ROUTER_NAMESPACE", "-x"),
                 Map.of("SLIPWAY_KUBERNETES_CLUSTER_CIDRS", "10.0.0.0"))) {
             String name = bad.keySet().iterator().next();
-            assertThatThrownBy(() -> KubernetesSettings.fromEnv(bad)).as(name).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> KubernetesSettings.fromEnv(Env.of(bad))).as(name).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(name);
         }
     }

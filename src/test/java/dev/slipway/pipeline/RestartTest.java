@@ -162,7 +162,7 @@ class RestartTest {
                 Map.of(a1, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
         assertOneProcessGroupPerApp(List.of(a1, b1, b2, s1, s2), firstRunApps);
         // the first attempts' workspaces were deleted at the restart; the second attempts moved theirs
-        assertThat(dev.slipway.build.BuildConfig.defaults(store.dataDir().resolve("data")).workspacesDir())
+        assertThat(dev.slipway.build.BuildSettings.defaults(store.dataDir().resolve("data")).workspacesDir())
                 .as("workspaces left by the killed server's builds").isEmptyDirectory();
 
         // SIGTERM while a build runs: the job is left to be resumed, not finished

@@ -17,7 +17,7 @@ class ServerWiringTest {
         try (TestServer server = TestServer.start(Dialect.H2)) {
             int appsPort = server.slipway().appsPort();
             assertThat(appsPort).isPositive().isNotEqualTo(server.slipway().apiPort());
-            assertThat(server.slipway().config().appsPort()).isEqualTo(appsPort);
+            assertThat(server.slipway().config().listeners().appsPort()).isEqualTo(appsPort);
 
             var r = new AppsClient(appsPort).get("nothing.localhost", "/");
             assertThat(r.status()).isEqualTo(404);

@@ -48,9 +48,9 @@ public final class TestServer implements AutoCloseable {
         try {
             var dir = java.nio.file.Files.createTempDirectory(store.dataDir(), "peer-");
             ServerConfig c = slipway.config();
-            ServerConfig peer = config(store, dir).uploadLimit(c.uploadLimitBytes()).gitHosts(c.gitHosts())
-                    .buildSlots(c.buildSlots()).databaseAdmins(c.postgresAdminUrl(), c.mysqlAdminUrl())
-                    .webhooks(c.webhooks()).isolation(c.isolation()).sandbox(c.sandbox()).domains(c.domains())
+            ServerConfig peer = config(store, dir).uploadLimit(c.deployments().uploadLimitBytes()).gitHosts(c.deployments().gitHosts())
+                    .buildSlots(c.deployments().buildSlots()).databaseAdmins(c.databaseAdmins().postgresUrl(), c.databaseAdmins().mysqlUrl())
+                    .webhooks(c.webhooks()).isolation(c.isolation().mode()).sandbox(c.isolation().sandbox()).domains(c.domains())
                     .images(c.images()).kubernetes(c.kubernetes()).build();
             return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
         } catch (Exception e) {

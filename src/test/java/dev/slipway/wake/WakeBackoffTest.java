@@ -68,7 +68,7 @@ class WakeBackoffTest {
                 DeploymentStatus.LIVE, null, null, artifact.id(), null, "us-east-1", "local", 1,
                 clock.instant(), clock.instant(), null, false, null);
         slipway.stores().deployments().jdbi().useHandle(h -> slipway.stores().deployments().insert(h, d));
-        url = "http://" + name + "-" + d.shortId() + "." + slipway.config().appsDomain() + ":" + slipway.appsPort() + "/";
+        url = "http://" + name + "-" + d.shortId() + "." + slipway.config().listeners().appsDomain() + ":" + slipway.appsPort() + "/";
     }
 
     @AfterEach

@@ -1,6 +1,8 @@
 package dev.slipway.build.toolchain;
 
+import dev.slipway.build.BuildSettings;
 import dev.slipway.build.Steps;
+import dev.slipway.core.Env;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,8 +17,8 @@ import java.util.Map;
  *              read-only; empty when the app uses the machine's Node and npm
  */
 public record Toolchain(List<Path> homes, PackageManager packageManager) {
+    private static final String EXTRA_CA = BuildSettings.NODE_EXTRA_CA_CERTS.variable();
     /** The machine's Node and npm, as before a package.json was read. */
-    private static final String EXTRA_CA = "NODE_EXTRA_CA_CERTS";
     public static final Toolchain SYSTEM = new Toolchain(List.of(), new PackageManager(PackageManager.Kind.NPM, false, null));
 
     public Toolchain {
@@ -28,7 +30,7 @@ public record Toolchain(List<Path> homes, PackageManager packageManager) {
      * see: npm, pnpm and yarn classic read the machine's npmrc {@code cafile}, but yarn berry reads only this.
      */
     private static java.util.Optional<String> extraCertificates() {
-        String file = System.getenv(EXTRA_CA);
+        String file = Env.system().text(BuildSettings.NODE_EXTRA_CA_CERTS, null);
         if (file == null || !(file.startsWith("/etc/") || file.startsWith("/usr/")) || !java.nio.file.Files.isReadable(Path.of(file))) {
             return java.util.Optional.empty();
         }

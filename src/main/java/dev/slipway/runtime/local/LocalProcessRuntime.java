@@ -11,7 +11,7 @@ import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
 import dev.slipway.runtime.RetirementSchedule;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import dev.slipway.runtime.StoredInstance;
 import org.slf4j.Logger;
@@ -42,7 +42,7 @@ public final class LocalProcessRuntime implements AppRuntime {
     /** How long recovery waits for a killed leftover's port before it picks another. */
     private static final Duration RECORDED_PORT_WAIT = Duration.ofSeconds(2);
 
-    private final RuntimeOptions options;
+    private final RuntimeSettings options;
     private final InstanceStore store;
     private final Confinement confinement;
     private final Supervisor.Context ctx;
@@ -53,15 +53,15 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final Map<String, Object> startLocks = new ConcurrentHashMap<>();
 
     /** Unconfined: apps run as plain processes of the server (tests of the runtime itself). */
-    public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock) {
+    public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock) {
         this(store, options, clock, new Unconfined());
     }
 
-    public LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Confinement confinement) {
+    public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Confinement confinement) {
         this(store, options, clock, System.getenv(), confinement);
     }
 
-    LocalProcessRuntime(InstanceStore store, RuntimeOptions options, Clock clock, Map<String, String> serverEnv,
+    LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
                         Confinement confinement) {
         this.options = options;
         this.store = store;

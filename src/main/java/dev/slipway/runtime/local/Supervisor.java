@@ -10,7 +10,7 @@ import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.OutputPump;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 
 import java.io.IOException;
 import java.time.Clock;
@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * the process group.
  */
 final class Supervisor {
-    record Context(RuntimeOptions options, InstanceStore store, Clock clock, HealthCheck health,
+    record Context(RuntimeSettings options, InstanceStore store, Clock clock, HealthCheck health,
                    ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports) {}
 
     /** Where a restart goes when its port is taken. */

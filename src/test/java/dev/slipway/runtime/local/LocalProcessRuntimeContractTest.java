@@ -6,7 +6,7 @@ import dev.slipway.runtime.AppRuntimeContract;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
@@ -33,7 +33,7 @@ class LocalProcessRuntimeContractTest extends AppRuntimeContract {
 
     @Override
     protected AppRuntime newRuntime(Duration healthTimeout) {
-        return new LocalProcessRuntime(store, RuntimeOptions.defaults(REGIONS).withHealthTimeout(healthTimeout)
+        return new LocalProcessRuntime(store, RuntimeSettings.defaults(REGIONS).withHealthTimeout(healthTimeout)
                 .withStopGrace(Duration.ofSeconds(2)), MicrosClock.system());
     }
 

@@ -4,7 +4,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceType;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import dev.slipway.runtime.StoredInstance;
 import dev.slipway.runtime.TestApps;
@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LocalProcessRuntimeTest {
     private RuntimeFixture fixture;
 
-    private LocalProcessRuntime runtime(UnaryOperator<RuntimeOptions> customize) {
+    private LocalProcessRuntime runtime(UnaryOperator<RuntimeSettings> customize) {
         fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(Dialect.H2),
                 "node_test", customize, Map.of("LEAKED_SERVER_VAR", "server-only"));
         return fixture.runtime;

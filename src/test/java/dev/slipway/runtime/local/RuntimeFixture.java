@@ -3,7 +3,7 @@ package dev.slipway.runtime.local;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
@@ -23,18 +23,18 @@ public final class RuntimeFixture implements AutoCloseable {
     public final Database database;
     public final InstanceStore store;
     public final LocalProcessRuntime runtime;
-    public final RuntimeOptions options;
+    public final RuntimeSettings options;
 
-    public RuntimeFixture(Dialect kind, UnaryOperator<RuntimeOptions> customize) {
+    public RuntimeFixture(Dialect kind, UnaryOperator<RuntimeSettings> customize) {
         this(TestStore.create(kind), "node_" + UUID.randomUUID().toString().replace("-", ""), customize, Map.of());
     }
 
-    public RuntimeFixture(TestStore testStore, String nodeId, UnaryOperator<RuntimeOptions> customize,
+    public RuntimeFixture(TestStore testStore, String nodeId, UnaryOperator<RuntimeSettings> customize,
                           Map<String, String> extraServerEnv) {
         this.testStore = testStore;
         this.database = Database.open(testStore.jdbcUrl(), 4);
         this.store = new InstanceStore(database.jdbi(), SecretBox.fromBase64(SECRET_KEY), MicrosClock.system(), nodeId);
-        this.options = customize.apply(RuntimeOptions.defaults(List.of("us-east-1")));
+        this.options = customize.apply(RuntimeSettings.defaults(List.of("us-east-1")));
         var env = new java.util.HashMap<>(System.getenv());
         env.putAll(extraServerEnv);
         this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new dev.slipway.isolation.Unconfined());

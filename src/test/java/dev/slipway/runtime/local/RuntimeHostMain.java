@@ -7,7 +7,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.NodeId;
-import dev.slipway.runtime.RuntimeOptions;
+import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
@@ -27,7 +27,7 @@ public final class RuntimeHostMain {
         Database db = Database.open(args[0], 2);
         InstanceStore store = new InstanceStore(db.jdbi(), SecretBox.fromBase64(RuntimeFixture.SECRET_KEY),
                 MicrosClock.system(), NodeId.load(Path.of(args[1])));
-        LocalProcessRuntime runtime = new LocalProcessRuntime(store, RuntimeOptions.defaults(List.of("us-east-1")),
+        LocalProcessRuntime runtime = new LocalProcessRuntime(store, RuntimeSettings.defaults(List.of("us-east-1")),
                 MicrosClock.system());
         int n = Integer.parseInt(args[2]);
         for (int i = 0; i < n; i++) {
