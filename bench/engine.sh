@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Engine benchmark (issue 3): starts the server on H2 (ISOLATION=auto|sandbox|none, passed as
+# Engine benchmark: starts the server on H2 (ISOLATION=auto|sandbox|none, passed as
 # SLIPWAY_ISOLATION; run it once each way to see what the sandbox costs) and prints
 #   1. platform overhead: POST /v1/deployments of the express fixture (a new zip each run, node-express, to a
 #      project a warm-up migration made) until the new app answers through the apps listener, divided by the
@@ -22,7 +22,7 @@
 #   2. rollback to the previous production while it is still running (warm): POST .../rollback until the
 #      first request served by it through the router, N times after WARMUP_ROLLBACKS unmeasured ones (default
 #      4: on a fresh server the JIT compiles the rollback's path meanwhile, over a second of compiler CPU
-#      on this 2-core machine; 0 measures the fresh server) (target <= 20 ms, issue 18); WARM_TRAFFIC=S first
+#      on this 2-core machine; 0 measures the fresh server) (target <= 20 ms); WARM_TRAFFIC=S first
 #      sends S s of authenticated API reads and S s of app requests through the listener (wrk, 4 connections),
 #      as a server in use has served; ROLLBACK_PAUSE=S waits S s before each measured rollback;
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
@@ -32,7 +32,7 @@
 # By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
 # platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
 # VERBOSE=1 prints each platform run's and rollback's deployment log with its timestamps.
-#   5. router vs nginx (issue 18): the plain Node `http` app (fixtures/node-plain) deployed on the platform, then
+#   5. router vs nginx: the plain Node `http` app (fixtures/node-plain) deployed on the platform, then
 #      wrk (2 threads, CONNECTIONS connections, DURATION s) straight to its port, through nginx (Debian's, 1 worker,
 #      keep-alive upstream, the same X-Forwarded-* headers; started here with its own config in a temp dir on a
 #      loopback port) and through the apps listener: ROUNDS rounds (default 3), the three interleaved in each

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Noisy neighbour benchmark (issue 14): how much a CPU-bound app slows the API. Starts the server on H2
+# Noisy neighbour benchmark: how much a CPU-bound app slows the API. Starts the server on H2
 # (ISOLATION=auto|sandbox|none, as SLIPWAY_ISOLATION), then measures authenticated GET /v1/projects/{id}
 # with wrk (CONNECTIONS=2 connections, DURATION s): first on an idle machine, then while an app of
 # instance type starter runs 8 threads that spin forever. Target: p99 under the hog <= 50 ms.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pipeline benchmark (issue 4): starts the server on a fresh PostgreSQL database and prints
+# Pipeline benchmark: starts the server on a fresh PostgreSQL database and prints
 #   1. API overhead on a deploy: POST /v1/deployments until GET /v1/deployments/{id} says live, minus the
 #      engine's own work on it (its log: "Build started" to "App is healthy"); N deploys after one warm-up,
 #      each and the median (target <= 300 ms);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Relay cost (issue 18): what one relayed request costs the relay's own threads (apps-relay-*), read from
+# Relay cost: what one relayed request costs the relay's own threads (apps-relay-*), read from
 # com.sun.management.ThreadMXBean around N requests: heap bytes allocated (steady whatever the machine's load)
 # and CPU time, user + system (the machine's load shows in it: compare runs made side by side). 4 keep-alive
 # clients send wrk's request through the relay to a loopback app answering as Node's http module does; after

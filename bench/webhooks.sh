@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Webhook benchmark (issue 8): how long from a state change to its webhook arriving at a receiver.
+# Webhook benchmark: how long from a state change to its webhook arriving at a receiver.
 # For each store (H2, then PostgreSQL): a server, a receiver on loopback (bench/webhook-receiver.mjs) with
 # two endpoints subscribed to "*": /fast answers at once, /slow takes SLOW_MS per request (it must slow
 # nothing else). MIGRATIONS migrations of a repository on an unreachable git host each make five state

@@ -79,7 +79,7 @@ public final class DeploymentService {
      * A rollback: a new deployment of the target's commit, artifact and env vars (no rebuild).
      * {@code rolled_back_from} is production at this moment. To an app still running here it is a route
      * switch made before the answer, by a job this server takes at once: it waits neither for a worker's
-     * claim nor for a free slot behind other projects' builds (issue 18).
+     * claim nor for a free slot behind other projects' builds.
      */
     public Deployment rollback(Project project, Deployment target) {
         rollbackRefusal(project, target).ifPresent(reason -> {

@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A rollback to an app still running here is a route switch (issue 18): production's route moves to it
+ * A rollback to an app still running here is a route switch: production's route moves to it
  * before the run's store work (its environment, the build's record, the state changes and their log lines,
  * which stay exactly as they were). The rollback's POST makes the switch right after its commit when this
  * server took the job at once ({@link #switchNow}); the job takes it over ({@link #take}), or makes it at

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * instead of at the next poll: it wakes one idle worker per new job, not every one, because a woken
  * worker's claim runs on a carrier thread until it is done (an embedded H2 never blocks), and with two
  * slots on two cores waking both took every carrier from the request that created the job, so its
- * response waited for two claims (issue 18's warm rollback).
+ * response waited for two claims (a warm rollback).
  */
 public final class Workers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Workers.class);

@@ -29,7 +29,7 @@ public record KubernetesSettings(boolean enabled, String kubeconfig, NamespaceMo
             List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16");
     public static final Setting RUNTIME = Setting.flag("--runtime", "SLIPWAY_RUNTIME", "`local`",
             "`local`: apps are processes of this server (in its sandbox). `kubernetes`: each deployment is a Deployment of "
-                    + "its image in a cluster; needs `--image-registry` ([The Kubernetes runtime](#the-kubernetes-runtime-issue-19))");
+                    + "its image in a cluster; needs `--image-registry` ([The Kubernetes runtime](#the-kubernetes-runtime))");
     public static final Setting KUBECONFIG = Setting.flag("--kubeconfig", "SLIPWAY_KUBECONFIG",
             "the in-cluster service account, else `~/.kube/config`",
             "with `--runtime=kubernetes`: the cluster to run apps in; the server does not start while other users may "

@@ -21,7 +21,7 @@ public record EgressAllow(List<Cidr> ranges) {
                     + "database `connect` URL may name such an address only when it is listed here "
                     + "([databases](#from-a-repository-to-a-running-app)), and on Kubernetes a database inside the cluster's "
                     + "ranges gets its egress rule only when listed here or on a configured admin server "
-                    + "([NetworkPolicy](#the-kubernetes-runtime-issue-19))");
+                    + "([NetworkPolicy](#the-kubernetes-runtime))");
     public static final String VARIABLE = ALLOW.variable();
     public static final EgressAllow NONE = new EgressAllow(List.of());
 

@@ -4,7 +4,7 @@ import dev.slipway.store.StateMachine;
 
 import java.util.Locale;
 
-/** Whether a project's custom domain has been proven to be under its owner's control (issue 18). */
+/** Whether a project's custom domain has been proven to be under its owner's control. */
 public enum DomainStatus {
     PENDING_VERIFICATION, VERIFIED;
 

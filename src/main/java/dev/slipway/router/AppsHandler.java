@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * found nothing at gets the 404 page at once for a few seconds ({@link UnknownHosts}).
  * <p>
  * Declared non-blocking, so that Jetty runs a request on the selector thread that read it rather than
- * handing it to another thread (issue 18: the hand-offs cost more than the proxying). Only the path of a
+ * handing it to another thread (the hand-offs cost more than the proxying). Only the path of a
  * plain request to a running app stays on that thread, and it never blocks: a route lookup, the proxy's
  * asynchronous exchange, an error page. What may block (a wake-up reading the store, a WebSocket upgrade
  * waiting for the app's handshake, a static file read) runs on the server's thread pool, so one tenant's

@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.IntPredicate;
 
 /**
- * The apps listener's public HTTP port: a plain HTTP/1.1 relay in front of Jetty (issue 18). A plain request to
+ * The apps listener's public HTTP port: a plain HTTP/1.1 relay in front of Jetty. A plain request to
  * a running app is relayed by a selector thread of its own, as bytes (the head rewritten as the proxy did: the
  * same X-Forwarded-*, Via and Forwarded fields, hop-by-hop fields dropped), over a per-thread pool of keep-alive
  * connections to the app. Any other connection (wake-ups, static sites, WebSocket upgrades, error pages, the

@@ -103,7 +103,7 @@ public final class RouteTable {
     /**
      * The target for a {@code Host} header value (port and a trailing dot ignored, case-insensitive).
      * A label that is both a project name and {@code <project>-<short id>} of another resolves to the deployment:
-     * the platform gave that address out, and a project name that reads like it (refused since issue 18, but
+     * the platform gave that address out, and a project name that reads like it (refused now, but
      * maybe stored before) must not take it over.
      */
     public Optional<Target> resolve(String hostHeader) {

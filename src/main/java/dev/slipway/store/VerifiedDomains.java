@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A domain is unique among the projects that proved control of it, not among those that claim it (issue 18):
+ * A domain is unique among the projects that proved control of it, not among those that claim it:
  * otherwise whoever claims a company's domain first, without any proof, locks the company out of it. The
  * claimed {@code domain} loses its unique constraint and {@code verified_domain}, set only while verified,
  * gets one. A Java migration because V1's constraint has no name of its own: the store named it, and H2 and

@@ -1,6 +1,7 @@
 package dev.slipway.api;
 
 import dev.slipway.accounts.Tier;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @EachStore
+@EndToEnd
 class AuthTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * a second server (which answers it from memory and learns of the change from the store's notice).
  */
 @EachStore
+@EndToEnd
 class ProjectReadTest {
     final Dialect kind = server.kind();
 

@@ -4,6 +4,7 @@ import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
@@ -20,6 +21,7 @@ import java.util.concurrent.Future;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @EachStore
+@EndToEnd
 class RateLimitTest {
     final Dialect kind = server.kind();
 

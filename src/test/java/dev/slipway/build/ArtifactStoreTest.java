@@ -3,6 +3,7 @@ package dev.slipway.build;
 import dev.slipway.core.Ids;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class ArtifactStoreTest {
     @Parameter
     Dialect kind;

@@ -4,6 +4,7 @@ import dev.slipway.core.MicrosClock;
 import dev.slipway.logs.Level;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Real builds of the fixture apps: npm from the registry, real vite and next builds, FastAPI from the system's packages. */
+@EndToEnd
 class BuilderTest {
     static TestStore testStore;
     static Database db;

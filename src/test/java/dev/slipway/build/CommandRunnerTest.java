@@ -1,6 +1,7 @@
 package dev.slipway.build;
 
 import dev.slipway.logs.Level;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@EndToEnd
 class CommandRunnerTest {
     @TempDir
     Path dir;

@@ -3,6 +3,7 @@ package dev.slipway.build;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Real failing builds: the failure reason names the cause the tool printed, not its usage text or a tail of noise. */
+@EndToEnd
 class FailureReasonsTest {
     static TestStore testStore;
     static Database db;

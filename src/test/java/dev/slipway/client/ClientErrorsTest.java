@@ -3,6 +3,7 @@ package dev.slipway.client;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that cannot be reached. The store kind does not matter here: H2 only.
  */
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+@EndToEnd
 class ClientErrorsTest {
     static TestServer server;
     static TestServer.Tenant tenant;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Lists: one page, --all across pages (following cursors), tables and JSON. */
 @EachStore
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+@EndToEnd
 class ClientListTest {
     static final int PROJECTS = 135;
 

@@ -8,6 +8,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** The slipway client against a real server, real git host, real builds and real apps: runs, exit codes, retries. */
 @EachStore
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@EndToEnd
 class ClientRunTest {
     private static final Pattern DEPLOYMENT_ID = Pattern.compile("dep_[0-9a-z]{26}");
     private static final Pattern LOG_LINE = Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\S+Z (info   |success|warning|error  ) .*");

@@ -1,5 +1,6 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every page visited is saved under target/screenshots/. Runs on H2: the store paths it drives are
  * covered on both stores by {@link DashboardHttpTest} and the users store tests.
  */
+@EndToEnd
 class DashboardBrowserTest {
     static final String PASSWORD = "correct horse battery";
     static final Duration RUN = Duration.ofSeconds(120);

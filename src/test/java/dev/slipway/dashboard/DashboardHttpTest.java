@@ -7,6 +7,7 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The dashboard over plain HTTP on both stores: sessions, cookies, CSRF, throttling, escaping, and a render measurement. */
 @EachStore
+@EndToEnd
 class DashboardHttpTest {
     static final String PASSWORD = "correct horse battery";
 
@@ -204,7 +206,7 @@ class DashboardHttpTest {
         assertThat(other.get("/dashboard/deployments/" + id).statusCode()).isEqualTo(404);
     }
 
-    /** Issue 18: the project page shows a pending domain's TXT record, and once it is proven, only that it is verified. */
+    /** The project page shows a pending domain's TXT record, and once it is proven, only that it is verified. */
     @Test
     void aProjectPageShowsThePendingDomainsTxtRecordUntilItIsVerified() {
         TestServer.Tenant tenant = server.tenant(Tier.FREE);

@@ -3,6 +3,7 @@ package dev.slipway.dashboard;
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * endpoint, and a test event delivered to a real receiver on loopback.
  */
 @EachStore
+@EndToEnd
 class DashboardWebhooksTest {
     private static final String PASSWORD = "correct horse battery";
     private static final String PAGE = "/dashboard/settings/webhooks";

@@ -8,6 +8,7 @@ import dev.slipway.core.Json;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestStore;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** How people get a sign-in: the first start's default user, and {@code slipway users create} (as a process). */
 @EachStore
+@EndToEnd
 class SignInSetupTest {
     final Dialect kind = server.kind();
 

@@ -11,6 +11,7 @@ import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import dev.slipway.webhooks.RebindingNames;
 import org.junit.jupiter.api.AfterAll;
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * never gets the server's connection to that other address. Everything here is on loopback: the "provided
  * server" listens on 127.0.0.1, the rebinding's target on 127.0.0.2, the same port.
  */
+@EndToEnd
 class ConnectPinningTest {
     static TestServer server;
     static SecretBox secrets;

@@ -1,5 +1,6 @@
 package dev.slipway.databases;
 
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @EachStore
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@EndToEnd
 class DatabaseMigrationTest {
     private static final Duration RUN = Duration.ofSeconds(180);
     private static final String ENV_SECRET = "env-s3cr3t-value-4d2c";

@@ -11,6 +11,7 @@ import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * into exactly one database and user, and that a failed migration (or a crash after it) leaves
  * nothing behind.
  */
+@EndToEnd
 class ProvisioningTest {
     /** Plays a server stopping right after a step. */
     static final class Crash extends RuntimeException {

@@ -52,7 +52,7 @@ final class KubernetesManifests {
     static final String SECRET_EXAMPLE = "secret.example.yaml";
     static final String PLACEHOLDER = "REPLACE_ME";
 
-    /** What the Kubernetes runtime does to an app's objects (issue 19): resource → verbs, nothing more. */
+    /** What the Kubernetes runtime does to an app's objects: resource → verbs, nothing more. */
     static final Map<String, Set<String>> RUNTIME_RULES = Map.of(
             "apps/deployments", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "/services", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),

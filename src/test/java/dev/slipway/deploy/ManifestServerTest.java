@@ -2,6 +2,7 @@ package dev.slipway.deploy;
 
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.TestStore;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * data dir too, to a temporary one. Its probes' paths must then answer 200 on the API listener.
  */
 @EachStore
+@EndToEnd
 class ManifestServerTest {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
     private final Dialect kind;

@@ -12,6 +12,7 @@ import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * come from the platform's record. A deployment's {@code env_vars} that would set DATABASE_URL over it are a 400
  * naming the field; a project without a database may set its own.
  */
+@EndToEnd
 class DatabaseVariableTest {
     static TestServer server;
     static TestServer.Tenant tenant;

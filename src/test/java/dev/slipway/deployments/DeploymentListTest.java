@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The deployment list names each row's own project (one lookup for the page, whatever the number of projects). */
 @EachStore
+@EndToEnd
 class DeploymentListTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code --domain-verification=off}: a single-team install serves a custom domain at once; the address rules stay. */
 @EachStore
+@EndToEnd
 class DomainVerificationOffTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start(c -> c.domainProof(false)

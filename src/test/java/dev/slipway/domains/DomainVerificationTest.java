@@ -9,6 +9,7 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.DnsServer;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
@@ -26,11 +27,12 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 18's address rules and proof of control, through the API and the apps listener, with the server's DNS
+ * The address rules and proof of control, through the API and the apps listener, with the server's DNS
  * pointed at a DNS server of the test's on loopback. Every hostile attempt is made from another account and
  * must get nothing.
  */
 @EachStore
+@EndToEnd
 class DomainVerificationTest {
     static final DnsServer dns = DnsServer.start();
 

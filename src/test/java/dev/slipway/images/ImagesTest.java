@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.build.Artifact;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
@@ -29,12 +30,13 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Builds become OCI images (issue 19), checked through a real registry's HTTP API: the manifest, its base and
+ * Builds become OCI images, checked through a real registry's HTTP API: the manifest, its base and
  * artifact layers, the image config; a rollback reuses the digest without an image step; a link out of the
  * artifact (a hostile build's) does not carry its target into the layer; a registry that is down fails the
  * deployment with the reason.
  */
 @EachStore
+@EndToEnd
 class ImagesTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
     static final LoopbackRegistry registry = LoopbackRegistry.start();

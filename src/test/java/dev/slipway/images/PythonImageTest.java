@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A Python app's image is self-contained (issue 19): its artifact layer holds every package the app imports,
+ * A Python app's image is self-contained: its artifact layer holds every package the app imports,
  * including those the build took from the machine's site-packages (Debian's python3-fastapi and what it
  * imports), and its entrypoint runs on a bare interpreter of the same version. No container runs here: the test
  * pulls the layer back, unpacks it, and runs the image's entrypoint with the machine's interpreter started
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * was unpacked, and asks the app over HTTP.
  */
 @EachStore
+@EndToEnd
 class PythonImageTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
     private static final Path PYTHON = Path.of("/usr/bin/python3");

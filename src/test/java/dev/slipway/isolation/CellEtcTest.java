@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.DnsServer;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Netns;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * which in the cell would be the cell's own loopback) or on a private address (a LAN's resolver), both closed to
  * the cell itself. The resolvers here are the test's own, on loopback and on a network the test makes.
  */
+@EndToEnd
 class CellEtcTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Resolves a name as any program does (getaddrinfo) and asks the resolver itself, and says what it got. */

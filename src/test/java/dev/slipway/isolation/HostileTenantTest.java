@@ -8,6 +8,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.Netns;
 import dev.slipway.testing.ServerPerStore;
@@ -50,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @EachStore
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@EndToEnd
 class HostileTenantTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration RUN = Duration.ofSeconds(180);

@@ -1,5 +1,6 @@
 package dev.slipway.isolation;
 
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deployment log (a migration's first deployment, a later one, a rollback). Under the sandbox it does not.
  * Even then the router never forwards to a port the platform's app does not hold.
  */
+@EndToEnd
 class NotIsolatedTest {
     static TestServer plain;
     static TestServer sandboxed;

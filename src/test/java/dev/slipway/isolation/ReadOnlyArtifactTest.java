@@ -6,6 +6,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,12 +27,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The artifact is read-only at run time and the app gets a writable scratch directory, {@code TMPDIR}
- * (issue 17). A hostile app tries to write a log file into its artifact, over its own code, a folder, a chmod,
+ *. A hostile app tries to write a log file into its artifact, over its own code, a folder, a chmod,
  * and a file next to the other artifacts; and writes into its TMPDIR. Under the sandbox the artifact is a
  * read-only bind; with {@code --isolation=none} it has no write permission bits (a server running as root
  * bypasses them: the README says so), and TMPDIR is a per-instance directory outside the data dir, deleted at stop.
  */
 @EachStore
+@EndToEnd
 class ReadOnlyArtifactTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<PosixFilePermission> WRITE = EnumSet.of(PosixFilePermission.OWNER_WRITE,

@@ -8,6 +8,7 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.Statuses;
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * and the operator commands, and its code never runs. With {@code --isolation=none}, the operator's choice, every
  * account is served and {@code /healthz} says that apps are not isolated.
  */
+@EndToEnd
 class SandboxFailsClosedTest {
     static final String PASSWORD = "correct horse battery";
     static Path noTools;

@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * that is not one is named by the check, with its fix: the server then serves its first account only, NOT isolated,
  * or with {@code --isolation=sandbox} does not start.
  */
+@EndToEnd
 class SandboxStartCheckTest {
     static Path devices;
 

@@ -4,6 +4,7 @@ import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a build step in a ready closed one; every cell's network is its own, behind the same firewall; a cell that
  * needs a forward to a database on this host gets a network made for it; close() leaves no pasta behind.
  */
+@EndToEnd
 class WarmNetworksTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** Serves on $PORT: GET / answers the cell's network namespace, /probe?port=N whether 127.0.0.1:N connects. */

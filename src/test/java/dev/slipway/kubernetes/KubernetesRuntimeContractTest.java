@@ -10,6 +10,7 @@ import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * state: each runtime of a test is another server on it.
  */
 @EnableKubernetesMockClient(crud = true)
+@EndToEnd
 class KubernetesRuntimeContractTest extends AppRuntimeContract {
     static KubernetesMockServer server;
     static KubernetesClient client;

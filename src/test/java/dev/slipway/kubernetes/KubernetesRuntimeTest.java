@@ -3,6 +3,7 @@ package dev.slipway.kubernetes;
 import dev.slipway.build.Artifact;
 import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.net.EgressAllow;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.webhooks.RebindingNames;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
@@ -56,6 +57,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * say so in their names. Requests in these tests go over real loopback sockets.
  */
 @EnableKubernetesMockClient(crud = true)
+@EndToEnd
 class KubernetesRuntimeTest {
     static KubernetesMockServer server;
     static KubernetesClient client;

@@ -8,6 +8,7 @@ import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * id>} stands in for the image's container) and kube-proxy (each Service's cluster IP and port lead to it).
  */
 @EnableKubernetesMockClient(crud = true, https = false)
+@EndToEnd
 class KubernetesServersTest {
     private static final Duration RUN = Duration.ofMinutes(5);
     static KubernetesMockServer server;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.ServerPerStore;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The operator commands, run as separate processes against the store of a running server. */
 @EachStore
+@EndToEnd
 class AdminCommandsTest {
     final Dialect kind = server.kind();
 

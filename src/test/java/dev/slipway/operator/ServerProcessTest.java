@@ -1,5 +1,6 @@
 package dev.slipway.operator;
 
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.TestStore;
@@ -15,6 +16,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The server as an operator runs it: first start, SIGTERM, restart on the same data dir. */
+@EndToEnd
 class ServerProcessTest {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
 

@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * bare {@code uvicorn}, and three static sites (vanilla Vite, Next's static export, plain HTML) with their
  * 404 pages, clean URLs and asset caching; then redeploys and rollbacks of each cheap one. H2 only: slow.
  */
+@EndToEnd
 class AppKindsTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
 

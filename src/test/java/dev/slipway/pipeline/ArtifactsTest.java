@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,13 +21,14 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Artifacts hold what runs (issue 17), built for real from fixtures pushed to a git server: a TypeScript
+ * Artifacts hold what runs, built for real from fixtures pushed to a git server: a TypeScript
  * Express app loses its devDependencies (typescript) and still serves, also after a rollback, with npm, pnpm,
  * yarn classic and yarn berry; an app that
  * needs a devDependency at run time is pruned, fails its start check and keeps the full install; a Next app
  * with {@code output: 'standalone'} becomes its standalone server with its static assets and public files.
  * H2 only: slow.
  */
+@EndToEnd
 class ArtifactsTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
     private static final Pattern ARTIFACT = Pattern.compile("\\(artifact (art_[a-z0-9]+), ");

@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,12 +17,13 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The build cache (issue 17), through the API with real builds of the express fixture from git: a code-only
+ * The build cache, through the API with real builds of the express fixture from git: a code-only
  * redeploy skips the install and serves the new code; a changed lockfile installs again; another project's
  * identical app (of the same account or another) never gets the first project's packages; and a build script that
  * attacks the cached packages cannot change them. Each test has accounts of its own, so their caches do not meet.
  * H2 only: it builds.
  */
+@EndToEnd
 class BuildCacheTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
     private static final Pattern HIT = Pattern.compile("Build cache: hit for key ([0-9a-f]{12}): reused node_modules .*skipping npm ci");

@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.Zips;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * app from its lockfile, and runs it ({@code bun server.js}) in the sandbox. Without a registry to get bun
  * from and without a bun on the machine, the build fails saying so. H2 only: slow.
  */
+@EndToEnd
 class BunTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
 

@@ -6,6 +6,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** POST /v1/deployments/{id}/cancel on a queued, a building and a finished deployment. */
 @EachStore
+@EndToEnd
 class CancelTest {
     final Dialect kind = server.kind();
 

@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with its framework detected: real npm installs, vite and next builds, a FastAPI venv; each answers
  * with its marker through the router (vite-react as a static site with SPA fallback). H2 only: slow.
  */
+@EndToEnd
 class FrameworksTest {
     private static final Set<String> SKIPPED = Set.of("node_modules", ".next", "dist", "__pycache__", ".venv");
     private static final Duration BUILD = Duration.ofMinutes(10);

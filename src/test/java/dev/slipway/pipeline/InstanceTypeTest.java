@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from the tier, kept by later deployments and rollbacks, and applied to the app's cgroup.
  */
 @EachStore
+@EndToEnd
 class InstanceTypeTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

@@ -11,6 +11,7 @@ import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keyset pages with no gap and no duplicate, newest first, filters alone and combined, bad input.
  */
 @EachStore
+@EndToEnd
 class ListsTest {
     private static final int ROWS = 264;
 

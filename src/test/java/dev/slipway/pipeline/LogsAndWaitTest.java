@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code ?wait=} long-polls, log pages ({@code ?after=&limit=}) and live logs over server-sent events. */
 @EachStore
+@EndToEnd
 class LogsAndWaitTest {
     /** A build writing two lines to stdout and two to stderr every 40 ms for 4 s: concurrent log writers. */
     private static final String BUSY_BUILD = "let i=0;setInterval(()=>{for(let k=0;k<2;k++){console.log('out '+i+'.'+k);"

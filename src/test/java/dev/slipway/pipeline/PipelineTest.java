@@ -1,5 +1,6 @@
 package dev.slipway.pipeline;
 
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Migrate, deploy, roll back and fail, end to end: real git server, real builds, real apps behind the router. */
 @EachStore
+@EndToEnd
 class PipelineTest {
     private static final String SECRET = "s3cr3t-token-9f8e7d";
     private static final Duration RUN = Duration.ofSeconds(120);

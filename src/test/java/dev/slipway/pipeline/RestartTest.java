@@ -5,6 +5,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class RestartTest {
     private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
     private static final int SLOW_BUILD_MILLIS = 12_000;

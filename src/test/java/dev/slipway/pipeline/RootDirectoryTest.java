@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
  * root directories that are refused or missing. H2 only: it builds.
  */
+@EndToEnd
 class RootDirectoryTest {
     private static final Duration BUILD = Duration.ofMinutes(5);
     private static final String REPO = "acme/monorepo";

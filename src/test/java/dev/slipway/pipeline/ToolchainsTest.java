@@ -3,6 +3,7 @@ package dev.slipway.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,12 +17,13 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Package managers from the lockfile and Node versions from the app (issue 17), through the API with real
+ * Package managers from the lockfile and Node versions from the app, through the API with real
  * installs from the npm registry, in the sandbox where the machine has one: a pnpm and a yarn classic app
  * (and a yarn berry one, Plug'n'Play) get the old versions their lockfiles pin (the ranges in package.json
  * allow newer ones), built and started with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build;
  * a range no Node build satisfies fails the build with a reason naming it.
  */
+@EndToEnd
 class ToolchainsTest {
     private static final Duration BUILD = Duration.ofMinutes(10);
 

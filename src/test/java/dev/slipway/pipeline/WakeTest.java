@@ -3,6 +3,7 @@ package dev.slipway.pipeline;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -39,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class WakeTest {
     private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
     private static final Pattern WOKEN = Pattern.compile("info Woken by a request; started in (\\d+) ms");

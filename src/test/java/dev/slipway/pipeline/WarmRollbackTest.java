@@ -5,6 +5,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -14,11 +15,12 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A rollback to an app still running is a route switch made before the POST answers (issue 18): it waits
+ * A rollback to an app still running is a route switch made before the POST answers: it waits
  * for no worker, not even when the only build slot is busy with another project's build, and it still
  * runs after the project's own earlier deployments.
  */
 @EachStore
+@EndToEnd
 class WarmRollbackTest {
     private static final int GATED_BUILD_MILLIS = 120_000;
     private static final String GATE = "gate-open";

@@ -7,6 +7,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * transaction rolls back sends nothing.
  */
 @EachStore
+@EndToEnd
 class WebhookFlowTest {
     private static final Duration SOON = Duration.ofSeconds(15);
 

@@ -6,6 +6,7 @@ import dev.slipway.store.Database;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** A zip source: POST /v1/uploads, then a migration and deployments of uploads; uploads are the account's own. */
 @EachStore
+@EndToEnd
 class ZipMigrationTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();
@@ -96,7 +98,7 @@ class ZipMigrationTest {
     }
 
     /**
-     * A warm rollback switches production's route as soon as its job is claimed (issue 18); when its run
+     * A warm rollback switches production's route as soon as its job is claimed; when its run
      * then fails (here: the project's database was removed meanwhile), production goes back to what it was.
      */
     @Test

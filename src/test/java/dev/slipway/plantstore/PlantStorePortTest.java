@@ -2,6 +2,7 @@ package dev.slipway.plantstore;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** With a sandbox port the plant store has its own listener, and the API listener no longer serves it. */
+@EndToEnd
 class PlantStorePortTest {
     @Test
     void theSandboxMovesToItsOwnPort() {

@@ -2,6 +2,7 @@ package dev.slipway.plantstore;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code /sandbox} is limited by the same limiter and headers as {@code /v1}: per account, and per address without a key. */
 @EachStore
+@EndToEnd
 class PlantStoreRateLimitTest {
     @RegisterExtension
     static final ServerPerStore server = ServerPerStore.start();

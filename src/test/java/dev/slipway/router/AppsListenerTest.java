@@ -4,6 +4,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@EndToEnd
 class AppsListenerTest {
     static RuntimeFixture fixture;
     static RouteTable routes;

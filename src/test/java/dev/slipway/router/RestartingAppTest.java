@@ -5,6 +5,7 @@ import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@EndToEnd
 class RestartingAppTest {
     @Test
     void whileACrashedAppWaitsForItsRestartTheRouterAnswers503ThenServesItAgain() {

@@ -56,7 +56,7 @@ class RouteTableTest {
 
     @Test
     void aDeploymentAddressWinsOverAProjectNamedLikeIt() {
-        // issue 18: another account's project named like the deployment's address must not take it over
+        // another account's project named like the deployment's address must not take it over
         routes.setDeployment("shop", "a1b2c3d4", preview);
         routes.setProduction("shop-a1b2c3d4", prod);
         assertThat(routes.resolve("shop-a1b2c3d4.localhost")).contains(preview);

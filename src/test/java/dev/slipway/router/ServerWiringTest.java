@@ -3,6 +3,7 @@ package dev.slipway.router;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The server runs its apps listener on a port of its own and reports app URLs with the bound port. */
+@EndToEnd
 class ServerWiringTest {
     @Test
     void theServerHasAnAppsListenerAndAppUrlsUseItsBoundPort() {

@@ -6,6 +6,7 @@ import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
 import dev.slipway.testing.RecordingLog;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * waker about (no route, or a route to a port the runtime no longer serves), and the page for each
  * answer, including the 503 "starting" page once the wait is over.
  */
+@EndToEnd
 class WakeupsTest {
     RuntimeFixture fixture;
     RouteTable routes;

@@ -6,6 +6,7 @@ import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What a restarted server runs again: the app's spec as it was started, its database as the platform recorded it
  * included, so a recovered app in the sandbox keeps the forward to its database (and gets no other).
  */
+@EndToEnd
 class InstanceStoreTest {
     @Test
     void aStoredInstanceComesBackWithItsDatabase() throws Exception {

@@ -4,6 +4,7 @@ import dev.slipway.core.MicrosClock;
 import dev.slipway.runtime.local.LocalProcessRuntime;
 import dev.slipway.runtime.local.RuntimeFixture;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.MutableClock;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@EndToEnd
 class RetiringPoolTest {
     private final RuntimeFixture fixture = RuntimeFixture.h2();
     private final LocalProcessRuntime runtime = fixture.runtime;

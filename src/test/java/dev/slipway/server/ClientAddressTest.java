@@ -8,6 +8,7 @@ import dev.slipway.router.Target;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * X-Forwarded-*, X-Real-IP, Forwarded and Via are claims and never reach the app; only 127.0.0.9, the proxy the
  * operator names in SLIPWAY_TRUSTED_PROXIES, is believed, as nginx's real_ip module believes one.
  */
+@EndToEnd
 class ClientAddressTest {
     static final String HOST = "shop.example";
     static final String PROXY = "127.0.0.9";

@@ -7,6 +7,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * set through the environment as an operator would. Each hostile client works from an address of its own on
  * loopback (127.0.0.2 and up) while another is served; it reports what the server said and when.
  */
+@EndToEnd
 class SlowClientsTest {
     static final Duration HEAD = Duration.ofSeconds(3);
     /** How long a hostile client waits for the server to cut it off before it reports that it was not. */

@@ -3,6 +3,7 @@ package dev.slipway.source;
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Uploads per tier: bytes kept (413 past them) and days kept (then deleted, unless a run still waits for them). */
 @EachStore
+@EndToEnd
 class UploadQuotaTest {
     final Dialect kind = server.kind();
 

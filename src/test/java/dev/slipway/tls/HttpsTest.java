@@ -6,6 +6,7 @@ import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
 import dev.slipway.testing.TestServer;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * succeed fails cleanly with backoff, and the certificate outlives a restart and is served by a second server.
  */
 @EachStore
+@EndToEnd
 class HttpsTest {
     private static final Duration ISSUE = Duration.ofSeconds(40);
     private static final HttpClient PLAIN = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)

@@ -4,6 +4,7 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.router.Target;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * as does a key that other users may read.
  */
 @EachStore
+@EndToEnd
 class WildcardTest {
     private final Dialect kind;
 

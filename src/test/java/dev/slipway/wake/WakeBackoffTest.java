@@ -9,6 +9,7 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
 import dev.slipway.testing.TestServer;
@@ -39,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class WakeBackoffTest {
     @Parameter
     Dialect kind;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * guard at creation, on change and at delivery.
  */
 @EachStore
+@EndToEnd
 class WebhookApiTest {
     /** A public address given as a literal (no DNS needed). No test here makes the server send to it. */
     private static final String PUBLIC = "http://93.184.215.14/hooks/slipway";

@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * webhook-id, giving up, 410, rotation, redelivery, and a slow endpoint next to a fast one.
  */
 @EachStore
+@EndToEnd
 class WebhookDeliveryTest {
     static final List<Duration> FAST = List.of(Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(300));
     private static final Duration SOON = Duration.ofSeconds(10);

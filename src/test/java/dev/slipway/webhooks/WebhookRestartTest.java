@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class WebhookRestartTest {
     private static final Pattern API = Pattern.compile("API listening on http://127\\.0\\.0\\.1:(\\d+)/v1");
 

@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The build cache of Node apps (issue 17): the installed packages (every node_modules of the install's
+ * The build cache of Node apps: the installed packages (every node_modules of the install's
  * tree, workspace members' included) under a {@link CacheKey}, which names the project, so an entry serves that
  * project's later builds only; and Next's {@code .next/cache}, kept per project. Entries count against their
  * account's bound. Entries live in a {@link CacheStore}

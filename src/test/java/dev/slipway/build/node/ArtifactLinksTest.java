@@ -7,6 +7,7 @@ import dev.slipway.build.Steps;
 import dev.slipway.build.toolchain.PackageManager;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * build leaves symbolic links there to another tenant's artifact; the server must follow none of them: the
  * victim's files stay as they were, and the attacker's artifact never becomes the victim's.
  */
+@EndToEnd
 class ArtifactLinksTest {
     @TempDir
     Path tmp;

@@ -3,6 +3,7 @@ package dev.slipway.build.node;
 import dev.slipway.build.CommandRunner;
 import dev.slipway.build.Steps;
 import dev.slipway.logs.LogSink;
+import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The build's trial start of a pruned app (a real node process, unconfined). */
+@EndToEnd
 class StartCheckTest {
     @TempDir
     Path tmp;

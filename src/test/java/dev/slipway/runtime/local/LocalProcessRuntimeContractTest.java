@@ -11,6 +11,7 @@ import dev.slipway.runtime.TestApps;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The runtime contract for local processes: the node test app, unconfined, over an H2 store; each runtime of a
  * test is a start of the same node (one node id), as a restarted server is.
  */
+@EndToEnd
 class LocalProcessRuntimeContractTest extends AppRuntimeContract {
     private final TestStore testStore = TestStore.create(Dialect.H2);
     private final Database database = Database.open(testStore.jdbcUrl(), 4);

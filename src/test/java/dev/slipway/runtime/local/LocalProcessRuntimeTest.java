@@ -10,6 +10,7 @@ import dev.slipway.runtime.StoredInstance;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import java.util.function.UnaryOperator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@EndToEnd
 class LocalProcessRuntimeTest {
     private RuntimeFixture fixture;
 

@@ -7,6 +7,7 @@ import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
 class WakeSafetyTest {
     @Parameter
     Dialect kind;
