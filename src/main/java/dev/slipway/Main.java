@@ -5,6 +5,9 @@ import dev.slipway.operator.KeysCommand;
 import dev.slipway.operator.ServerCommand;
 import dev.slipway.operator.UsersCommand;
 import dev.slipway.client.Client;
+import dev.slipway.operator.WarmUp;
+import java.io.PrintStream;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -23,7 +26,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        if (args.length > 0 && args[0].equals("server")) dev.slipway.operator.WarmUp.start();
+        if (args.length > 0 && args[0].equals("server")) WarmUp.start();
         System.exit(run(args));
     }
 
@@ -32,7 +35,7 @@ public final class Main implements Runnable {
     }
 
     /** The launcher in-process with this environment and these streams (see {@link Client#run}). */
-    public static int run(String[] args, java.util.Map<String, String> env, java.io.PrintStream out, java.io.PrintStream err) {
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         return Client.run(args, env, out, err, Main::commandLine);
     }
 

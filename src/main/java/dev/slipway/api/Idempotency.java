@@ -33,9 +33,9 @@ public final class Idempotency {
 
     private final Jdbi jdbi;
     private final Clock clock;
-    private final dev.slipway.api.AppUrls urls;
+    private final AppUrls urls;
 
-    public Idempotency(Jdbi jdbi, Clock clock, dev.slipway.api.AppUrls urls) {
+    public Idempotency(Jdbi jdbi, Clock clock, AppUrls urls) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.urls = urls;

@@ -1,6 +1,7 @@
 package dev.slipway.auth;
 
 import dev.slipway.accounts.AccountStore;
+import dev.slipway.core.Digests;
 import dev.slipway.core.Ids;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -82,7 +83,7 @@ public final class KeyStore {
     }
 
     static String hash(String secret) {
-        return dev.slipway.core.Digests.sha256Hex(secret);
+        return Digests.sha256Hex(secret);
     }
 
     private static Instant instant(Timestamp ts) {

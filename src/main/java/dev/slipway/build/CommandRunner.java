@@ -23,14 +23,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one external command from an argv list (never a shell string) and streams every line of its
@@ -38,7 +43,7 @@ import java.util.stream.Collectors;
  * a timeout (or an interrupt) kills the command's whole process tree.
  */
 public final class CommandRunner {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommandRunner.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CommandRunner.class);
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(15);
     static final int LAST_LINES = 20;
     static final int MAX_LINE = 8192;
@@ -114,7 +119,7 @@ public final class CommandRunner {
 
     private final Clock clock;
     private final Confinement confinement;
-    private final java.util.concurrent.atomic.AtomicLong steps = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong steps = new AtomicLong();
 
     public CommandRunner(Clock clock) {
         this(clock, new Unconfined());
@@ -339,7 +344,7 @@ public final class CommandRunner {
     }
 
     public static String human(Duration d) {
-        if (d.toMillis() < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        if (d.toMillis() < 60_000) return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
         return d.toMinutes() + " min" + (d.toSecondsPart() == 0 ? "" : " " + d.toSecondsPart() + " s");
     }
 
@@ -377,11 +382,11 @@ public final class CommandRunner {
         synchronized List<String> lines() {
             List<Line> all = new ArrayList<>(out);
             all.addAll(err);
-            all.sort(java.util.Comparator.comparingLong(Line::seq));
+            all.sort(Comparator.comparingLong(Line::seq));
             List<Line> errTail = new ArrayList<>(err).subList(Math.max(0, err.size() - capacity / 2), err.size());
             List<Line> keep = new ArrayList<>(all.subList(Math.max(0, all.size() - capacity), all.size()));
             for (Line l : errTail) if (!keep.contains(l)) keep.add(l);
-            keep.sort(java.util.Comparator.comparingLong(Line::seq));
+            keep.sort(Comparator.comparingLong(Line::seq));
             for (int i = 0; keep.size() > capacity && i < keep.size(); ) {
                 if (errTail.contains(keep.get(i))) i++;
                 else keep.remove(i);

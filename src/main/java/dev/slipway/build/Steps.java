@@ -3,12 +3,14 @@ package dev.slipway.build;
 import dev.slipway.logs.LogSink;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /** Runs the commands of one build with its environment, secrets, timeout and confinement. */
-public record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, java.time.Duration timeout,
+public record Steps(CommandRunner runner, Map<String, String> env, Set<String> secrets, Duration timeout,
              CommandRunner.Confine confine) {
     public CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
         return runner.run(command(argv, dir), log);
@@ -20,7 +22,7 @@ public record Steps(CommandRunner runner, Map<String, String> env, Set<String> s
     }
 
     public Steps withEnv(String name, String value) {
-        Map<String, String> more = new java.util.HashMap<>(env);
+        Map<String, String> more = new HashMap<>(env);
         more.put(name, value);
         return new Steps(runner, more, secrets, timeout, confine);
     }

@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import dev.slipway.core.FileTrees;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -12,9 +13,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** File-tree operations of the build: copy a source tree, measure, freeze and delete an artifact. */
 public final class Trees {
@@ -65,7 +68,7 @@ public final class Trees {
      * (chmod would follow them); their targets inside the tree are frozen as entries of their own.
      */
     static long freeze(Path dir, Set<String> keepWritable) throws IOException {
-        Set<Path> writable = keepWritable.stream().map(dir::resolve).collect(java.util.stream.Collectors.toSet());
+        Set<Path> writable = keepWritable.stream().map(dir::resolve).collect(Collectors.toSet());
         PosixFileAttributes attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (!attrs.isDirectory()) throw new NotDirectoryException(dir.toString());
         return freezeDirectory(dir, attrs, writable);
@@ -152,11 +155,11 @@ public final class Trees {
 
     /** Deletes a tree, frozen or not; a missing tree is fine. */
     public static void delete(Path dir) {
-        dev.slipway.core.FileTrees.delete(dir);
+        FileTrees.delete(dir);
     }
 
     private static void dropWrite(Path p, Set<PosixFilePermission> current) throws IOException {
-        if (java.util.Collections.disjoint(current, WRITE)) return;
+        if (Collections.disjoint(current, WRITE)) return;
         var perms = EnumSet.noneOf(PosixFilePermission.class);
         perms.addAll(current);
         perms.removeAll(WRITE);

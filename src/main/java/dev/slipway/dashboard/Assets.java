@@ -1,10 +1,12 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.api.ApiException;
 import io.javalin.http.Context;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -20,7 +22,7 @@ public final class Assets {
 
     public void serve(Context ctx) {
         Asset a = FILES.get(ctx.pathParam("file"));
-        if (a == null) throw dev.slipway.api.ApiException.notFound("No such file");
+        if (a == null) throw ApiException.notFound("No such file");
         ctx.header("Cache-Control", "public, max-age=31536000, immutable");
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.contentType(a.type()).result(a.bytes());
@@ -36,7 +38,7 @@ public final class Assets {
             byte[] bytes = in.readAllBytes();
             String version = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)).substring(0, 12);
             return new Asset(bytes, type, version);
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+        } catch (IOException | NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

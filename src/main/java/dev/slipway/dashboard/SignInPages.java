@@ -2,6 +2,7 @@ package dev.slipway.dashboard;
 
 import dev.slipway.api.Requests;
 import dev.slipway.dashboard.Html.Safe;
+import dev.slipway.users.Passwords;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.users.User;
@@ -83,7 +84,7 @@ public final class SignInPages {
     private void render(Context ctx, int status, String email, String next, String error, String notice) {
         String token = ctx.cookie(FORM_COOKIE);
         if (token == null || token.length() < 20 || token.length() > 100) {
-            token = dev.slipway.users.Passwords.generate() + dev.slipway.users.Passwords.generate();
+            token = Passwords.generate() + Passwords.generate();
             auth.setCookie(ctx, FORM_COOKIE, token, FORM_PATH, Duration.ofHours(2), "Strict");
         }
         Safe body = Html.fmt("""

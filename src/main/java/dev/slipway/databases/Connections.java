@@ -1,14 +1,17 @@
 package dev.slipway.databases;
 
+import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 
 /**
@@ -72,7 +75,7 @@ final class Connections {
             }
             if (t instanceof NoRouteToHostException) return at + " is unreachable (no route to host)";
             if (t instanceof ConnectException ce) {
-                String m = ce.getMessage() == null ? "" : ce.getMessage().toLowerCase(java.util.Locale.ROOT);
+                String m = ce.getMessage() == null ? "" : ce.getMessage().toLowerCase(Locale.ROOT);
                 if (m.contains("timed out")) return at + " is unreachable: no answer within " + CONNECT_TIMEOUT_SECONDS + " s";
                 return "connection refused by " + at + " (is a database server listening there?)";
             }
@@ -116,8 +119,8 @@ final class Connections {
         boolean network = state.startsWith("08");
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof UnknownHostException) return describe(e, a);
-            if (t instanceof java.net.SocketException || t instanceof SocketTimeoutException
-                    || t instanceof java.io.EOFException) network = true;
+            if (t instanceof SocketException || t instanceof SocketTimeoutException
+                    || t instanceof EOFException) network = true;
         }
         String plain = describe(e, a);
         if (network || plain.startsWith("could not connect to")) {
@@ -130,7 +133,7 @@ final class Connections {
     /** True when the failure is about reaching or logging in to the server, not about a statement. */
     static boolean isConnectFailure(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.SocketException || t instanceof SocketTimeoutException || t instanceof UnknownHostException) {
+            if (t instanceof SocketException || t instanceof SocketTimeoutException || t instanceof UnknownHostException) {
                 return true;
             }
         }

@@ -9,6 +9,7 @@ import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.secrets.SecretBox;
+import java.util.List;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -32,7 +33,7 @@ import java.util.Set;
  */
 public final class DatabaseService {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseService.class);
-    private static final java.util.List<String> SSL_MODES = java.util.List.of("disable", "allow", "prefer", "require",
+    private static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require",
             "verify-ca", "verify-full");
 
     /** A validated {@code database} request. {@code target} is the admin server (create) or the given address (connect). */
@@ -186,7 +187,7 @@ public final class DatabaseService {
                 .map(d -> {
                     String secret = secrets.decrypt(d.secretEnc());
                     String url = d.address(secret).appUrl();
-                    Set<String> forms = new LinkedHashSet<>(java.util.List.of(secret, DbAddress.encode(secret), url));
+                    Set<String> forms = new LinkedHashSet<>(List.of(secret, DbAddress.encode(secret), url));
                     return new Link(d.id(), url, forms, new DatabaseEndpoint(d.host(), d.port(), provided(d)));
                 });
     }

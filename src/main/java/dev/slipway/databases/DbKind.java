@@ -1,5 +1,6 @@
 package dev.slipway.databases;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /** The two database providers: the value of {@code database.type}, its URL schemes, JDBC prefix and admin setting. */
@@ -32,7 +33,7 @@ public enum DbKind {
 
     /** The kind a URL scheme names: postgres, postgresql, mysql, mariadb (each also after {@code jdbc:}). */
     static Optional<DbKind> ofScheme(String scheme) {
-        return switch (scheme.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (scheme.toLowerCase(Locale.ROOT)) {
             case "postgres", "postgresql" -> Optional.of(POSTGRES);
             case "mysql", "mariadb" -> Optional.of(MYSQL);
             default -> Optional.empty();

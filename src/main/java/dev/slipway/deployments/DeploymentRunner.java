@@ -21,10 +21,12 @@ import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.StartFailedException;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.UploadStore;
 import dev.slipway.source.Workspaces;
 import dev.slipway.source.ZipExtractor;
+import java.util.LinkedHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -198,7 +200,7 @@ public final class DeploymentRunner implements JobRunner {
         cancels.check(d.id());
         Instant started = p.clock().instant();
         // the build's commands carry the deployment's id, so a cancel (or the next attempt after a crash) finds them
-        Map<String, String> buildEnv = new java.util.LinkedHashMap<>(run.env());
+        Map<String, String> buildEnv = new LinkedHashMap<>(run.env());
         buildEnv.put(BuildProcesses.MARKER, d.id());
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
@@ -239,7 +241,7 @@ public final class DeploymentRunner implements JobRunner {
         try {
             instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
                     InstanceType.of(d.instanceType()), run.database()), log);
-        } catch (dev.slipway.runtime.StartFailedException e) {
+        } catch (StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }
         log.log(Level.INFO, "App is healthy on its port (" + where(instance) + ")");

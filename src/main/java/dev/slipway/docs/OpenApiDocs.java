@@ -10,6 +10,7 @@ import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.function.Supplier;
 
 /**
  * The OpenAPI 3.1 documents of the main API ({@code /v1/openapi.json}) and of the plant-store
@@ -20,10 +21,10 @@ public final class OpenApiDocs {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     private final AppUrls urls;
-    private final java.util.function.Supplier<String> sandboxBase;
+    private final Supplier<String> sandboxBase;
 
     /** @param sandboxBase the sandbox's address: under the API listener, or its own listener's */
-    public OpenApiDocs(AppUrls urls, java.util.function.Supplier<String> sandboxBase) {
+    public OpenApiDocs(AppUrls urls, Supplier<String> sandboxBase) {
         this.urls = urls;
         this.sandboxBase = sandboxBase;
     }

@@ -1,5 +1,8 @@
 package dev.slipway.domains;
 
+import dev.slipway.projects.ProjectView;
+import java.net.SocketTimeoutException;
+import java.util.Locale;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.ExtendedResolver;
 import org.xbill.DNS.Message;
@@ -49,7 +52,7 @@ public final class DomainProof {
 
     /** The name whose TXT record proves control of {@code domain}. */
     public static String recordName(String domain) {
-        return dev.slipway.projects.ProjectView.RECORD_PREFIX + domain;
+        return ProjectView.RECORD_PREFIX + domain;
     }
 
     public Outcome check(String domain, String token) {
@@ -65,8 +68,8 @@ public final class DomainProof {
             return new Outcome(false, "DNS error: no answer for " + name + " within " + timeoutMillis + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            String what = cause instanceof java.net.SocketTimeoutException || cause instanceof TimeoutException
-                    || String.valueOf(cause.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("timed out")
+            String what = cause instanceof SocketTimeoutException || cause instanceof TimeoutException
+                    || String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("timed out")
                     ? "no answer for " + name + " within " + timeoutMillis + " ms" : "asking for " + name + " failed (" + cause.getClass().getSimpleName() + ")";
             return new Outcome(false, "DNS error: " + what);
         } catch (InterruptedException e) {

@@ -3,6 +3,7 @@ package dev.slipway.domains;
 import dev.slipway.projects.ProjectChanges;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class DomainRoutes implements ProjectChanges, AutoCloseable {
     public void changed(String projectId) {
         try {
             executor.execute(() -> sync(projectId));
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
             // the server is stopping
         }
     }

@@ -11,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -99,16 +100,16 @@ final class ArtifactLayer {
     private static FilePermissions permissions(Path p) throws IOException {
         var perms = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).permissions();
         // readable by the image's non-root user whoever owned the file here; no set-id bits, no world write
-        var set = new java.util.HashSet<>(perms);
-        set.add(java.nio.file.attribute.PosixFilePermission.OWNER_READ);
-        set.add(java.nio.file.attribute.PosixFilePermission.GROUP_READ);
-        set.add(java.nio.file.attribute.PosixFilePermission.OTHERS_READ);
-        set.remove(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE);
-        set.remove(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE);
+        var set = new HashSet<>(perms);
+        set.add(PosixFilePermission.OWNER_READ);
+        set.add(PosixFilePermission.GROUP_READ);
+        set.add(PosixFilePermission.OTHERS_READ);
+        set.remove(PosixFilePermission.OTHERS_WRITE);
+        set.remove(PosixFilePermission.GROUP_WRITE);
         if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-            set.add(java.nio.file.attribute.PosixFilePermission.OWNER_EXECUTE);
-            set.add(java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE);
-            set.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+            set.add(PosixFilePermission.OWNER_EXECUTE);
+            set.add(PosixFilePermission.GROUP_EXECUTE);
+            set.add(PosixFilePermission.OTHERS_EXECUTE);
         }
         return FilePermissions.fromPosixFilePermissions(set);
     }

@@ -22,7 +22,7 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
      * and an app's start took 60–120 ms longer than unconfined while the server was busy. Within that, each
      * cell weighs as its instance type's CPU (a starter a quarter of a performance); the quota still caps it.
      */
-    int CORES = java.lang.Runtime.getRuntime().availableProcessors();
+    int CORES = Runtime.getRuntime().availableProcessors();
 
     /** Makes (or resets) the group {@code slipway/<name>} with these limits. */
     Group create(String name, Limits limits) throws IOException;

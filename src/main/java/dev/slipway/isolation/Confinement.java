@@ -1,6 +1,9 @@
 package dev.slipway.isolation;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Starts app processes and build steps. {@link Sandbox} confines each one (its own identity, file view,
@@ -14,8 +17,8 @@ public interface Confinement {
      * A loopback port for an app cell about to start, when the confinement has one ready (a sandbox's network
      * made ahead); empty: the caller picks a free one.
      */
-    default java.util.OptionalInt reservePort() {
-        return java.util.OptionalInt.empty();
+    default OptionalInt reservePort() {
+        return OptionalInt.empty();
     }
 
     /** True when tenants' code is confined. */
@@ -28,8 +31,8 @@ public interface Confinement {
      * Why this server has no working sandbox when it looked for one ({@code --isolation=auto}): it then serves only
      * its first account ({@link AccountAdmission}). Empty with a sandbox, and with isolation off by the operator's choice.
      */
-    default java.util.Optional<SandboxProblem> missingSandbox() {
-        return java.util.Optional.empty();
+    default Optional<SandboxProblem> missingSandbox() {
+        return Optional.empty();
     }
 
     /** What the server says at start, in {@code /healthz}, {@code /readyz} and on every dashboard page; null when apps are isolated. */
@@ -41,7 +44,7 @@ public interface Confinement {
      * Makes a directory tree the project's own, so that its confined build steps may write it (the workspace,
      * its caches). A no-op when nothing is confined.
      */
-    default void handOver(java.nio.file.Path dir, String projectId) throws IOException {}
+    default void handOver(Path dir, String projectId) throws IOException {}
 
     /** Once at start: removes what confined processes of an earlier run of this server left (cgroups, handles). */
     default void sweep() {}

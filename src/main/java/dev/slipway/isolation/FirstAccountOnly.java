@@ -2,6 +2,7 @@ package dev.slipway.isolation;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Predicate;
 
@@ -45,7 +46,7 @@ final class FirstAccountOnly implements Confinement {
     public void close() { unconfined.close(); }
 
     @Override
-    public java.util.Optional<SandboxProblem> missingSandbox() { return unconfined.missingSandbox(); }
+    public Optional<SandboxProblem> missingSandbox() { return unconfined.missingSandbox(); }
 
     @Override
     public String warning() { return unconfined.warning(); }

@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -165,7 +166,7 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
     private static List<InetAddress> resolve(String host) {
         try {
             return List.of(InetAddress.getAllByName(host));
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return List.of();
         }
     }
@@ -188,7 +189,7 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
     private static InetAddress withoutScope(InetAddress a) {
         try {
             return InetAddress.getByAddress(a.getAddress());
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return a;
         }
     }

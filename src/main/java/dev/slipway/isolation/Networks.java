@@ -1,5 +1,6 @@
 package dev.slipway.isolation;
 
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,7 +180,7 @@ final class Networks {
     }
 
     /** Runs a step of a network's set-up; its failure names the part of the sandbox it belongs to. */
-    private static void step(Step step, java.util.function.Function<String, SandboxProblem> part) throws IOException {
+    private static void step(Step step, Function<String, SandboxProblem> part) throws IOException {
         try {
             step.run();
         } catch (IOException e) {

@@ -1,5 +1,13 @@
 package dev.slipway.isolation;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +52,7 @@ public final class Sandbox implements Confinement {
     private final WarmNetworks warm;
     private final Path runDir;
     /** Build steps' networks being removed in the background; a clean stop waits for them. */
-    private final java.util.Set<Thread> removals = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Thread> removals = ConcurrentHashMap.newKeySet();
     /** Held while this server lives: a server that finds another's run dir unlocked sweeps what it left. */
     private final RunDirLock alive;
     /** This server's node id: its cgroups are {@code slipway/<scope>.<cell>}, so a sweep never touches another server's. */
@@ -191,7 +199,7 @@ public final class Sandbox implements Confinement {
      */
     Duration check() throws SandboxProblem.Failure {
         long t0 = System.nanoTime();
-        Cell cell = new Cell("check", "-", List.of(tools.truth().toString()), Path.of("/"), java.util.Map.of(), List.of(),
+        Cell cell = new Cell("check", "-", List.of(tools.truth().toString()), Path.of("/"), Map.of(), List.of(),
                 List.of(), List.of(), new Limits(64 * Limits.MB, 250, 16, Limits.MB), 0, false);
         Confined confined;
         try {
@@ -251,7 +259,7 @@ public final class Sandbox implements Confinement {
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
         // bubblewrap would make the binds' parent directories 0700 root: the cell could not reach its own binds
-        java.util.Set<Path> parents = new java.util.TreeSet<>();
+        Set<Path> parents = new TreeSet<>();
         for (Path p : concat(cell.readOnly(), cell.writable())) {
             for (Path d = p.getParent(); d != null && d.getParent() != null; d = d.getParent()) parents.add(d);
         }
@@ -281,7 +289,7 @@ public final class Sandbox implements Confinement {
 
     private static boolean exitedWithin(Process p, Duration d) {
         try {
-            return p.waitFor(d.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return p.waitFor(d.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return !p.isAlive();
@@ -299,7 +307,7 @@ public final class Sandbox implements Confinement {
     private static String stderr(Process p) {
         try {
             byte[] err = p.getErrorStream().readNBytes(2000);
-            String s = new String(err, java.nio.charset.StandardCharsets.UTF_8).strip();
+            String s = new String(err, StandardCharsets.UTF_8).strip();
             return s.isEmpty() ? "" : ": " + s;
         } catch (IOException e) {
             return "";
@@ -309,13 +317,13 @@ public final class Sandbox implements Confinement {
     @Override
     public void handOver(Path dir, String projectId) throws IOException {
         int uid = uidOf.applyAsInt(projectId);
-        if (((Number) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)).intValue() == uid) {
+        if (((Number) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)).intValue() == uid) {
             return; // its own already (a cache made by an earlier build): what is below it was written by it
         }
         try (var tree = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) tree::iterator) {
-                Files.setAttribute(p, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-                Files.setAttribute(p, "unix:gid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
             }
         }
     }
@@ -324,7 +332,7 @@ public final class Sandbox implements Confinement {
      * A port for an app cell: that of a network made ready ahead, so the cell starts without waiting for one.
      */
     @Override
-    public java.util.OptionalInt reservePort() {
+    public OptionalInt reservePort() {
         return warm.reservePort();
     }
 
@@ -384,7 +392,7 @@ public final class Sandbox implements Confinement {
         if (parent == null) return;
         List<Path> others;
         try (var dirs = Files.list(parent)) {
-            others = dirs.filter(d -> Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !d.equals(runDir)).toList();
+            others = dirs.filter(d -> Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS) && !d.equals(runDir)).toList();
         } catch (IOException e) {
             return;
         }

@@ -1,8 +1,10 @@
 package dev.slipway.isolation;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -13,7 +15,7 @@ final class ToolRun {
     private ToolRun() {}
 
     static void run(List<String> argv, String stdin) throws IOException {
-        run(java.nio.file.Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
+        run(Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
     }
 
     /** As above; {@code name} names the tool in its failure (the one that matters when others start it). */
@@ -21,7 +23,7 @@ final class ToolRun {
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", PATH);
-        if (stdin == null) pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        if (stdin == null) pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Process p = pb.start();
         if (stdin != null) {
             try (OutputStream in = p.getOutputStream()) {

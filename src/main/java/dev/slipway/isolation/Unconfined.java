@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Runs cells as plain child processes of the server: no identity, file, network or resource confinement. */
 public final class Unconfined implements Confinement {
@@ -46,8 +47,8 @@ public final class Unconfined implements Confinement {
     }
 
     @Override
-    public java.util.Optional<SandboxProblem> missingSandbox() {
-        return java.util.Optional.ofNullable(problem);
+    public Optional<SandboxProblem> missingSandbox() {
+        return Optional.ofNullable(problem);
     }
 
     @Override

@@ -14,8 +14,11 @@ import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
+import io.fabric8.kubernetes.client.dsl.RollableScalableResource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -410,8 +413,8 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
                 .stream().map(d -> d.getMetadata().getNamespace()).findFirst();
     }
 
-    private io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<Deployment, io.fabric8.kubernetes.api.model.apps.DeploymentList,
-            io.fabric8.kubernetes.client.dsl.RollableScalableResource<Deployment>> managed() {
+    private FilterWatchListDeletable<Deployment, DeploymentList,
+            RollableScalableResource<Deployment>> managed() {
         return namespaces.perAccount()
                 ? client.apps().deployments().inAnyNamespace().withLabel(Names.MANAGED_BY, Names.SLIPWAY)
                 : client.apps().deployments().inNamespace(settings.namespace()).withLabel(Names.MANAGED_BY, Names.SLIPWAY);

@@ -1,6 +1,7 @@
 package dev.slipway.kubernetes;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.util.Map;
@@ -50,7 +51,7 @@ final class Namespaces {
     /** Gives the servers' service account the runtime's rules in the new namespace (a RoleBinding, never a cluster-wide one). */
     private void bindRuntime(String namespace) {
         if (client.rbac().roleBindings().inNamespace(namespace).withName(BINDING).get() != null) return;
-        client.rbac().roleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+        client.rbac().roleBindings().resource(new RoleBindingBuilder()
                 .withNewMetadata().withName(BINDING).withNamespace(namespace)
                 .withLabels(Map.of(Names.MANAGED_BY, Names.SLIPWAY)).endMetadata()
                 .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(APPS_CLUSTER_ROLE).endRoleRef()

@@ -3,6 +3,7 @@ package dev.slipway.kubernetes;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.runtime.StartFailedException;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -15,8 +16,13 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -57,7 +63,7 @@ public final class PodHealth {
         PodEvents podEvents = new PodEvents(log, deploymentName);
         SharedIndexInformer<Deployment> deployments = null;
         SharedIndexInformer<Pod> pods = null;
-        SharedIndexInformer<io.fabric8.kubernetes.api.model.Event> events = null;
+        SharedIndexInformer<Event> events = null;
         try {
             deployments = client.apps().deployments().inNamespace(namespace).withName(deploymentName).inform(wake);
             events = events(client, namespace, wake, log);
@@ -76,10 +82,10 @@ public final class PodHealth {
                 }
                 for (Pod pod : current) problems.observe(pod);
                 if (events != null) {
-                    java.util.Set<String> names = new java.util.HashSet<>();
+                    Set<String> names = new HashSet<>();
                     for (Pod pod : current) names.add(pod.getMetadata().getName());
-                    List<io.fabric8.kubernetes.api.model.Event> seen = new java.util.ArrayList<>(events.getStore().list());
-                    seen.sort(java.util.Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())));
+                    List<Event> seen = new ArrayList<>(events.getStore().list());
+                    seen.sort(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())));
                     for (var e : seen) podEvents.observe(e, names);
                 }
                 if (d != null) deploymentFailure(d).ifPresent(reason -> fail(log, reason));
@@ -109,7 +115,7 @@ public final class PodHealth {
      * The namespace's Events, read while the start is awaited. Refused (no RBAC on events): one warning, and the
      * wait goes on without them.
      */
-    private static SharedIndexInformer<io.fabric8.kubernetes.api.model.Event> events(KubernetesClient client, String namespace,
+    private static SharedIndexInformer<Event> events(KubernetesClient client, String namespace,
                                                                                    ResourceEventHandler<Object> wake, LogSink log) {
         try {
             return client.v1().events().inNamespace(namespace).inform(wake);
@@ -169,7 +175,7 @@ public final class PodHealth {
     static String human(Duration d) {
         long ms = d.toMillis();
         if (ms < 1000) return ms + " ms";
-        if (ms < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        if (ms < 60_000) return String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
         return (ms / 60_000) + " min " + (ms % 60_000) / 1000 + " s";
     }
 }

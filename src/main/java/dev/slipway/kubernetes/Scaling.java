@@ -8,6 +8,7 @@ import java.util.Map;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Objects;
 
 /**
  * Scales a deployment by patching {@code spec.replicas} (the RBAC grants patch on deployments, not the scale
@@ -42,7 +43,7 @@ final class Scaling {
     static void retireAt(KubernetesClient client, String namespace, String name, Instant at) {
         var resource = client.apps().deployments().inNamespace(namespace).withName(name);
         Deployment current = resource.get();
-        if (current == null || java.util.Objects.equals(stopAfter(current), at)) return;
+        if (current == null || Objects.equals(stopAfter(current), at)) return;
         Conflicts.retry(() -> resource.edit(d -> {
             Deployment out = new DeploymentBuilder(d).build();
             Map<String, String> annotations = new LinkedHashMap<>(

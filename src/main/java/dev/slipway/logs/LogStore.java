@@ -1,5 +1,6 @@
 package dev.slipway.logs;
 
+import java.util.Collection;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -125,7 +126,7 @@ public final class LogStore implements AutoCloseable {
     }
 
     /** A sink that writes a run's lines here, with secret values masked. */
-    public LogSink sink(String ownerId, java.util.Collection<String> secretValues) {
+    public LogSink sink(String ownerId, Collection<String> secretValues) {
         Masker masker = new Masker(secretValues);
         return (level, message) -> append(ownerId, level, masker.mask(message));
     }

@@ -7,6 +7,7 @@ import dev.slipway.auth.KeyStore;
 import dev.slipway.core.Json;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -37,7 +38,7 @@ public final class KeysCommand {
                     System.err.println("error: no account " + account);
                     return 2;
                 }
-                java.util.Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfCredentials(account);
+                Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfCredentials(account);
                 if (refused.isPresent()) {
                     System.err.println("error: " + refused.get());
                     return 2;

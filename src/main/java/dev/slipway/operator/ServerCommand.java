@@ -1,5 +1,7 @@
 package dev.slipway.operator;
 
+import dev.slipway.isolation.Confinement;
+import dev.slipway.isolation.IsolationUnavailable;
 import dev.slipway.server.Slipway;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.Env;
@@ -143,7 +145,7 @@ public final class ServerCommand implements Callable<Integer> {
         Slipway slipway;
         try {
             slipway = Slipway.start(config, MicrosClock.system(), System.out);
-        } catch (dev.slipway.isolation.IsolationUnavailable | IllegalArgumentException e) {
+        } catch (IsolationUnavailable | IllegalArgumentException e) {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
         }
@@ -169,7 +171,7 @@ public final class ServerCommand implements Callable<Integer> {
             System.out.printf("Slipway apps HTTPS on port %d (certificates from %s)%n", slipway.appsHttpsPort(),
                     slipway.config().tls().directoryUrl());
         }
-        dev.slipway.isolation.Confinement confinement = slipway.engine().confinement();
+        Confinement confinement = slipway.engine().confinement();
         System.out.println("Isolation: " + confinement.summary());
         if (!confinement.isolated()) System.out.println(confinement.warning());
         StringBuilder providers = new StringBuilder();

@@ -7,6 +7,7 @@ import dev.slipway.store.Database;
 import dev.slipway.users.Passwords;
 import dev.slipway.users.User;
 import dev.slipway.users.UserStore;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -57,7 +58,7 @@ public final class UsersCommand {
                     System.err.println("error: no account " + account);
                     return 2;
                 }
-                java.util.Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfCredentials(account);
+                Optional<String> refused = StoreOptions.admission(db, accounts).refusalOfCredentials(account);
                 if (refused.isPresent()) {
                     System.err.println("error: " + refused.get());
                     return 2;

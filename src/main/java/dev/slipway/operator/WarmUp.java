@@ -1,6 +1,8 @@
 package dev.slipway.operator;
 
 import java.util.List;
+import org.flywaydb.core.Flyway;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads and initialises, on a second thread, the big libraries a server start needs, while the
@@ -26,9 +28,9 @@ public final class WarmUp {
 
     public static void start() {
         Thread.ofPlatform().daemon().name("warm-up").start(() -> {
-            org.slf4j.LoggerFactory.getILoggerFactory(); // reads the logging configuration
+            LoggerFactory.getILoggerFactory(); // reads the logging configuration
             try {
-                org.flywaydb.core.Flyway.configure(); // loads Flyway's plugins, which its first configuration does
+                Flyway.configure(); // loads Flyway's plugins, which its first configuration does
             } catch (Throwable ignored) {
                 // only a head start
             }

@@ -5,8 +5,10 @@ import dev.slipway.store.ChangeFeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -30,7 +32,7 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean informed;
-    private final java.util.List<ProjectChanges> followers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<ProjectChanges> followers = new CopyOnWriteArrayList<>();
 
     public ProjectCache(Clock clock) {
         this.clock = clock;

@@ -4,6 +4,7 @@ import dev.slipway.api.Paging;
 import dev.slipway.api.Access;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
+import dev.slipway.api.Reply;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
@@ -48,7 +49,7 @@ public final class ProjectHandlers {
         ctx.json(new Envelope<>(ProjectView.of(p, urls, certificates)));
     }
 
-    public dev.slipway.api.Reply create(Context ctx) {
+    public Reply create(Context ctx) {
         Principal principal = Requests.principal(ctx);
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(CREATE_FIELDS);
@@ -60,7 +61,7 @@ public final class ProjectHandlers {
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
                 input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
-        return dev.slipway.api.Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates));
+        return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates));
     }
 
     /** The project if the caller's account owns it; 404 or 403 otherwise. */

@@ -5,8 +5,12 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.core.Ids;
 import dev.slipway.secrets.SecretBox;
+import java.security.SecureRandom;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 import java.time.Clock;
@@ -20,7 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 
 public final class ProjectStore {
-    private static final java.security.SecureRandom NAME_SUFFIX = new java.security.SecureRandom();
+    private static final SecureRandom NAME_SUFFIX = new SecureRandom();
     private static final RowMapper<Project> MAPPER = (rs, ctx) -> new Project(
             rs.getString("id"), rs.getString("account_id"), rs.getString("name"), rs.getString("source"),
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
@@ -116,7 +120,7 @@ public final class ProjectStore {
                 DomainTokens.next(), null, null);
     }
 
-    private static Project.DomainCheck domainCheck(java.sql.ResultSet rs) throws java.sql.SQLException {
+    private static Project.DomainCheck domainCheck(ResultSet rs) throws SQLException {
         if (rs.getString("domain") == null) return null;
         var checked = rs.getTimestamp("domain_checked_at");
         return new Project.DomainCheck(DomainStatus.parse(rs.getString("domain_status")), rs.getString("domain_token"),
@@ -315,7 +319,7 @@ public final class ProjectStore {
                             domainListener.verified(moved, findIn(moved, projectId));
                         });
             });
-        } catch (org.jdbi.v3.core.JdbiException e) {
+        } catch (JdbiException e) {
             // another project's proof of the same domain committed first: the unique index kept it theirs
             if (jdbi.withHandle(h -> verifiedElsewhere(h, projectId))) return false;
             throw e;

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.util.function.IntPredicate;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
@@ -30,7 +31,7 @@ final class AppsHandler extends Handler.Wrapper {
     private static final Logger LOG = LoggerFactory.getLogger(AppsHandler.class);
 
     private final RouteTable routes;
-    private final java.util.function.IntPredicate restarting;
+    private final IntPredicate restarting;
     private final Wakeups wakeups;
     private final RecentRequests recent;
     private final UnknownHosts unknown;
@@ -41,7 +42,7 @@ final class AppsHandler extends Handler.Wrapper {
      *                   nothing of the platform's listens there then, so nothing is forwarded to it
      * @param upstream   what serves a request for an app's process: websocket upgrades, then the proxy
      */
-    AppsHandler(RouteTable routes, java.util.function.IntPredicate restarting, Wakeups wakeups, RecentRequests recent,
+    AppsHandler(RouteTable routes, IntPredicate restarting, Wakeups wakeups, RecentRequests recent,
                 Handler upstream) {
         super(upstream);
         this.routes = routes;

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.io.Closeable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,7 +158,7 @@ final class RelayLoop implements Runnable {
         return n;
     }
 
-    static void closeQuietly(java.io.Closeable c) {
+    static void closeQuietly(Closeable c) {
         if (c == null) return;
         try {
             c.close();

@@ -1,6 +1,7 @@
 package dev.slipway.router;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -50,7 +51,7 @@ final class RelayTunnel implements RelayLoop.Io {
         try {
             InetSocketAddress from = (InetSocketAddress) client.getRemoteAddress();
             InetSocketAddress to = (InetSocketAddress) client.getLocalAddress();
-            boolean v4 = from.getAddress() instanceof java.net.Inet4Address && to.getAddress() instanceof java.net.Inet4Address;
+            boolean v4 = from.getAddress() instanceof Inet4Address && to.getAddress() instanceof Inet4Address;
             String line = "PROXY " + (v4 ? "TCP4 " : "TCP6 ") + from.getAddress().getHostAddress() + " "
                     + to.getAddress().getHostAddress() + " " + from.getPort() + " " + to.getPort() + "\r\n";
             this.preface = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -81,7 +82,7 @@ public final class RouteTable {
 
     /** Replaces every custom domain with these (domain → project name), e.g. after changes may have gone untold. */
     public void replaceDomains(Map<String, String> served) {
-        Map<String, String> wanted = new java.util.HashMap<>();
+        Map<String, String> wanted = new HashMap<>();
         served.forEach((d, p) -> wanted.put(normalize(d), normalize(p)));
         domains.entrySet().removeIf(e -> !e.getValue().equals(wanted.get(e.getKey())));
         wanted.forEach((d, p) -> { if (!p.equals(domains.get(d))) setDomain(d, p); });

@@ -1,5 +1,7 @@
 package dev.slipway.router;
 
+import java.nio.file.InvalidPathException;
+import java.util.List;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.MimeTypes;
@@ -34,7 +36,7 @@ final class StaticSiteHandler {
             "woff2", "font/woff2", "woff", "font/woff", "wasm", "application/wasm", "map", "application/json",
             "avif", "image/avif", "webp", "image/webp");
 
-    private static final java.util.List<String> HASHED = java.util.List.of("/assets/", "/_next/static/");
+    private static final List<String> HASHED = List.of("/assets/", "/_next/static/");
     static final String NOT_FOUND_PAGE = "/404.html";
 
     void handle(Request request, Response response, Callback callback, Path root, boolean spaFallback) {
@@ -89,7 +91,7 @@ final class StaticSiteHandler {
         Path candidate;
         try {
             candidate = root.resolve(rel).normalize();
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return null;
         }
         if (!candidate.startsWith(root)) return null;

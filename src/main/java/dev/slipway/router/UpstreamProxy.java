@@ -5,6 +5,7 @@ import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.io.ClientConnector;
@@ -23,7 +24,7 @@ import java.util.function.IntPredicate;
  * without buffering, sets the forwarded fields ({@link ForwardedHeaders}), and answers its own 502/503/504 pages when the
  * app cannot be reached. The upstream port is chosen per request by {@link AppsHandler}.
  */
-final class UpstreamProxy extends org.eclipse.jetty.proxy.ProxyHandler.Reverse {
+final class UpstreamProxy extends ProxyHandler.Reverse {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamProxy.class);
     static final String TARGET_ATTRIBUTE = UpstreamProxy.class.getName() + ".target";
     /**

@@ -1,5 +1,6 @@
 package dev.slipway.router;
 
+import java.io.IOException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.websocket.api.Session;
@@ -75,7 +76,7 @@ final class WebSocketTunnel implements WebSocketCreator {
             ErrorPages.appDown(response, callback, host);
         } catch (TimeoutException e) {
             ErrorPages.timeout(response, callback, host);
-        } catch (ExecutionException | java.io.IOException e) {
+        } catch (ExecutionException | IOException e) {
             LOG.debug("websocket upgrade to {} for {} failed: {}", upstream, host, e.toString());
             if (restarting.test(port)) ErrorPages.appStarting(response, callback, host);
             else ErrorPages.appDown(response, callback, host);

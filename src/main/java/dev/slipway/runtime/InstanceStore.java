@@ -1,10 +1,16 @@
 package dev.slipway.runtime;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.slipway.build.Artifact;
 import dev.slipway.core.Json;
 import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.secrets.SecretBox;
+import java.sql.Clob;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.function.BiConsumer;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -84,11 +90,11 @@ public final class InstanceStore {
     }
 
     /** Rows of this node; a row whose sealed data cannot be read is reported through {@code unreadable}. */
-    public List<StoredInstance> owned(java.util.function.BiConsumer<String, RuntimeException> unreadable) {
+    public List<StoredInstance> owned(BiConsumer<String, RuntimeException> unreadable) {
         List<Map<String, Object>> rows = jdbi.withHandle(h -> h.createQuery(
                         "SELECT * FROM runtime_instances WHERE owner_node = :node ORDER BY deployment_id")
                 .bind("node", node).mapToMap().list());
-        List<StoredInstance> out = new java.util.ArrayList<>();
+        List<StoredInstance> out = new ArrayList<>();
         for (Map<String, Object> r : rows) {
             String id = (String) r.get("deployment_id");
             try {
@@ -116,16 +122,16 @@ public final class InstanceStore {
             return new StoredInstance(spec, StoredInstance.DesiredState.valueOf((String) r.get("desired_state")),
                     ((Number) r.get("port")).intValue(), asLong(r.get("pid")), asLong(r.get("pgid")),
                     instant(r.get("started_at")), instant(r.get("stop_after")));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("unreadable runtime_instances row: " + e.getOriginalMessage(), e);
         }
     }
 
     private static String text(Object v) {
-        if (v instanceof java.sql.Clob clob) {
+        if (v instanceof Clob clob) {
             try {
                 return clob.getSubString(1, (int) clob.length());
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -140,7 +146,7 @@ public final class InstanceStore {
         return switch (v) {
             case null -> null;
             case Timestamp t -> t.toInstant();
-            case java.time.OffsetDateTime o -> o.toInstant();
+            case OffsetDateTime o -> o.toInstant();
             case Instant i -> i;
             default -> throw new IllegalStateException("unexpected timestamp type " + v.getClass());
         };

@@ -8,6 +8,8 @@ import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
 import dev.slipway.net.ClientGate;
 import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import java.util.function.Consumer;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import io.javalin.json.JavalinJackson;
 import org.eclipse.jetty.server.ServerConnector;
@@ -43,7 +45,7 @@ public final class ApiServer {
     }
 
     private static Javalin base(BoundPort port, ClientGate clients, Metrics metrics, Clock clock,
-                                java.util.function.Consumer<io.javalin.config.JavalinConfig> routes) {
+                                Consumer<JavalinConfig> routes) {
         Ids ids = new Ids(clock);
         return Javalin.create(config -> {
             config.startup.showJavalinBanner = false;

@@ -3,6 +3,8 @@ package dev.slipway.server;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.ErrorBody;
 import dev.slipway.api.Requests;
+import dev.slipway.dashboard.ErrorPage;
+import dev.slipway.plantstore.PlantError;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -19,7 +21,7 @@ public final class ErrorMapper {
 
     public static void register(RoutesConfig routes) {
         routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
-        routes.exception(dev.slipway.plantstore.PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
+        routes.exception(PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
             LOG.error("request {} {} failed (request id {})", ctx.method(), ctx.path(), Requests.requestId(ctx), e);
@@ -41,7 +43,7 @@ public final class ErrorMapper {
 
     /** A dashboard page already answered (e.g. a refused rollback, a 404 page): keep it. */
     private static boolean isPage(Context ctx) {
-        return dev.slipway.dashboard.ErrorPage.covers(ctx.path()) && ctx.result() != null && ctx.result().startsWith("<!doctype");
+        return ErrorPage.covers(ctx.path()) && ctx.result() != null && ctx.result().startsWith("<!doctype");
     }
 
     private static ApiException fromJavalin(Context ctx, HttpResponseException e) {
@@ -62,14 +64,14 @@ public final class ErrorMapper {
 
     static void write(Context ctx, ApiException e) {
         e.headers().forEach(ctx::header);
-        if (dev.slipway.dashboard.ErrorPage.covers(ctx.path())) {
+        if (ErrorPage.covers(ctx.path())) {
             ctx.status(e.status());
-            dev.slipway.dashboard.ErrorPage.write(ctx, e.status(), e.getMessage(), Requests.requestId(ctx));
+            ErrorPage.write(ctx, e.status(), e.getMessage(), Requests.requestId(ctx));
             return;
         }
         if (ctx.path().startsWith("/sandbox/")) {
             // the sample API answers in its own flat shape (spec: Errors, item 3)
-            ctx.status(e.status()).json(new dev.slipway.plantstore.PlantError(e.status(), e.getMessage()).body());
+            ctx.status(e.status()).json(new PlantError(e.status(), e.getMessage()).body());
             return;
         }
         ctx.status(e.status()).json(ErrorBody.of(e.code(), e.getMessage(), Requests.requestId(ctx), e.details()));

@@ -15,6 +15,7 @@ import dev.slipway.source.UploadHandlers;
 import dev.slipway.webhooks.WebhookHandlers;
 import io.javalin.config.RoutesConfig;
 
+import io.javalin.http.HttpStatus;
 import java.util.Set;
 
 /** The route table of the API listener: every path the control plane answers, in one place. */
@@ -82,7 +83,7 @@ public final class Routes {
     /** The web dashboard: pages for people, signed in with a session cookie (never under /v1). */
     private static void registerDashboard(RoutesConfig r, Dashboard d) {
         Auth a = d.auth();
-        r.get("/", ctx -> ctx.redirect("/dashboard", io.javalin.http.HttpStatus.FOUND));
+        r.get("/", ctx -> ctx.redirect("/dashboard", HttpStatus.FOUND));
         r.get("/dashboard", d::home);
         r.get("/dashboard/assets/{file}", d.assets()::serve);
         r.get("/dashboard/sign-in", d.signIn()::form);

@@ -2,9 +2,15 @@ package dev.slipway.source;
 
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.dircache.DirCacheCheckout;
+import org.eclipse.jgit.errors.NoRemoteRepositoryException;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectReader;
@@ -215,18 +221,18 @@ public final class GitFetcher {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String message = t.getMessage() == null ? "" : t.getMessage();
             if (t instanceof SourceException s) return s;
-            if (t instanceof org.eclipse.jgit.errors.NoRemoteRepositoryException
+            if (t instanceof NoRemoteRepositoryException
                     || message.contains("not authorized") || message.contains("Authentication is required")) {
                 return new SourceException(SourceException.Reason.REPO_NOT_FOUND,
                         "Repository " + target + " not found (or it is private)");
             }
             if (message.contains("Remote does not have " + Constants.R_HEADS)) return branchNotFound(target);
-            if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
-                    || t instanceof java.net.NoRouteToHostException) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException
+                    || t instanceof NoRouteToHostException) {
                 return new SourceException(SourceException.Reason.HOST_UNREACHABLE,
                         "Cannot reach " + target.kind() + " at " + hosts.displayBase(target.kind()));
             }
-            if (t instanceof java.net.SocketTimeoutException || t instanceof java.io.InterruptedIOException) {
+            if (t instanceof SocketTimeoutException || t instanceof InterruptedIOException) {
                 return timedOut(target);
             }
         }

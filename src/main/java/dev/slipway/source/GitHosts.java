@@ -5,6 +5,7 @@ import dev.slipway.core.Setting;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -37,7 +38,7 @@ public final class GitHosts {
     public static GitHosts parse(String spec) {
         Map<String, String> bases = new LinkedHashMap<>(DEFAULTS);
         if (spec == null || spec.isBlank()) return new GitHosts(bases);
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (String item : spec.split(",", -1)) {
             String entry = item.trim();
             int eq = entry.indexOf('=');

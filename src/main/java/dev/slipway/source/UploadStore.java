@@ -3,6 +3,7 @@ package dev.slipway.source;
 import dev.slipway.accounts.AccountLock;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
+import java.util.Arrays;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -108,7 +109,7 @@ public final class UploadStore {
                           AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.upload_id = u.id AND d.status IN (<deployments>))
                           AND NOT EXISTS (SELECT 1 FROM migrations m WHERE m.upload_id = u.id AND m.status IN (<migrations>))""")
                 .bindList("deployments", pending.deployments()).bindList("migrations", pending.migrations())
-                .bind("oldest", now.minus(Duration.ofDays(java.util.Arrays.stream(Tier.values()).mapToInt(Tier::uploadDays).min().orElseThrow())))
+                .bind("oldest", now.minus(Duration.ofDays(Arrays.stream(Tier.values()).mapToInt(Tier::uploadDays).min().orElseThrow())))
                 .map((rs, ctx) -> new Old(rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant(), rs.getString(4)))
                 .list());
         int deleted = 0;

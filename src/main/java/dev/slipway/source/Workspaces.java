@@ -1,5 +1,6 @@
 package dev.slipway.source;
 
+import dev.slipway.core.FileTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -30,6 +31,6 @@ public final class Workspaces {
 
     /** Deletes a tree without following links; missing is fine. */
     public static void delete(Path dir) {
-        dev.slipway.core.FileTrees.delete(dir);
+        FileTrees.delete(dir);
     }
 }

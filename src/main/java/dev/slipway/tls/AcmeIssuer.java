@@ -1,5 +1,7 @@
 package dev.slipway.tls;
 
+import java.nio.charset.StandardCharsets;
+import javax.net.ssl.X509TrustManager;
 import org.shredzone.acme4j.AccountBuilder;
 import org.shredzone.acme4j.Authorization;
 import org.shredzone.acme4j.Login;
@@ -127,12 +129,12 @@ final class AcmeIssuer {
             jdk.init((KeyStore) null);
             int n = 0;
             for (var tm : jdk.getTrustManagers()) {
-                if (tm instanceof javax.net.ssl.X509TrustManager x) {
+                if (tm instanceof X509TrustManager x) {
                     for (X509Certificate c : x.getAcceptedIssuers()) trust.setCertificateEntry("jdk-" + n++, c);
                 }
             }
             try (InputStream in = Files.newInputStream(caPem)) {
-                for (X509Certificate c : Pem.chain(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII))) {
+                for (X509Certificate c : Pem.chain(new String(in.readAllBytes(), StandardCharsets.US_ASCII))) {
                     trust.setCertificateEntry("extra-" + n++, c);
                 }
             }

@@ -1,5 +1,6 @@
 package dev.slipway.tls;
 
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,7 @@ public final class CertificateManager implements AutoCloseable {
     private volatile Map<String, String> loadedSerials = Map.of();
     private volatile Set<String> hsts = Set.of();
     private volatile Set<String> wantedNow = Set.of();
-    private final java.util.concurrent.atomic.AtomicLong passes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong passes = new AtomicLong();
 
     /** @param domains the domains that get certificates (the composition root decides which) */
     CertificateManager(TlsSettings settings, CertificateStore store, Certificates certificates,

@@ -4,6 +4,7 @@ import dev.slipway.projects.DomainStatus;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.StateMachine;
 import dev.slipway.webhooks.Outbox;
+import java.time.Duration;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
@@ -28,7 +29,7 @@ import java.util.Set;
 public final class CertificateStore {
     private static final StateMachine<CertificateStatus>.Stored CERTIFICATES = CertificateStatus.MACHINE.stored("certificates", "status");
     /** How long a claim holds when its server dies mid-order. */
-    static final java.time.Duration CLAIM = java.time.Duration.ofMinutes(5);
+    static final Duration CLAIM = Duration.ofMinutes(5);
     private static final int MAX_ERROR = 2000;
 
     private final Jdbi jdbi;

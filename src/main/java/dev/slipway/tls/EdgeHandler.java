@@ -1,5 +1,6 @@
 package dev.slipway.tls;
 
+import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Handler;
@@ -75,7 +76,7 @@ final class EdgeHandler extends Handler.Wrapper {
         response.setStatus(content.isPresent() ? HttpStatus.OK_200 : HttpStatus.NOT_FOUND_404);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        response.write(true, java.nio.ByteBuffer.wrap(content.orElse("no such challenge\n").getBytes(StandardCharsets.UTF_8)), callback);
+        response.write(true, ByteBuffer.wrap(content.orElse("no such challenge\n").getBytes(StandardCharsets.UTF_8)), callback);
     }
 
     /** The Host header's name: lowercase, without port; null when absent or not a plain hostname. */

@@ -1,5 +1,6 @@
 package dev.slipway.users;
 
+import dev.slipway.core.Digests;
 import org.jdbi.v3.core.Jdbi;
 
 import java.security.SecureRandom;
@@ -77,6 +78,6 @@ public final class SessionStore {
     }
 
     static String hash(String token) {
-        return dev.slipway.core.Digests.sha256Hex(token);
+        return Digests.sha256Hex(token);
     }
 }

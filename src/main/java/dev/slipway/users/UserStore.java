@@ -1,6 +1,7 @@
 package dev.slipway.users;
 
 import dev.slipway.core.Ids;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -41,7 +42,7 @@ public final class UserStore {
     }
 
     /** As {@link #create}, with the password's hash made by {@code hash} (which may be under way already). */
-    User createHashed(String accountId, String email, java.util.function.Supplier<String> hash) {
+    User createHashed(String accountId, String email, Supplier<String> hash) {
         String normalized = normalize(email);
         if (normalized == null) throw new IllegalArgumentException("'" + email + "' is not an email address");
         if (findByEmail(normalized).isPresent()) {

@@ -5,6 +5,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.store.StateMachine;
 import dev.slipway.core.Ids;
+import java.time.Duration;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -20,7 +21,7 @@ import java.util.Optional;
 public final class DeliveryStore {
     private static final StateMachine<DeliveryState>.Stored DELIVERIES = DeliveryState.MACHINE.stored("webhook_deliveries", "state");
     /** How long finished deliveries stay listed (and redeliverable). */
-    public static final java.time.Duration RETENTION = java.time.Duration.ofDays(30);
+    public static final Duration RETENTION = Duration.ofDays(30);
     private static final int MAX_ERROR = 1000;
     static final RowMapper<Delivery> MAPPER = (rs, ctx) -> new Delivery(rs.getString("id"), rs.getString("endpoint_id"),
             rs.getString("message_id"), rs.getString("event_type"), rs.getString("payload"), DeliveryState.parse(rs.getString("state")),
@@ -106,7 +107,7 @@ public final class DeliveryStore {
     }
 
     /** Deletes finished deliveries older than {@code retention}, and any whose endpoint is gone. */
-    public int sweep(java.time.Duration retention) {
+    public int sweep(Duration retention) {
         Instant before = clock.instant().minus(retention);
         return jdbi.withHandle(h -> h.createUpdate("""
                         DELETE FROM webhook_deliveries

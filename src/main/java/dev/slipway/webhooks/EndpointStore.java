@@ -3,6 +3,7 @@ package dev.slipway.webhooks;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
+import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -102,7 +103,7 @@ public final class EndpointStore {
      * As above, after {@code first} in the same transaction (the attempt that made it give up), so that no
      * reader sees that attempt failed while the endpoint is still enabled.
      */
-    public void disable(String id, String reason, java.util.function.Consumer<Handle> first) {
+    public void disable(String id, String reason, Consumer<Handle> first) {
         jdbi.useTransaction(h -> {
             first.accept(h);
             h.createUpdate("""

@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -15,7 +16,7 @@ public final class EventTypes {
     private static final Set<String> ACCEPTED;
 
     static {
-        ACCEPTED = new java.util.HashSet<>(KNOWN);
+        ACCEPTED = new HashSet<>(KNOWN);
         ACCEPTED.add(ALL);
     }
 

@@ -5,6 +5,8 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,8 +47,8 @@ class AuthTest {
         var t = server.tenant(Tier.FREE);
         for (String header : new String[]{"Basic abc", "Bearer", "Bearer ", t.key(), "Bearer " + t.key() + " extra",
                 "Bearer sk_" + "x".repeat(300), "bearer" + t.key()}) {
-            var r = server.anonymous().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(server.baseUrl() + "/v1/projects")).header("Authorization", header).GET());
+            var r = server.anonymous().send(HttpRequest.newBuilder(
+                    URI.create(server.baseUrl() + "/v1/projects")).header("Authorization", header).GET());
             assertUnauthorized(r);
         }
     }

@@ -8,6 +8,8 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -104,10 +106,10 @@ class ErrorsTest {
 
     @Test
     void clientRequestIdIsEchoedAndUnsafeOnesReplaced() {
-        var ok = tenant.http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.baseUrl() + "/v1/projects"))
+        var ok = tenant.http().send(HttpRequest.newBuilder(URI.create(server.baseUrl() + "/v1/projects"))
                 .header("X-Request-Id", "ci-run-42").GET());
         assertThat(ok.header("X-Request-Id")).isEqualTo("ci-run-42");
-        var unsafe = tenant.http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.baseUrl() + "/v1/projects"))
+        var unsafe = tenant.http().send(HttpRequest.newBuilder(URI.create(server.baseUrl() + "/v1/projects"))
                 .header("X-Request-Id", "<script>").GET());
         assertThat(unsafe.header("X-Request-Id")).startsWith("req_");
     }

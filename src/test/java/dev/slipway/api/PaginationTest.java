@@ -3,6 +3,7 @@ package dev.slipway.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.projects.NewProject;
+import dev.slipway.projects.Project;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
@@ -39,7 +40,7 @@ class PaginationTest {
         for (int i = 0; i < 5; i++) newProject(other, "other" + i);
     }
 
-    static dev.slipway.projects.Project newProject(TestServer.Tenant t, String prefix) {
+    static Project newProject(TestServer.Tenant t, String prefix) {
         String name = prefix + "-" + Long.toHexString(System.nanoTime());
         return server.slipway().projects().create(new NewProject(t.account().id(), name, "github", "acme/" + name,
                 "main", null, "us-east-1", null, Map.of()));

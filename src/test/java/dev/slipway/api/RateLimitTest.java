@@ -8,6 +8,8 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -60,7 +62,7 @@ class RateLimitTest {
         }
         // the remaining counts seen by the 30 successes are exactly 29..0, each once
         assertThat(responses.stream().filter(r -> r.status() == 200).map(r -> Integer.parseInt(r.header("X-RateLimit-Remaining"))))
-                .containsExactlyInAnyOrderElementsOf(java.util.stream.IntStream.range(0, 30).boxed().toList());
+                .containsExactlyInAnyOrderElementsOf(IntStream.range(0, 30).boxed().toList());
     }
 
     @Test
@@ -94,7 +96,7 @@ class RateLimitTest {
 
     @Test
     void twoServersOnOneStoreShareTheLimitOnPostgres() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(kind == Dialect.POSTGRES,
+        Assumptions.assumeTrue(kind == Dialect.POSTGRES,
                 "the embedded store is one process; sharing across servers is a PostgreSQL feature");
         try (Slipway peer = server.startPeer()) {
             var t = server.tenant(Tier.FREE);

@@ -1,8 +1,11 @@
 package dev.slipway.build;
 
 import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,9 +55,9 @@ class CommandRunnerTest {
         RecordingLog log = new RecordingLog();
         Path started = dir.resolve("started");
         // a store that is slow to take the entry: the command must not wait for it to start
-        dev.slipway.logs.LogSink slowStore = (level, message) -> {
+        LogSink slowStore = (level, message) -> {
             if (message.startsWith("Running ")) {
-                dev.slipway.testing.Await.until(Duration.ofSeconds(20), "the command started before its entry was stored",
+                Await.until(Duration.ofSeconds(20), "the command started before its entry was stored",
                         () -> Files.exists(started));
             }
             log.log(level, message);
@@ -67,8 +70,8 @@ class CommandRunnerTest {
     @Test
     void aLogSinkThatFailsLosesItsLinesButNeverStallsTheCommand() {
         RecordingLog log = new RecordingLog();
-        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
-        dev.slipway.logs.LogSink flaky = (level, message) -> {
+        AtomicInteger failures = new AtomicInteger();
+        LogSink flaky = (level, message) -> {
             // the store goes away for the middle of the output: far more than a pipe's 64 KiB
             if (message.startsWith("line ") && Integer.parseInt(message.substring(5, message.indexOf(' ', 5))) % 1000 < 900) {
                 failures.incrementAndGet();

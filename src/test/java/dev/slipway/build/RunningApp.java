@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Starts a built artifact the way the runtime will (argv with ${PORT} replaced, cwd = root) and reads GET /. */
 final class RunningApp implements AutoCloseable {
@@ -56,7 +57,7 @@ final class RunningApp implements AutoCloseable {
             } catch (IOException e) {
                 last = e;
             }
-            process.waitFor(100, java.util.concurrent.TimeUnit.MILLISECONDS); // poll interval, ends early if the app dies
+            process.waitFor(100, TimeUnit.MILLISECONDS); // poll interval, ends early if the app dies
         }
         throw new AssertionError("the app did not answer GET / within " + timeout + " (" + last + "):\n" + output());
     }

@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import java.nio.file.NoSuchFileException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,7 +106,7 @@ class TreesTest {
         assertThat(Trees.freeze(root, Set.of())).isEqualTo(3);
         assertThat(perms(root.resolve("a/b/c.txt"))).isEqualTo(PosixFilePermissions.fromString("r--r--r--"));
         assertThatThrownBy(() -> Trees.freeze(root.resolve("a/b/c.txt"), Set.of())).isInstanceOf(NotDirectoryException.class);
-        assertThatThrownBy(() -> Trees.freeze(root.resolve("missing"), Set.of())).isInstanceOf(java.nio.file.NoSuchFileException.class);
+        assertThatThrownBy(() -> Trees.freeze(root.resolve("missing"), Set.of())).isInstanceOf(NoSuchFileException.class);
     }
 
     /** The snapshot of node_modules before a prune: the prune unlinks files, the snapshot keeps them, links stay links. */

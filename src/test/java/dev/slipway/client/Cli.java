@@ -1,6 +1,7 @@
 package dev.slipway.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.Main;
 import dev.slipway.core.Json;
 
 import java.io.ByteArrayOutputStream;
@@ -36,7 +37,7 @@ final class Cli {
         int exit;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
              PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            exit = dev.slipway.Main.run(args, env, o, e);
+            exit = Main.run(args, env, o, e);
         }
         Result r = new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
                 Duration.ofNanos(System.nanoTime() - started));

@@ -5,6 +5,7 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Usage errors (exit 2, nothing sent), API errors (exit 4 with the API's code and message) and an API
  * that cannot be reached. The store kind does not matter here: H2 only.
  */
-@Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 @EndToEnd
 class ClientErrorsTest {
     static TestServer server;

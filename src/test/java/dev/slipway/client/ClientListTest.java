@@ -7,6 +7,7 @@ import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Lists: one page, --all across pages (following cursors), tables and JSON. */
 @EachStore
-@Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 @EndToEnd
 class ClientListTest {
     static final int PROJECTS = 135;

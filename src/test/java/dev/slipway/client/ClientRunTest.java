@@ -5,6 +5,7 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.client.logs.LogLines;
 import dev.slipway.projects.NewProject;
 import dev.slipway.store.Dialect;
+import dev.slipway.store.PageRequest;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -13,6 +14,7 @@ import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.Zips;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The slipway client against a real server, real git host, real builds and real apps: runs, exit codes, retries. */
 @EachStore
-@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 @EndToEnd
 class ClientRunTest {
     private static final Pattern DEPLOYMENT_ID = Pattern.compile("dep_[0-9a-z]{26}");
@@ -201,7 +203,7 @@ class ClientRunTest {
         assertThat(r.err()).contains("POST /deployments: rate limited; retrying in").contains("(Retry-After)");
         // the store, not the API: the test's own reads must not depend on the quota it used up
         var all = server.slipway().stores().deployments().page(limited.account().id(), projectId, null,
-                new dev.slipway.store.PageRequest(100, null)).data();
+                new PageRequest(100, null)).data();
         assertThat(all).hasSize(1);
         assertThat(all.get(0).id()).isEqualTo(deploymentId(r.out()));
         assertThat(all.get(0).status().label()).isEqualTo("live");

@@ -1,9 +1,12 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.testing.TestStore;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -120,9 +123,9 @@ final class Browser implements AutoCloseable {
         try {
             e.isEnabled();
             return false;
-        } catch (org.openqa.selenium.StaleElementReferenceException gone) {
+        } catch (StaleElementReferenceException gone) {
             return true;
-        } catch (org.openqa.selenium.WebDriverException replaced) {
+        } catch (WebDriverException replaced) {
             // Chromium may report a node of the page being replaced as "not in the document" instead
             return replaced.getMessage() != null && replaced.getMessage().contains("does not belong to the document");
         }
@@ -150,7 +153,7 @@ final class Browser implements AutoCloseable {
         try {
             driver.quit();
         } finally {
-            dev.slipway.testing.TestStore.deleteTree(profile);
+            TestStore.deleteTree(profile);
         }
     }
 }

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.TestInfo;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.Keys;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 
@@ -122,7 +124,7 @@ class DashboardBrowserTest {
         return browser.waitUntil(Duration.ofSeconds(5), d -> {
             try {
                 return d.findElement(By.id("log")).getText();
-            } catch (StaleElementReferenceException | org.openqa.selenium.NoSuchElementException reloading) {
+            } catch (StaleElementReferenceException | NoSuchElementException reloading) {
                 return null;
             }
         });
@@ -260,7 +262,7 @@ class DashboardBrowserTest {
             try {
                 d.switchTo().alert().accept();
                 return true;
-            } catch (org.openqa.selenium.NoAlertPresentException notYet) {
+            } catch (NoAlertPresentException notYet) {
                 return false;
             }
         });

@@ -3,6 +3,7 @@ package dev.slipway.dashboard;
 import dev.slipway.accounts.Tier;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.logs.Level;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.store.Dialect;
@@ -176,9 +177,9 @@ class DashboardHttpTest {
                 null, null, "main", DeploymentStatus.QUEUED, null, null, null, null, "us-east-1", "local", null,
                 Instant.now(), null, null, false, null)));
         var logs = server.slipway().stores().logs();
-        logs.append(id, dev.slipway.logs.Level.INFO, "Build <started>");
-        logs.append(id, dev.slipway.logs.Level.ERROR, "compile error");
-        deployments.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, dev.slipway.logs.Level.ERROR, "Deployment failed");
+        logs.append(id, Level.INFO, "Build <started>");
+        logs.append(id, Level.ERROR, "compile error");
+        deployments.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, Level.ERROR, "Deployment failed");
 
         HttpResponse<String> page = web.get("/dashboard/deployments/" + id);
         assertThat(page.statusCode()).isEqualTo(200);

@@ -8,6 +8,7 @@ import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -131,7 +132,7 @@ class DashboardWebhooksTest {
     @Test
     void theCreateFormNeedsTheSessionsToken() {
         WebClient web = signedIn(server);
-        for (var fields : java.util.List.of(form("url", receiver.url("/x"), "events", "*"),
+        for (var fields : List.of(form("url", receiver.url("/x"), "events", "*"),
                 form("url", receiver.url("/x"), "events", "*", "_csrf", "forged"))) {
             HttpResponse<String> r = web.post(PAGE, fields);
             assertThat(r.statusCode()).isEqualTo(403);

@@ -1,6 +1,7 @@
 package dev.slipway.dashboard;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.Main;
 import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
@@ -12,6 +13,9 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestStore;
+import java.io.ByteArrayInputStream;
+import java.util.Arrays;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -113,7 +117,7 @@ class SignInSetupTest {
         String[] store = kind == Dialect.POSTGRES
                 ? new String[]{"--database-url", server.store().jdbcUrl()}
                 : new String[]{"--data-dir", server.store().dataDir().toString()};
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.Arrays.stream(store))
+        String[] all = Stream.concat(Arrays.stream(args), Arrays.stream(store))
                 .toArray(String[]::new);
         var in = System.in;
         var out = System.out;
@@ -122,10 +126,10 @@ class SignInSetupTest {
         ByteArrayOutputStream e = new ByteArrayOutputStream();
         synchronized (System.class) {
             try {
-                System.setIn(new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+                System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
                 System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-                int exit = dev.slipway.Main.run(all, Map.of(), System.out, System.err);
+                int exit = Main.run(all, Map.of(), System.out, System.err);
                 return new Run(exit, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
             } finally {
                 System.setIn(in);

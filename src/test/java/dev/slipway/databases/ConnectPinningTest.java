@@ -5,6 +5,7 @@ import dev.slipway.core.Ids;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStatus;
+import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.projects.NewProject;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectChanges;
@@ -144,7 +145,7 @@ class ConnectPinningTest {
             assertThat(lines).anyMatch(m -> m.startsWith("Connected to the " + kind.label() + " database at " + host));
             assertThat(RebindingNames.lookups(host)).isEqualTo(1);
             assertThat(service.link(projectId).orElseThrow().endpoint())
-                    .isEqualTo(new dev.slipway.net.DatabaseEndpoint(host, admin.port(), false));
+                    .isEqualTo(new DatabaseEndpoint(host, admin.port(), false));
         } finally {
             DatabaseMigrationTest.dropByHand(kind, name);
         }

@@ -3,6 +3,7 @@ package dev.slipway.databases;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.Ids;
 import dev.slipway.core.MicrosClock;
+import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStatus;
@@ -13,6 +14,7 @@ import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
+import java.time.Instant;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -88,7 +90,7 @@ class ProvisioningTest {
                     service.plan(kind.label(), "create", null, null));
             server.slipway().stores().migrations().insert(h, new Migration(migrationId, accountId, project.id(), null,
                     "github", "acme/x", "main", "node-express", null, kind.label(), "create", id,
-                    MigrationStatus.PROCESSING, java.time.Instant.now(), java.time.Instant.now(), null));
+                    MigrationStatus.PROCESSING, Instant.now(), Instant.now(), null));
             return id;
         });
         made.add(new Object[]{kind, Identifiers.nameFor(dbId)});
@@ -236,6 +238,6 @@ class ProvisioningTest {
 
     static void failMigration(String migrationId) {
         assertThat(server.slipway().stores().migrations().transition(migrationId, MigrationStatus.PROCESSING,
-                MigrationStatus.FAILED, dev.slipway.logs.Level.ERROR, "Migration failed: test")).isTrue();
+                MigrationStatus.FAILED, Level.ERROR, "Migration failed: test")).isTrue();
     }
 }

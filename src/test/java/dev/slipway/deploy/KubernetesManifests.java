@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -299,7 +300,7 @@ final class KubernetesManifests {
         }
     }
 
-    private static String portText(io.fabric8.kubernetes.api.model.IntOrString port) {
+    private static String portText(IntOrString port) {
         if (port == null) return "none";
         return port.getStrVal() != null ? port.getStrVal() : String.valueOf(port.getIntVal());
     }

@@ -18,6 +18,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -101,7 +102,7 @@ class DeploymentStoreTest {
         assertThat(DeploymentStatus.MACHINE.allowed(DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING)).as("a rollback").isTrue();
         assertThat(DeploymentStatus.MACHINE.allowed(DeploymentStatus.FAILED, DeploymentStatus.LIVE)).isFalse();
         String id = deployment(DeploymentStatus.FAILED);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.transition(id, DeploymentStatus.FAILED,
+        Assertions.assertThatThrownBy(() -> store.transition(id, DeploymentStatus.FAILED,
                         DeploymentStatus.LIVE, Level.SUCCESS, "live"))
                 .isInstanceOf(IllegalStateException.class).hasMessage("illegal deployment transition failed → live");
         assertThat(store.find(id).orElseThrow().status()).isEqualTo(DeploymentStatus.FAILED);

@@ -8,6 +8,7 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,13 +42,13 @@ class DomainVerificationOffTest {
 
             String moved = Sites.unique("moved") + ".example.test";
             var put = a.send("PUT", "/v1/projects/" + id + "/domain", "application/json",
-                    ("{\"domain\":\"" + moved + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    ("{\"domain\":\"" + moved + "\"}").getBytes(StandardCharsets.UTF_8));
             assertThat(put.status()).as(put.body()).isEqualTo(200);
             receiver.await(Duration.ofSeconds(20), "domain.verified for " + moved,
                     r -> r.type().equals("domain.verified") && r.json().at("/data/domain").asText().equals(moved));
             // removing the domain is no verification
             var removed = a.send("PUT", "/v1/projects/" + id + "/domain", "application/json",
-                    "{\"domain\":null}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    "{\"domain\":null}".getBytes(StandardCharsets.UTF_8));
             assertThat(removed.status()).as(removed.body()).isEqualTo(200);
             assertThat(receiver.received().stream().filter(r -> r.type().equals("domain.verified"))).hasSize(2);
         }

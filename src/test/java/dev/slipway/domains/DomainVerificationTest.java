@@ -16,6 +16,9 @@ import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -140,7 +143,7 @@ class DomainVerificationTest {
 
             // live at its own address, but not at the domain: the apps listener's 404 page
             assertThat(Apps.get(p.get("url").asText()).body()).contains("a-shop");
-            for (String host : List.of(domain, domain.toUpperCase(java.util.Locale.ROOT), domain + ".")) {
+            for (String host : List.of(domain, domain.toUpperCase(Locale.ROOT), domain + ".")) {
                 Http.Response r = Apps.get(app(host));
                 assertThat(r.status()).as(host).isEqualTo(404);
                 assertThat(r.body()).contains("No app here").doesNotContain("a-shop");
@@ -216,7 +219,7 @@ class DomainVerificationTest {
 
     private static Http.Response put(Http http, String projectId, String json) {
         return http.send("PUT", "/v1/projects/" + projectId + "/domain", "application/json",
-                json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                json.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -255,7 +258,7 @@ class DomainVerificationTest {
             for (String[] bad : new String[][]{
                     {"{\"domain\":\"x.localhost\"}", "apps domain"},
                     {"{}", "is required"},
-                    {"{\"domain\":\"" + theirs.toUpperCase(java.util.Locale.ROOT) + "\"}", "already used"},
+                    {"{\"domain\":\"" + theirs.toUpperCase(Locale.ROOT) + "\"}", "already used"},
                     {"{\"domain\":7}", "must be a string"}}) {
                 var r = put(a, id, bad[0]);
                 assertThat(r.status()).as(bad[0]).isEqualTo(400);
@@ -265,7 +268,7 @@ class DomainVerificationTest {
                     .isEqualTo("is not a field of this request");
 
             // the same domain again changes nothing
-            var same = put(a, id, "{\"domain\":\"" + first.toUpperCase(java.util.Locale.ROOT) + "\"}");
+            var same = put(a, id, "{\"domain\":\"" + first.toUpperCase(Locale.ROOT) + "\"}");
             assertThat(same.status()).as(same.body()).isEqualTo(200);
             assertThat(same.json().at("/data/domain_status").asText()).isEqualTo("verified");
 
@@ -310,7 +313,7 @@ class DomainVerificationTest {
             // on PostgreSQL a second server checks the same pending domains on the same schedule
             Slipway peer = server.kind() == Dialect.POSTGRES ? server.startPeer() : null;
             try {
-                Map<String, String> domains = new java.util.LinkedHashMap<>();
+                Map<String, String> domains = new LinkedHashMap<>();
                 for (int i = 0; i < 5; i++) {
                     String domain = Sites.unique("race" + i) + ".example.test";
                     var r = a.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain + "\"}");
@@ -341,7 +344,7 @@ class DomainVerificationTest {
         var owner = server.tenant(Tier.TEAM).http();
         String domain = Sites.unique("dup") + ".example.test";
         String record = "_slipway-challenge." + domain;
-        var claimed = squatter.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain.toUpperCase(java.util.Locale.ROOT) + "\"}");
+        var claimed = squatter.post("/v1/projects", "{\"source\":\"zip\",\"domain\":\"" + domain.toUpperCase(Locale.ROOT) + "\"}");
         assertThat(claimed.status()).as(claimed.body()).isEqualTo(201);
         assertThat(claimed.json().at("/data/domain").asText()).isEqualTo(domain);
         String squatterId = claimed.json().at("/data/id").asText();

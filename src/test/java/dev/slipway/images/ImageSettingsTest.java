@@ -2,7 +2,10 @@ package dev.slipway.images;
 
 import dev.slipway.core.Env;
 import dev.slipway.build.Artifact;
+import java.io.IOException;
+import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -51,11 +54,11 @@ class ImageSettingsTest {
     }
 
     @Test
-    void pythonBuildsGetTheBaseOfTheirVenvsVersion_andRunOnItsInterpreterOnEveryAddress(@org.junit.jupiter.api.io.TempDir Path dir)
-            throws java.io.IOException {
+    void pythonBuildsGetTheBaseOfTheirVenvsVersion_andRunOnItsInterpreterOnEveryAddress(@TempDir Path dir)
+            throws IOException {
         ImageBuilder images = new ImageBuilder(ImageSettings.OFF.withRegistry("127.0.0.1:5000"), null, Path.of("/tmp"), Clock.systemUTC());
-        java.nio.file.Files.createDirectories(dir.resolve(".venv/lib/python3.12/site-packages"));
-        java.nio.file.Files.writeString(dir.resolve(".venv/pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.12.1\n");
+        Files.createDirectories(dir.resolve(".venv/lib/python3.12/site-packages"));
+        Files.writeString(dir.resolve(".venv/pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.12.1\n");
         String venvPython = dir.resolve(".venv/bin/python").toString();
         Artifact python = new Artifact("art_4", "prj_1", "python-fastapi", null, dir,
                 List.of(venvPython, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", "${PORT}"), null, Instant.EPOCH);

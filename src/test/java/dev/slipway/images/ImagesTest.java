@@ -11,6 +11,9 @@ import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.webhooks.WebhookSettings;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -85,10 +88,10 @@ class ImagesTest {
 
     /** From the step's first line to its "Image pushed" line, for the report's numbers. */
     private static Duration imageStep(Http http, String deploymentId) {
-        java.time.Instant from = null, to = null;
+        Instant from = null, to = null;
         for (JsonNode e : http.get("/v1/deployments/" + deploymentId + "/logs").json().at("/data/logs")) {
             String m = e.get("message").asText();
-            java.time.Instant at = java.time.Instant.parse(e.get("timestamp").asText());
+            Instant at = Instant.parse(e.get("timestamp").asText());
             if (from == null && m.startsWith("Image")) from = at;
             if (m.startsWith("Image pushed")) to = at;
         }
@@ -106,7 +109,7 @@ class ImagesTest {
         JsonNode live = Statuses.await(d.http(), "deployments", d.deploymentId(), "live", BUILD);
         String repository = "slipway/" + d.projectId().toLowerCase();
         String image = live.get("image").asText();
-        assertThat(image).matches(java.util.regex.Pattern.quote(registry.host() + "/" + repository) + "@sha256:[0-9a-f]{64}");
+        assertThat(image).matches(Pattern.quote(registry.host() + "/" + repository) + "@sha256:[0-9a-f]{64}");
         assertThat(messages(d.http(), d.deploymentId())).contains("Image pushed: " + image);
         System.out.println("image step took " + imageStep(d.http(), d.deploymentId()) + " (" + server.kind() + ")");
         String digest = image.substring(image.indexOf('@') + 1);
@@ -163,7 +166,7 @@ class ImagesTest {
         assertThat(names).doesNotContain("app/leak").noneMatch(n -> n.startsWith("app/d/etc"));
         byte[] shadow = Files.readAllBytes(Path.of("/etc/shadow"));
         byte[] passwd = Files.readAllBytes(Path.of("/etc/passwd"));
-        assertThat(layer.values()).noneMatch(c -> c != null && (java.util.Arrays.equals(c, shadow) || java.util.Arrays.equals(c, passwd)));
+        assertThat(layer.values()).noneMatch(c -> c != null && (Arrays.equals(c, shadow) || Arrays.equals(c, passwd)));
         assertThat(messages(d.http(), d.deploymentId()))
                 .anyMatch(m -> m.contains("left out the link leak"))
                 .anyMatch(m -> m.contains("left out the link d/etc"));

@@ -8,6 +8,7 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -128,7 +129,7 @@ class PythonImageTest {
         Process app = run(argv, Map.of("PYTHONPATH", unpacked.resolve(site).toString()), workDir);
         try {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
-            var body = new java.util.concurrent.atomic.AtomicReference<String>();
+            var body = new AtomicReference<String>();
             Await.until(Duration.ofSeconds(60), "the app from the image's layer on port " + port, () -> {
                 if (!app.isAlive()) {
                     String out;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slipway.accounts.Tier;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.InstanceType;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -13,6 +14,8 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.Netns;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Zips;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -170,7 +173,7 @@ class HostileTenantTest {
         var r = Apps.get(hostileMigration.get("url").asText() + "/forkbomb");
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         JsonNode got = JSON.readTree(r.body());
-        assertThat(got.get("started").asInt()).as("children started").isLessThan(dev.slipway.runtime.InstanceType.STARTER.processes());
+        assertThat(got.get("started").asInt()).as("children started").isLessThan(InstanceType.STARTER.processes());
         assertThat(got.get("error").asText()).isEqualTo("EAGAIN");
     }
 
@@ -193,7 +196,7 @@ class HostileTenantTest {
         assertThat(id.get("uid").asInt()).as(who + " uid").isNotZero().isGreaterThanOrEqualTo(Identities.FIRST_UID);
         assertThat(id.get("gid").asInt()).as(who + " gid").isNotZero();
         // the directories above its own binds exist in its view, holding nothing but the way to them
-        java.util.Set<String> ownWay = java.util.Set.of("artifacts", "workspaces", "cache", attackerArtifact(), attackerProject());
+        Set<String> ownWay = Set.of("artifacts", "workspaces", "cache", attackerArtifact(), attackerProject());
         report.get("files").properties().forEach(f -> {
             String got = f.getValue().asText();
             if (f.getKey().equals("/etc")) {
@@ -260,7 +263,7 @@ class HostileTenantTest {
         env.put("PROBE_TCP", String.join(",", tcp));
         env.put("PROBE_TCP_ALLOWED", OPEN_V4 + ":" + LAN_PORT + "," + OPEN_V6 + ":" + LAN_PORT);
         env.put("PROBE_PIDS", ProcessHandle.current().pid() + "," + victimInstance.pid());
-        env.put("PROBE_SECRET_HEX", java.util.HexFormat.of().formatHex(victimSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        env.put("PROBE_SECRET_HEX", HexFormat.of().formatHex(victimSecret.getBytes(StandardCharsets.UTF_8)));
         return env;
     }
 

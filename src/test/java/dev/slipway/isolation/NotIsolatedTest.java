@@ -12,6 +12,9 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
+import java.io.IOException;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,7 +106,7 @@ class NotIsolatedTest {
         HttpServer squatter = Await.value(Duration.ofSeconds(5), "the killed app's port to be bindable", () -> {
             try {
                 return HttpServer.create(new InetSocketAddress(before.port()), 0);
-            } catch (java.io.IOException stillTaken) {
+            } catch (IOException stillTaken) {
                 return null;
             }
         });
@@ -115,7 +118,7 @@ class NotIsolatedTest {
         });
         squatter.start();
         try {
-            java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+            Set<String> seen = new LinkedHashSet<>();
             Await.until(Duration.ofSeconds(30), "the app to answer again", () -> {
                 var r = Apps.get(url);
                 seen.add(r.status() + " " + r.body().lines().findFirst().orElse(""));

@@ -6,6 +6,11 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestStore;
+import java.nio.file.DirectoryNotEmptyException;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -96,7 +101,7 @@ class WarmNetworksTest {
             assertThat(Files.exists(runDir)).isFalse();
             try {
                 Files.deleteIfExists(runDir.getParent());
-            } catch (java.nio.file.DirectoryNotEmptyException another) {
+            } catch (DirectoryNotEmptyException another) {
                 // another run's
             }
         } finally {
@@ -105,7 +110,7 @@ class WarmNetworksTest {
             database.close();
             store.close();
             try (var files = Files.walk(workDir)) {
-                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
             }
         }
     }
@@ -201,7 +206,7 @@ class WarmNetworksTest {
 
     /** What a build step's connection to the database server gives. */
     private static String probeFromBuildStep(String name, Map<String, String> env, DatabaseEndpoint database) throws Exception {
-        var all = new java.util.HashMap<>(env);
+        var all = new HashMap<>(env);
         all.put("PATH", "/usr/bin");
         all.put("PROBE", Integer.toString(databaseServer.getLocalPort()));
         Confined step = sandbox.start(new Cell(Sandbox.BUILD_PREFIX + name, "prj_wn_build", List.of("/usr/bin/node", "app.js"),
@@ -227,11 +232,11 @@ class WarmNetworksTest {
         List<Long> pastas = Pastas.of(runDir);
         assertThat(pastas).hasSizeGreaterThanOrEqualTo(2);
         String hostUsers = Files.readSymbolicLink(Path.of("/proc/self/ns/user")).toString();
-        Set<Integer> uids = new java.util.HashSet<>();
+        Set<Integer> uids = new HashSet<>();
         for (long pid : pastas) {
             List<String> ids = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
                     .filter(l -> l.startsWith("Uid:") || l.startsWith("Gid:"))
-                    .flatMap(l -> java.util.Arrays.stream(l.substring(4).trim().split("\\s+"))).distinct().toList();
+                    .flatMap(l -> Arrays.stream(l.substring(4).trim().split("\\s+"))).distinct().toList();
             assertThat(ids).as("pasta %d's real, effective, saved and file-system uid and gid", pid).hasSize(1);
             int uid = Integer.parseInt(ids.getFirst());
             assertThat(uid).as("pasta %d's uid", pid).isBetween(Networks.FIRST_PASTA_UID, Identities.FIRST_UID - 1);
@@ -317,7 +322,7 @@ class WarmNetworksTest {
 
     /** @param database the project's database as the platform recorded it */
     private static Cell app(String name, int port, Map<String, String> env, DatabaseEndpoint database) {
-        var all = new java.util.HashMap<>(env);
+        var all = new HashMap<>(env);
         all.put("PATH", "/usr/bin");
         all.put("PORT", Integer.toString(port));
         return new Cell(name, "prj_" + name.replace('-', '_'), List.of("/usr/bin/node", "app.js"), workDir, all,
@@ -330,7 +335,7 @@ class WarmNetworksTest {
 
     /** The namespaces of the networks ready now, by the inode their handles are mounted from. */
     private static Set<Long> readyNamespaces() throws IOException {
-        Set<Long> out = new java.util.HashSet<>();
+        Set<Long> out = new HashSet<>();
         try (var files = Files.list(runDir)) {
             for (Path p : files.toList()) {
                 if (p.getFileName().toString().matches("w\\d+\\.net")) out.add(((Number) Files.getAttribute(p, "unix:ino")).longValue());

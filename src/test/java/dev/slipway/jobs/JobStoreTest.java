@@ -4,6 +4,10 @@ import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
+import java.time.ZoneOffset;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -89,9 +93,9 @@ class JobStoreTest {
         for (int round = 0; round < 15; round++) {
             String free = account(Tier.FREE);
             for (int i = 0; i < workers; i++) queue(free);
-            var start = new java.util.concurrent.CyclicBarrier(workers);
-            List<java.util.concurrent.Future<Optional<Job>>> claims = new ArrayList<>();
-            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(workers)) {
+            var start = new CyclicBarrier(workers);
+            List<Future<Optional<Job>>> claims = new ArrayList<>();
+            try (var pool = Executors.newFixedThreadPool(workers)) {
                 for (int i = 0; i < workers; i++) {
                     claims.add(pool.submit(() -> {
                         start.await();
@@ -170,7 +174,7 @@ class JobStoreTest {
         jobs.finish(early.id(), "worker-" + kind);
 
         // two jobs created in the same instant: one runs, the other waits for it
-        JobStore frozen = new JobStore(database.jdbi(), Clock.fixed(Instant.now(), java.time.ZoneOffset.UTC));
+        JobStore frozen = new JobStore(database.jdbi(), Clock.fixed(Instant.now(), ZoneOffset.UTC));
         database.jdbi().useTransaction(h -> {
             frozen.enqueue(h, Job.DEPLOYMENT, "dep_tie1_" + kind, project);
             frozen.enqueue(h, Job.DEPLOYMENT, "dep_tie2_" + kind, project);

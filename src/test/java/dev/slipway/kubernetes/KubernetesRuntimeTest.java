@@ -21,6 +21,12 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -237,7 +243,7 @@ class KubernetesRuntimeTest {
     /** The address blocks of the policy's egress rules, as {@code cidr} or {@code cidr:port}. */
     private static List<String> egressBlocks(String deploymentId) {
         NetworkPolicy np = client.network().v1().networkPolicies().inNamespace(NS).withName(Names.deployment(deploymentId)).get();
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (var rule : np.getSpec().getEgress()) {
             for (var peer : rule.getTo()) {
                 if (peer.getIpBlock() == null) continue;
@@ -278,7 +284,7 @@ class KubernetesRuntimeTest {
      */
     @Test
     void aConnectedDatabaseGetsItsRuleOnlyAtAnAddressTheOperatorAllows_kubeletPlayed() throws Exception {
-        String metadataName = "db-" + java.util.UUID.randomUUID().toString().substring(0, 8) + ".pinned.test";
+        String metadataName = "db-" + UUID.randomUUID().toString().substring(0, 8) + ".pinned.test";
         InetAddress metadata = InetAddress.getByName("169.254.169.254");
         RebindingNames.rebind(metadataName, metadata, metadata);
         record Case(DatabaseEndpoint db, EgressAllow allow, List<String> blocks, String warning) {}
@@ -318,8 +324,8 @@ class KubernetesRuntimeTest {
     }
 
     private static Map<String, String> decode(Map<String, String> data) {
-        Map<String, String> out = new java.util.TreeMap<>();
-        data.forEach((k, v) -> out.put(k, new String(java.util.Base64.getDecoder().decode(v), java.nio.charset.StandardCharsets.UTF_8)));
+        Map<String, String> out = new TreeMap<>();
+        data.forEach((k, v) -> out.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
         return out;
     }
 
@@ -489,7 +495,7 @@ class KubernetesRuntimeTest {
 
     private void assertObjects(String deploymentId, boolean present) {
         String name = Names.deployment(deploymentId);
-        List<Object> objects = new java.util.ArrayList<>();
+        List<Object> objects = new ArrayList<>();
         objects.add(client.apps().deployments().inNamespace(NS).withName(name).get());
         objects.add(client.services().inNamespace(NS).withName(name).get());
         objects.add(client.network().v1().networkPolicies().inNamespace(NS).withName(name).get());
@@ -502,7 +508,7 @@ class KubernetesRuntimeTest {
     void theObjectsOfAFailedDeploymentAndOfOneThatCannotRunAgainAreSweptAtARestartButNotProductions_kubeletPlayed() {
         Set<String> finished = ConcurrentHashMap.newKeySet();
         RuntimeSettings options = RuntimeSettings.defaults(List.of("us-east-1")).withHealthTimeout(Duration.ofSeconds(10));
-        java.util.function.Supplier<KubernetesRuntime> server = () -> new KubernetesRuntime(KubernetesRuntimeTest.server.createClient(),
+        Supplier<KubernetesRuntime> server = () -> new KubernetesRuntime(KubernetesRuntimeTest.server.createClient(),
                 KubernetesSettings.LOCAL.withEnabled(true), EgressAllow.NONE, options, Clock.systemUTC(), artifact -> Optional.of(IMAGE),
                 project -> "acc_1", finished::contains);
         KubernetesRuntime first = server.get();

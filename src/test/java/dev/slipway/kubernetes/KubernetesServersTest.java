@@ -10,6 +10,7 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
 import dev.slipway.testing.GitServer;
@@ -122,7 +123,7 @@ class KubernetesServersTest {
 
                     // the selector moves before the store makes the deployment live (DeploymentRunner switches, then
                     // promotes): a rollback sent in between is refused as "already production"
-                    dev.slipway.testing.Statuses.await(http, "deployments", secondId, "live", RUN);
+                    Statuses.await(http, "deployments", secondId, "live", RUN);
                     // a rollback: the selector moves back to the first deployment's pods
                     var rollback = http.post("/v1/deployments/" + deploymentId + "/rollback", "");
                     assertThat(rollback.status()).as(rollback.body()).isIn(200, 201, 202);

@@ -3,6 +3,7 @@ package dev.slipway.kubernetes;
 import dev.slipway.runtime.StartFailedException;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -246,7 +247,7 @@ class PodHealthTest {
     // --- the cluster's side ---
 
     private void event(String name, String kind, String object, String uid, String reason, String message, int count) {
-        client.v1().events().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+        client.v1().events().inNamespace(NS).resource(new EventBuilder()
                 .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
                 .withType("Warning").withReason(reason).withMessage(message).withCount(count)
                 .withLastTimestamp("2026-11-23T10:00:0" + count + "Z")

@@ -2,6 +2,7 @@ package dev.slipway.kubernetes;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.slipway.logs.Level;
 import dev.slipway.runtime.OutputPump;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -11,9 +12,14 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,8 +76,8 @@ class PodLogsTest {
         // the API server's /log requests go to the test's kubelet, everything else to the CRUD mock
         Interceptor toKubelet = new Interceptor() {
             @Override
-            public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder,
-                               io.fabric8.kubernetes.client.http.HttpRequest request, RequestTags tags) {
+            public void before(BasicBuilder builder,
+                               HttpRequest request, RequestTags tags) {
                 URI uri = request.uri();
                 if (uri.getPath().endsWith("/log")) {
                     builder.uri(URI.create("http://127.0.0.1:" + port + uri.getRawPath() + "?" + uri.getRawQuery()));
@@ -95,7 +101,7 @@ class PodLogsTest {
             awaitRequests(1);
             write("web-1", "listening on :8080\nGET / 2");
             write("web-1", "00\nDATABASE_URL token=" + SECRET.substring(0, 10));
-            write("web-1", SECRET.substring(10) + " ok\nbase64 " + java.util.Base64.getEncoder()
+            write("web-1", SECRET.substring(10) + " ok\nbase64 " + Base64.getEncoder()
                     .encodeToString(SECRET.getBytes(StandardCharsets.UTF_8)) + "\nsplit over two lines " + SECRET.substring(0, 8) + "\n");
             write("web-1", SECRET.substring(8) + " was the key\n");
             awaitLines(6);
@@ -116,7 +122,7 @@ class PodLogsTest {
             while (huge.length() < 1024 * 1024) huge.append('y');
             byte[] bytes = (huge + "\nafter\n").getBytes(StandardCharsets.UTF_8);
             for (int i = 0; i < bytes.length; i += 65536) {
-                output("web-1").add(java.util.Arrays.copyOfRange(bytes, i, Math.min(bytes.length, i + 65536)));
+                output("web-1").add(Arrays.copyOfRange(bytes, i, Math.min(bytes.length, i + 65536)));
             }
             awaitCondition(() -> log.contains("INFO after"));
             assertThat(log.get(0)).isEqualTo("INFO copied");
@@ -262,7 +268,7 @@ class PodLogsTest {
     }
 
     private void createPod(String name, Map<String, String> labels, ContainerStatus status) {
-        Map<String, String> all = new java.util.HashMap<>(Map.of("app.kubernetes.io/managed-by", "slipway",
+        Map<String, String> all = new HashMap<>(Map.of("app.kubernetes.io/managed-by", "slipway",
                 "slipway.dev/deployment", "dep_01"));
         all.putAll(labels);
         client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(name).withLabels(all).endMetadata()
@@ -288,7 +294,7 @@ class PodLogsTest {
         return b.build();
     }
 
-    private void record(dev.slipway.logs.Level level, String message) {
+    private void record(Level level, String message) {
         log.add(level.name() + " " + message);
     }
 

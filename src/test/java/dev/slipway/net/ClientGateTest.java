@@ -1,6 +1,7 @@
 package dev.slipway.net;
 
 import dev.slipway.core.Env;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -51,15 +52,15 @@ class ClientGateTest {
 
     @Test
     void theLimitsAreReadFromTheEnvironmentAndABadValueIsNamed() {
-        ClientLimits l = ClientLimits.fromEnv(Env.of(java.util.Map.of("SLIPWAY_CLIENT_HEAD_TIMEOUT", "1500ms",
+        ClientLimits l = ClientLimits.fromEnv(Env.of(Map.of("SLIPWAY_CLIENT_HEAD_TIMEOUT", "1500ms",
                 "SLIPWAY_CLIENT_BODY_MIN_RATE", "0", "SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", "8", "SLIPWAY_MAX_CONNECTIONS", "100")));
         assertThat(l).isEqualTo(new ClientLimits(Duration.ofMillis(1500), 0, 8, 100));
-        assertThat(ClientLimits.fromEnv(Env.of(java.util.Map.of()))).isEqualTo(ClientLimits.DEFAULTS);
-        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(java.util.Map.of("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", "0"))))
+        assertThat(ClientLimits.fromEnv(Env.of(Map.of()))).isEqualTo(ClientLimits.DEFAULTS);
+        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(Map.of("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", "0"))))
                 .hasMessageContaining("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT");
-        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(java.util.Map.of("SLIPWAY_CLIENT_HEAD_TIMEOUT", "soon"))))
+        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(Map.of("SLIPWAY_CLIENT_HEAD_TIMEOUT", "soon"))))
                 .hasMessageContaining("SLIPWAY_CLIENT_HEAD_TIMEOUT");
-        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(java.util.Map.of("SLIPWAY_MAX_CONNECTIONS", "4"))))
+        assertThatThrownBy(() -> ClientLimits.fromEnv(Env.of(Map.of("SLIPWAY_MAX_CONNECTIONS", "4"))))
                 .hasMessageContaining("SLIPWAY_MAX_CONNECTIONS");
     }
 

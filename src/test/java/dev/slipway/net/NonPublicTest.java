@@ -1,5 +1,6 @@
 package dev.slipway.net;
 
+import java.net.UnknownHostException;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -56,7 +57,7 @@ class NonPublicTest {
     private static InetAddress address(String s) {
         try {
             return InetAddress.getByName(s);
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalArgumentException(s, e);
         }
     }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
+import java.io.IOException;
+import java.nio.file.LinkOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -93,7 +95,7 @@ class ArtifactsTest {
             assertThat(log).as(fixture).anyMatch(m -> m.startsWith("info Running ") && m.contains(command));
             assertThat(log).as(fixture).anyMatch(m -> m.startsWith("info Dropped dev dependencies: "));
             Path root = artifact(log);
-            assertThat(Files.exists(root.resolve("node_modules/typescript"), java.nio.file.LinkOption.NOFOLLOW_LINKS)).as(fixture).isFalse();
+            assertThat(Files.exists(root.resolve("node_modules/typescript"), LinkOption.NOFOLLOW_LINKS)).as(fixture).isFalse();
             assertThat(root.resolve("node_modules/express/package.json")).as(fixture).isRegularFile();
             assertThat(Apps.get(url(fixture)).body()).isEqualTo("fixture:" + fixture + "\n");
             assertThat(Apps.get(url(fixture) + "/modules").body()).isEqualTo("{\"typescript\":false,\"express\":true}");
@@ -102,7 +104,7 @@ class ArtifactsTest {
 
     /** Plug'n'Play: the packages are zips in the app's .yarn/cache, and the focus drops typescript's. */
     @Test
-    void yarnBerryFocusesOnTheProductionDependencies() throws java.io.IOException {
+    void yarnBerryFocusesOnTheProductionDependencies() throws IOException {
         List<String> log = messages("express-dev-berry");
         assertThat(log).anyMatch(m -> m.startsWith("info Running ") && m.contains("workspaces focus --production"));
         assertThat(log).anyMatch(m -> m.matches("info Dropped dev dependencies: \\d+\\.\\d MB → \\d+\\.\\d MB of packages.*"));

@@ -14,6 +14,9 @@ import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -91,8 +94,8 @@ class ListsTest {
     }
 
     /** Newest first: created_at descending, then id descending. */
-    private static <T> List<String> expected(List<T> rows, java.util.function.Function<T, Instant> at,
-                                             java.util.function.Function<T, String> id, Predicate<T> filter) {
+    private static <T> List<String> expected(List<T> rows, Function<T, Instant> at,
+                                             Function<T, String> id, Predicate<T> filter) {
         return rows.stream().filter(filter)
                 .sorted(Comparator.comparing(at).thenComparing(id).reversed()).map(id).toList();
     }
@@ -200,7 +203,7 @@ class ListsTest {
     }
 
     private static String cursorOf(String raw) {
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test

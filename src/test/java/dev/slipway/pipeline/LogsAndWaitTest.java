@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
+import dev.slipway.logs.Level;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -9,6 +10,7 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -214,13 +216,13 @@ class LogsAndWaitTest {
         // four writers at once, as a build's stdout and stderr pumps and its runner write one log
         int writers = 4, each = 400;
         List<Thread> threads = new ArrayList<>();
-        List<Throwable> writerFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> writerFailures = new CopyOnWriteArrayList<>();
         for (int w = 0; w < writers; w++) {
             var sink = server.slipway().stores().logs().sink(deployment, List.of());
             int writer = w;
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
-                    for (int i = 0; i < each; i++) sink.log(dev.slipway.logs.Level.INFO, "writer " + writer + " line " + i);
+                    for (int i = 0; i < each; i++) sink.log(Level.INFO, "writer " + writer + " line " + i);
                 } catch (Throwable t) {
                     writerFailures.add(t);
                 }

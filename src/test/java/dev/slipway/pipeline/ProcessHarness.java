@@ -1,5 +1,6 @@
 package dev.slipway.pipeline;
 
+import dev.slipway.core.Json;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
@@ -61,9 +62,9 @@ final class ProcessHarness implements AutoCloseable {
      */
     private String ownKey() {
         try {
-            var account = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "accounts", "create",
+            var account = Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "accounts", "create",
                     "--name", "proc-" + System.nanoTime(), "--tier", "team", "--rate-limit", "100000", "--json").stdout());
-            var created = dev.slipway.core.Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "keys", "create",
+            var created = Json.MAPPER.readTree(JavaProcess.run(env, store.dataDir(), "keys", "create",
                     "--account", account.get("id").asText(), "--json").stdout());
             return created.get("key").asText();
         } catch (Exception e) {

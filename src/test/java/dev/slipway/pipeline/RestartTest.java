@@ -1,6 +1,7 @@
 package dev.slipway.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.build.BuildSettings;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Alone;
 import dev.slipway.testing.Apps;
@@ -164,7 +165,7 @@ class RestartTest {
                 Map.of(a1, "live", b1, "live", b2, "live", s1, "live", s2, "live"));
         assertOneProcessGroupPerApp(List.of(a1, b1, b2, s1, s2), firstRunApps);
         // the first attempts' workspaces were deleted at the restart; the second attempts moved theirs
-        assertThat(dev.slipway.build.BuildSettings.defaults(store.dataDir().resolve("data")).workspacesDir())
+        assertThat(BuildSettings.defaults(store.dataDir().resolve("data")).workspacesDir())
                 .as("workspaces left by the killed server's builds").isEmptyDirectory();
 
         // SIGTERM while a build runs: the job is left to be resumed, not finished

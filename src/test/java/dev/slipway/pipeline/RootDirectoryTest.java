@@ -3,6 +3,7 @@ package dev.slipway.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,7 +30,7 @@ class RootDirectoryTest {
         deploys.push(REPO, FrameworksTest.fixture("monorepo"));
     }
 
-    private static dev.slipway.testing.Http.Response migrate(String extra) {
+    private static Http.Response migrate(String extra) {
         return deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + REPO + "\"" + extra + "}");
     }
 

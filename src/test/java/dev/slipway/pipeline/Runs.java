@@ -12,8 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +34,7 @@ final class Runs {
 
     /** A unique word to find a build's processes by; not UUID-shaped, which npm redacts in what it prints. */
     static String marker(String prefix) {
-        return prefix + "-" + java.util.HexFormat.of().toHexDigits(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        return prefix + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     }
 
     String migrate(String repo) {
@@ -92,8 +95,8 @@ final class Runs {
         for (String marker : markers) {
             for (long pid : processesWithArg(marker)) {
                 try {
-                    java.nio.file.Files.writeString(java.nio.file.Path.of("/proc", Long.toString(pid), "cwd", gate), "open");
-                } catch (java.io.IOException gone) {
+                    Files.writeString(Path.of("/proc", Long.toString(pid), "cwd", gate), "open");
+                } catch (IOException gone) {
                     // the process ended, or it is not the build's node (npm's shell): the next look tries again
                 }
             }
@@ -121,7 +124,7 @@ final class Runs {
             int start = 0;
             for (int i = 0; i <= env.length; i++) {
                 if (i == env.length || env[i] == 0) {
-                    if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) {
+                    if (i - start == needle.length && Arrays.equals(env, start, i, needle, 0, needle.length)) {
                         out.add(pid);
                         break;
                     }

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -102,7 +103,7 @@ final class Sse implements AutoCloseable {
     /** Reads until {@code event: end}; returns the log events before it. */
     List<Event> untilEnd(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        List<Event> logs = new java.util.ArrayList<>();
+        List<Event> logs = new ArrayList<>();
         while (true) {
             Event e = next(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             if (e.name().equals("end")) return logs;

@@ -5,6 +5,8 @@ import dev.slipway.core.Json;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
+import java.io.IOException;
+import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,7 +43,7 @@ class ToolchainsTest {
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         try {
             return Json.MAPPER.readTree(r.body());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(r.body(), e);
         }
     }
@@ -124,7 +126,7 @@ class ToolchainsTest {
         List<String> log = deploys.runs().messages("migrations", id);
         assertThat(log).as(String.join("\n", log)).anyMatch(m -> m.contains("PLANT-RESULT refused"))
                 .noneMatch(m -> m.contains("PLANT-RESULT planted"));
-        try (var walk = java.nio.file.Files.walk(deploys.server().slipway().config().dataDir().resolve("toolchains"))) {
+        try (var walk = Files.walk(deploys.server().slipway().config().dataDir().resolve("toolchains"))) {
             assertThat(walk.filter(f -> f.getFileName().toString().equals("planted")).toList()).isEmpty();
         }
     }

@@ -8,6 +8,12 @@ import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.TestStore;
+import java.io.DataInputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,15 +139,15 @@ class WakeTest {
 
     /** A WebSocket handshake to the address through the apps listener; the first text frame the app sends. */
     private static String webSocketHello(String url) throws Exception {
-        java.net.URI u = java.net.URI.create(url);
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", u.getPort())) {
+        URI u = URI.create(url);
+        try (Socket socket = new Socket("127.0.0.1", u.getPort())) {
             socket.setSoTimeout(20_000);
             var out = socket.getOutputStream();
             out.write(("GET /live HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort() + "\r\nUpgrade: websocket\r\n"
                     + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            var in = new java.io.DataInputStream(socket.getInputStream());
+            var in = new DataInputStream(socket.getInputStream());
             StringBuilder head = new StringBuilder();
             while (!head.toString().endsWith("\r\n\r\n")) head.append((char) in.readUnsignedByte());
             assertThat(head.toString()).as("the handshake answer").startsWith("HTTP/1.1 101");
@@ -149,7 +155,7 @@ class WakeTest {
             int length = in.readUnsignedByte() & 0x7f;
             assertThat(opcode).as("a text frame").isEqualTo(1);
             byte[] payload = in.readNBytes(length);
-            return new String(payload, java.nio.charset.StandardCharsets.UTF_8);
+            return new String(payload, StandardCharsets.UTF_8);
         }
     }
 
@@ -244,7 +250,7 @@ class WakeTest {
         assertThat(runs.deployment(v2).get("status").asText()).isEqualTo("rolled_back");
         assertThat(v2Build.toString()).contains("artifacts");
         try (var files = Files.walk(v2Build)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
         Http.Response pruned = Apps.get(v2Url);
         assertThat(pruned.status()).as(pruned.body()).isEqualTo(502);
@@ -258,7 +264,7 @@ class WakeTest {
 
     /** A react-vite site whose build writes dist/ itself (no packages to fetch). */
     static Map<String, String> site(String version) {
-        Map<String, String> files = new java.util.LinkedHashMap<>();
+        Map<String, String> files = new LinkedHashMap<>();
         files.put("package.json", """
                 {"name": "site", "version": "1.0.0", "private": true,
                  "scripts": {"build": "node build.js"}}

@@ -9,6 +9,7 @@ import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -118,7 +119,7 @@ class ZipMigrationTest {
                                                    state, created_at, updated_at)
                             SELECT 'db_gone' || SUBSTRING(id, 5), account_id, id, 'postgres', 'create', '127.0.0.1', 5432,
                                    'gone', 'gone', 'dropped', :at, :at FROM projects WHERE id = :p""")
-                    .bind("p", projectId).bind("at", java.time.Instant.now()).execute());
+                    .bind("p", projectId).bind("at", Instant.now()).execute());
         }
         var rollback = runs.http().send("POST", "/v1/deployments/" + firstDeployment + "/rollback", null, null);
         assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);

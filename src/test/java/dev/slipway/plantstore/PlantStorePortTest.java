@@ -5,6 +5,10 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,12 +39,12 @@ class PlantStorePortTest {
 
     private static int raw(String method, int port, String path, String key) {
         try {
-            var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+            var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                    .method(method, method.equals("GET") ? java.net.http.HttpRequest.BodyPublishers.noBody()
-                            : java.net.http.HttpRequest.BodyPublishers.ofString("{\"id\": 7, \"name\": \"x\"}"))
+                    .method(method, method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString("{\"id\": 7, \"name\": \"x\"}"))
                     .build();
-            return java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+            return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (Exception e) {
             throw new AssertionError(e);
         }

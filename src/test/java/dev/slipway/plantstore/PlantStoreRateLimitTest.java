@@ -5,6 +5,12 @@ import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -44,7 +50,7 @@ class PlantStoreRateLimitTest {
         // all but the last through the store, the last through the API
         server.slipway().database().jdbi().useHandle(db -> {
             var batch = db.prepareBatch("INSERT INTO sandbox_plants (account_id, id, name, created_at) VALUES (?, ?, ?, ?)");
-            for (int i = 1; i < allowed; i++) batch.add(tenant.account().id(), (long) i, "p" + i, java.time.Instant.now());
+            for (int i = 1; i < allowed; i++) batch.add(tenant.account().id(), (long) i, "p" + i, Instant.now());
             batch.execute();
         });
         assertThat(h.post("/sandbox/plants", "{\"id\": " + allowed + ", \"name\": \"last\"}").status()).isEqualTo(200);
@@ -62,13 +68,13 @@ class PlantStoreRateLimitTest {
         int room = 3;
         server.slipway().database().jdbi().useHandle(db -> {
             var batch = db.prepareBatch("INSERT INTO sandbox_plants (account_id, id, name, created_at) VALUES (?, ?, ?, ?)");
-            for (int i = 1; i <= allowed - room; i++) batch.add(tenant.account().id(), (long) i, "p" + i, java.time.Instant.now());
+            for (int i = 1; i <= allowed - room; i++) batch.add(tenant.account().id(), (long) i, "p" + i, Instant.now());
             batch.execute();
         });
         int senders = 24;
-        var start = new java.util.concurrent.CountDownLatch(1);
-        java.util.List<java.util.concurrent.Future<Integer>> statuses = new java.util.ArrayList<>();
-        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(senders)) {
+        var start = new CountDownLatch(1);
+        List<Future<Integer>> statuses = new ArrayList<>();
+        try (var pool = Executors.newFixedThreadPool(senders)) {
             for (int i = 0; i < senders; i++) {
                 long id = allowed + 1L + i;
                 statuses.add(pool.submit(() -> {
@@ -78,7 +84,7 @@ class PlantStoreRateLimitTest {
             }
             start.countDown();
         }
-        java.util.List<Integer> got = new java.util.ArrayList<>();
+        List<Integer> got = new ArrayList<>();
         for (var f : statuses) got.add(f.get());
         assertThat(got).filteredOn(s -> s == 200).as("kept, of " + got).hasSize(room);
         assertThat(got).filteredOn(s -> s == 429).as("refused, of " + got).hasSize(senders - room);

@@ -3,6 +3,7 @@ package dev.slipway.ratelimit;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -66,7 +67,7 @@ class RateLimiterTest {
 
     @Test
     void twoServersOnOneStoreNeverAdmitMoreThanTheLimitTogether() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(kind == Dialect.POSTGRES,
+        Assumptions.assumeTrue(kind == Dialect.POSTGRES,
                 "the embedded store is one process; sharing across servers is a PostgreSQL feature");
         // a limit large enough that slices of several tokens are reserved at a time
         List<Decision> decisions = burst(List.of(newServer(), newServer()), "acct:shared", 1000, 1600);

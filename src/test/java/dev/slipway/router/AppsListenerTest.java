@@ -7,6 +7,9 @@ import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.RecordingLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,7 +138,7 @@ class AppsListenerTest {
     @Test
     void aLargeRequestBodyStreamsToTheApp() {
         byte[] body = new byte[3 * 1024 * 1024];
-        new java.util.Random(7).nextBytes(body);
+        new Random(7).nextBytes(body);
         for (int i = 0; i < body.length; i++) body[i] = (byte) ('a' + (body[i] & 15)); // text, to compare as a string
         Http.Response r = client.send(client.request(shop, "/echo").POST(HttpRequest.BodyPublishers.ofByteArray(body)));
         assertThat(r.status()).isEqualTo(200);
@@ -220,8 +223,8 @@ class AppsListenerTest {
     private static String readLine(BufferedReader reader) {
         try {
             return reader.readLine();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

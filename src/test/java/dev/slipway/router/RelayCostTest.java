@@ -1,5 +1,7 @@
 package dev.slipway.router;
 
+import com.sun.management.ThreadMXBean;
+import java.io.BufferedInputStream;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -37,7 +39,7 @@ class RelayCostTest {
             try (AppsListener listener = AppsListener.start("127.0.0.1", 0, routes, port -> false)) {
                 byte[] request = ("GET / HTTP/1.1\r\nHost: plain.localhost:" + listener.port() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
                 run(listener.port(), request, WARMUP);
-                var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+                var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
                 long[] ids = relayThreads();
                 // the steady state: on a loaded machine the JIT may still be compiling the hot path after the
                 // warm-up (interpreted code allocates what compiled code keeps in registers), so the best of
@@ -130,7 +132,7 @@ class RelayCostTest {
             Thread.ofPlatform().daemon().start(() -> {
                 try (s) {
                     s.setTcpNoDelay(true);
-                    InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+                    InputStream in = new BufferedInputStream(s.getInputStream());
                     OutputStream out = s.getOutputStream();
                     while (true) {
                         readHead(in);

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.slipway.net.BoundPort;
+import java.time.Clock;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
@@ -97,7 +98,7 @@ class RelayTest {
         routes.setProduction("idle", new Target.Upstream(idleCloser.getLocalPort()));
         listener = AppsListener.start("127.0.0.1", 0, routes, port -> false);
         jettyOnly = AppsListener.start(BoundPort.bind("apps listener", "127.0.0.1", 0), routes, port -> false, Wakeups.NONE,
-                new RecentRequests(java.time.Clock.systemUTC()), Edge.NONE, false);
+                new RecentRequests(Clock.systemUTC()), Edge.NONE, false);
     }
 
     @AfterAll

@@ -5,6 +5,10 @@ import dev.slipway.projects.NewProject;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -41,13 +45,13 @@ class ServerWiringTest {
 
     /** A one-file static site. */
     static final class TestStoreDirs {
-        static java.nio.file.Path withIndex(java.nio.file.Path dataDir) {
+        static Path withIndex(Path dataDir) {
             try {
-                java.nio.file.Path site = java.nio.file.Files.createDirectories(dataDir.resolve("site"));
-                java.nio.file.Files.writeString(site.resolve("index.html"), "wired");
+                Path site = Files.createDirectories(dataDir.resolve("site"));
+                Files.writeString(site.resolve("index.html"), "wired");
                 return site;
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
     }

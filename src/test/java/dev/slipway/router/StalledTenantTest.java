@@ -2,7 +2,10 @@ package dev.slipway.router;
 
 import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
@@ -47,9 +50,9 @@ class StalledTenantTest {
         app.addConnector(connector);
         app.setHandler(new Handler.Abstract.NonBlocking() {
             @Override
-            public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+            public boolean handle(Request request, Response response,
                                   Callback callback) {
-                org.eclipse.jetty.io.Content.Sink.write(response, true, "fixture:other-tenant", callback);
+                Content.Sink.write(response, true, "fixture:other-tenant", callback);
                 return true;
             }
         });

@@ -1,5 +1,8 @@
 package dev.slipway.router;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.websocket.api.Callback;
@@ -113,7 +116,7 @@ class WebSocketTunnelTest {
     static final class Recorder implements WebSocket.Listener {
         final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
         private final StringBuilder text = new StringBuilder();
-        private java.io.ByteArrayOutputStream binary = new java.io.ByteArrayOutputStream();
+        private ByteArrayOutputStream binary = new ByteArrayOutputStream();
 
         @Override
         public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
@@ -133,7 +136,7 @@ class WebSocketTunnelTest {
             binary.writeBytes(chunk);
             if (last) {
                 received.add(binary.toByteArray());
-                binary = new java.io.ByteArrayOutputStream();
+                binary = new ByteArrayOutputStream();
             }
             ws.request(1);
             return null;
@@ -141,7 +144,7 @@ class WebSocketTunnelTest {
 
         @Override
         public CompletionStage<?> onPong(WebSocket ws, ByteBuffer message) {
-            received.add("pong " + java.nio.charset.StandardCharsets.UTF_8.decode(message));
+            received.add("pong " + StandardCharsets.UTF_8.decode(message));
             ws.request(1);
             return null;
         }
@@ -166,7 +169,7 @@ class WebSocketTunnelTest {
                 // what a client claims of its address and its path: the app must see none of it
                 .header("X-Forwarded-For", "6.6.6.6").header("X-Real-IP", "6.6.6.6")
                 .header("Forwarded", "for=6.6.6.6").header("Via", "1.1 evil-proxy");
-        if (protocols.length > 0) b.subprotocols(protocols[0], java.util.Arrays.copyOfRange(protocols, 1, protocols.length));
+        if (protocols.length > 0) b.subprotocols(protocols[0], Arrays.copyOfRange(protocols, 1, protocols.length));
         try {
             return b.buildAsync(URI.create("ws://127.0.0.1:" + listener.port() + pathQuery), recorder).get(10, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

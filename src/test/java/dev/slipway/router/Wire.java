@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -97,7 +98,7 @@ final class Wire implements AutoCloseable {
     boolean closedByPeer() throws IOException {
         try {
             return in.read() < 0;
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             return true; // reset
         }
     }

@@ -1,5 +1,6 @@
 package dev.slipway.runtime;
 
+import dev.slipway.logs.Masker;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -19,7 +20,7 @@ class BackoffTest {
 
     @Test
     void secretsAreMaskedLongestFirstAndTinyValuesAreLeftAlone() {
-        var mask = new dev.slipway.logs.Masker(Set.of("abcdef", "abcdefgh", "on", "abcd"));
+        var mask = new Masker(Set.of("abcdef", "abcdefgh", "on", "abcd"));
         assertThat(mask.mask("x abcdefgh y abcdef z on abcd")).isEqualTo("x **** y **** z on abcd");
     }
 }

@@ -2,6 +2,7 @@ package dev.slipway.runtime;
 
 import dev.slipway.build.Artifact;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,7 +38,7 @@ public final class TestApps {
     }
 
     public static AppSpec spec(String version, Map<String, String> extraEnv) {
-        var env = new java.util.HashMap<String, String>(extraEnv);
+        var env = new HashMap<String, String>(extraEnv);
         env.put("VERSION", version);
         return new AppSpec("dep_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20), "prj_test",
                 nodeArtifact(), env, Set.of(), InstanceType.STARTER);
@@ -48,7 +50,7 @@ public final class TestApps {
             HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return r.body();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -61,7 +63,7 @@ public final class TestApps {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             char state = stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
             return state != 'Z' && state != 'X';
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

@@ -2,10 +2,14 @@ package dev.slipway.source;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -78,9 +82,9 @@ class UploadQuotaTest {
         server.slipway().database().jdbi().useHandle(h -> h.createUpdate("UPDATE uploads SET size_bytes = :s WHERE id = :id")
                 .bind("s", Tier.FREE.uploadBytes() - zip.length - zip.length / 2).bind("id", first).execute());
         long parts = partFiles();
-        try (var a = new java.net.Socket("127.0.0.1", server.slipway().apiPort());
-             var b = new java.net.Socket("127.0.0.1", server.slipway().apiPort())) {
-            for (var socket : java.util.List.of(a, b)) {
+        try (var a = new Socket("127.0.0.1", server.slipway().apiPort());
+             var b = new Socket("127.0.0.1", server.slipway().apiPort())) {
+            for (var socket : List.of(a, b)) {
                 socket.setSoTimeout(20_000);
                 socket.getOutputStream().write(("POST /v1/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + tenant.key()
                         + "\r\nContent-Type: application/zip\r\nContent-Length: " + zip.length + "\r\nConnection: close\r\n\r\n")
@@ -89,13 +93,13 @@ class UploadQuotaTest {
                 socket.getOutputStream().flush();
             }
             // each request's file to receive into is made after its quota check
-            dev.slipway.testing.Await.until(Duration.ofSeconds(10), "both uploads past their first check", () -> partFiles() >= parts + 2);
-            java.util.List<String> statuses = new java.util.ArrayList<>();
-            for (var socket : java.util.List.of(a, b)) {
+            Await.until(Duration.ofSeconds(10), "both uploads past their first check", () -> partFiles() >= parts + 2);
+            List<String> statuses = new ArrayList<>();
+            for (var socket : List.of(a, b)) {
                 socket.getOutputStream().write(zip, zip.length / 2, zip.length - zip.length / 2);
                 socket.getOutputStream().flush();
             }
-            for (var socket : java.util.List.of(a, b)) {
+            for (var socket : List.of(a, b)) {
                 String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 statuses.add(answer.substring(9, 12));
             }
@@ -145,7 +149,7 @@ class UploadQuotaTest {
         }
     }
 
-    private static java.util.List<Path> uploadFiles() throws Exception {
+    private static List<Path> uploadFiles() throws Exception {
         try (var files = Files.list(server.slipway().config().dataDir().resolve("uploads"))) {
             return files.toList();
         }

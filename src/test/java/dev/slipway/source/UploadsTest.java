@@ -7,6 +7,7 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Zips;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -163,7 +164,7 @@ class UploadsTest {
         assertError(chunked, 413, "payload_too_large", "larger than " + LIMIT + " bytes");
 
         // just under the limit is fine
-        byte[] fits = new Zips.Builder().file("noise.bin", java.util.Arrays.copyOf(random, LIMIT - 200), false).build();
+        byte[] fits = new Zips.Builder().file("noise.bin", Arrays.copyOf(random, LIMIT - 200), false).build();
         assertThat(fits.length).isLessThanOrEqualTo(LIMIT);
         assertThat(upload(t.http(), fits).status()).isEqualTo(201);
         assertNoIncomingFiles();

@@ -1,6 +1,11 @@
 package dev.slipway.source;
 
 import dev.slipway.testing.Zips;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import java.util.TreeMap;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +41,7 @@ class ZipExtractorTest {
     }
 
     private static Map<String, String> tree(Path root) throws IOException {
-        Map<String, String> files = new java.util.TreeMap<>();
+        Map<String, String> files = new TreeMap<>();
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.filter(Files::isRegularFile).toList()) {
                 files.put(root.relativize(p).toString(), Files.readString(p));
@@ -173,11 +178,11 @@ class ZipExtractorTest {
     /** Over 65,535 entries java.util.zip writes a zip64 end record; the count is read from it, before any entry. */
     @Test
     void readsTheEntryCountOfAZip64Archive() throws IOException {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        try (var out = new java.util.zip.ZipOutputStream(bytes)) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (var out = new ZipOutputStream(bytes)) {
             out.setLevel(0);
             for (int i = 0; i < 70_000; i++) {
-                out.putNextEntry(new java.util.zip.ZipEntry("f" + i));
+                out.putNextEntry(new ZipEntry("f" + i));
                 out.closeEntry();
             }
         }
@@ -197,7 +202,7 @@ class ZipExtractorTest {
                 "unpacks to more than 1 MiB");
         refused(small, new Zips.Builder().lying("big.bin", random, true, 10).build(), "unpacks to more than 1 MiB");
         // exactly at the limit is fine
-        small.extract(zip(new Zips.Builder().file("ok.bin", java.util.Arrays.copyOf(random, 1024 * 1024), false).build()), workspace);
+        small.extract(zip(new Zips.Builder().file("ok.bin", Arrays.copyOf(random, 1024 * 1024), false).build()), workspace);
         assertThat(Files.size(workspace.resolve("ok.bin"))).isEqualTo(1024 * 1024);
     }
 
@@ -215,7 +220,7 @@ class ZipExtractorTest {
         refused(DEFAULTS, new Zips.Builder().build(), "The zip is empty");
         refused(DEFAULTS, Zips.of(Map.of("only/", "")), "no files");
         byte[] truncated = Zips.of(Map.of("a.txt", "x".repeat(1000)));
-        refused(DEFAULTS, java.util.Arrays.copyOf(truncated, truncated.length / 2), "not a zip archive");
+        refused(DEFAULTS, Arrays.copyOf(truncated, truncated.length / 2), "not a zip archive");
     }
 
     @Test

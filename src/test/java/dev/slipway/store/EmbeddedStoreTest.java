@@ -1,5 +1,6 @@
 package dev.slipway.store;
 
+import java.net.ConnectException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,7 +62,7 @@ class EmbeddedStoreTest {
             for (InetAddress other : others) {
                 try (Socket s = new Socket()) {
                     assertThatThrownBy(() -> s.connect(new InetSocketAddress(other, port), 2000))
-                            .as("AUTO_SERVER on " + other.getHostAddress()).isInstanceOf(java.net.ConnectException.class);
+                            .as("AUTO_SERVER on " + other.getHostAddress()).isInstanceOf(ConnectException.class);
                 }
             }
             // a peer on loopback that knows the port but not the password gets nothing

@@ -2,6 +2,7 @@ package dev.slipway.testing;
 
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.extension.AfterClassTemplateInvocationCallback;
 import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
@@ -64,7 +65,7 @@ public final class DatabasePerStore implements BeforeClassTemplateInvocationCall
     }
 
     public Jdbi jdbi() { return get().jdbi(); }
-    public javax.sql.DataSource dataSource() { return get().dataSource(); }
+    public DataSource dataSource() { return get().dataSource(); }
     public Dialect kind() { return get().dialect(); }
 
     /** The test store under the database: its URL, e.g. for a second pool or database on the same store. */

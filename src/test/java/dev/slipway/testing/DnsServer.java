@@ -1,5 +1,6 @@
 package dev.slipway.testing;
 
+import java.util.Arrays;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Flags;
@@ -92,7 +93,7 @@ public final class DnsServer implements AutoCloseable {
                 socket.receive(in);
                 questions.incrementAndGet();
                 if (!answers) continue;
-                Message query = new Message(java.util.Arrays.copyOf(in.getData(), in.getLength()));
+                Message query = new Message(Arrays.copyOf(in.getData(), in.getLength()));
                 byte[] out = answer(query).toWire(512);
                 socket.send(new DatagramPacket(out, out.length, in.getSocketAddress()));
             } catch (IOException e) {

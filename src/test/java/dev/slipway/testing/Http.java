@@ -3,16 +3,21 @@ package dev.slipway.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;
 
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /** A small HTTP client for tests against a real server. */
 public final class Http {
-    public record Response(int status, Map<String, java.util.List<String>> headers, String body) {
+    public record Response(int status, Map<String, List<String>> headers, String body) {
         public JsonNode json() {
             try {
                 return Json.MAPPER.readTree(body);
@@ -74,11 +79,11 @@ public final class Http {
     /** The bytes a request sends, read back from its publisher (tests send small bodies). */
     private static byte[] bodyOf(HttpRequest request) {
         return request.bodyPublisher().map(p -> {
-            var out = new java.io.ByteArrayOutputStream();
-            var done = new java.util.concurrent.CompletableFuture<Void>();
-            p.subscribe(new java.util.concurrent.Flow.Subscriber<java.nio.ByteBuffer>() {
-                @Override public void onSubscribe(java.util.concurrent.Flow.Subscription s) { s.request(Long.MAX_VALUE); }
-                @Override public void onNext(java.nio.ByteBuffer b) {
+            var out = new ByteArrayOutputStream();
+            var done = new CompletableFuture<Void>();
+            p.subscribe(new Flow.Subscriber<ByteBuffer>() {
+                @Override public void onSubscribe(Flow.Subscription s) { s.request(Long.MAX_VALUE); }
+                @Override public void onNext(ByteBuffer b) {
                     byte[] chunk = new byte[b.remaining()];
                     b.get(chunk);
                     out.writeBytes(chunk);

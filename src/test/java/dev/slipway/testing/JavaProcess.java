@@ -2,6 +2,7 @@ package dev.slipway.testing;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -116,7 +117,7 @@ public final class JavaProcess implements AutoCloseable {
         }
     }
 
-    private static String read(java.io.InputStream in) {
+    private static String read(InputStream in) {
         try {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -6,6 +6,7 @@ import dev.slipway.logs.LogSink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -24,7 +25,7 @@ public final class RecordingLog implements LogSink {
         }
 
         @Override
-        public int hashCode() { return java.util.Objects.hash(level, message); }
+        public int hashCode() { return Objects.hash(level, message); }
 
         @Override
         public String toString() { return level.label() + " " + message; }

@@ -9,6 +9,9 @@ import dev.slipway.store.Dialect;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
@@ -31,7 +34,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** As above, on a clock of the test's (e.g. a {@link MutableClock} to step through backoffs). */
-    public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize, java.time.Clock clock) {
+    public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
         TestStore store = TestStore.create(kind);
         try {
             ServerConfig config = customize.apply(config(store, store.dataDir())).build();
@@ -46,7 +49,7 @@ public final class TestServer implements AutoCloseable {
     /** A second server on the same store (same database, same secret key, its own data dir), as on a second node. */
     public Slipway startPeer() {
         try {
-            var dir = java.nio.file.Files.createTempDirectory(store.dataDir(), "peer-");
+            var dir = Files.createTempDirectory(store.dataDir(), "peer-");
             ServerConfig c = slipway.config();
             ServerConfig peer = config(store, dir).uploadLimit(c.deployments().uploadLimitBytes()).gitHosts(c.deployments().gitHosts())
                     .buildSlots(c.deployments().buildSlots()).databaseAdmins(c.databaseAdmins().postgresUrl(), c.databaseAdmins().mysqlUrl())
@@ -62,7 +65,7 @@ public final class TestServer implements AutoCloseable {
      * Random loopback ports, the test store and its key, no default account, and the settings the process
      * environment gives (the build's pom sets a short health timeout there).
      */
-    private static ServerConfig.Builder config(TestStore store, java.nio.file.Path dataDir) {
+    private static ServerConfig.Builder config(TestStore store, Path dataDir) {
         return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
                 .secretKey(store.secretKey()).createDefaultAccount(false);
     }

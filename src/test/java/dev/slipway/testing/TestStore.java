@@ -6,8 +6,11 @@ import dev.slipway.store.Dialect;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.DriverManager;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -67,8 +70,8 @@ public final class TestStore implements AutoCloseable {
 
     private static String randomKey() {
         byte[] k = new byte[32];
-        new java.security.SecureRandom().nextBytes(k);
-        return java.util.Base64.getEncoder().encodeToString(k);
+        new SecureRandom().nextBytes(k);
+        return Base64.getEncoder().encodeToString(k);
     }
 
     /** The secret key every server on this store shares (base64, 32 bytes). */
@@ -92,7 +95,7 @@ public final class TestStore implements AutoCloseable {
 
     public static void deleteTree(Path dir) {
         try (var walk = Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {
             // best effort: a temp dir
         }

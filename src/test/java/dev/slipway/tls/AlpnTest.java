@@ -6,6 +6,7 @@ import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
+import java.time.Clock;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLException;
@@ -88,7 +89,7 @@ class AlpnTest {
     @Test
     void theServerTheCaReachesAnswersBeforeItsOwnCheckRan() throws Exception {
         try (Rig rig = Rig.start(kind, true)) {
-            Slipway edge = rig.server(java.time.Clock.systemUTC(), c -> c.tls(rig.tls().withHttpsPort(rig.httpsPort)
+            Slipway edge = rig.server(Clock.systemUTC(), c -> c.tls(rig.tls().withHttpsPort(rig.httpsPort)
                     .withTimings(Duration.ofDays(30), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofHours(1))));
             Await.until(ISSUE, "the edge's first certificate check", () -> edge.tls().passes() >= 1);
             if (kind == Dialect.POSTGRES) {

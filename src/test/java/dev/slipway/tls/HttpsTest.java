@@ -11,6 +11,13 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.MutableClock;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
+import java.net.CookieManager;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLHandshakeException;
@@ -80,7 +87,7 @@ class HttpsTest {
             assertThat(page.status()).isEqualTo(200);
             assertThat(page.body()).contains("the shop over https");
             assertThat(page.chain().getFirst().getSubjectAlternativeNames()).anySatisfy(san -> assertThat(san.get(1)).isEqualTo("shop.example.test"));
-            assertThat(page.chain().getFirst().getNotAfter().toInstant()).isEqualTo(expires.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+            assertThat(page.chain().getFirst().getNotAfter().toInstant()).isEqualTo(expires.truncatedTo(ChronoUnit.SECONDS));
             assertThat(page.header("strict-transport-security")).isEqualTo(EdgeHandler.HSTS_VALUE);
             String serial = page.chain().getFirst().getSerialNumber().toString(16);
             long t0 = System.nanoTime();
@@ -220,7 +227,7 @@ class HttpsTest {
             assertThat(new TlsClient(root).get(server.appsHttpsPort(), "old.example.test", "/").status()).isEqualTo(200);
 
             var put = owner.http().send("PUT", "/v1/projects/" + id + "/domain", "application/json",
-                    "{\"domain\":\"new.example.test\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    "{\"domain\":\"new.example.test\"}".getBytes(StandardCharsets.UTF_8));
             assertThat(put.status()).as(put.body()).isEqualTo(200);
             Rig.route(server, "moving", "new.example.test", "moving page");
             awaitCertificate(owner.http(), id, "issued");
@@ -284,7 +291,7 @@ class HttpsTest {
     @Test
     void aDomainWhoseControlIsNotProvenGetsNoCertificate() throws Exception {
         try (Rig rig = Rig.start(kind)) {
-            Slipway server = rig.server(java.time.Clock.systemUTC(), c -> c.domainProof(true));
+            Slipway server = rig.server(Clock.systemUTC(), c -> c.domainProof(true));
             var claimant = Rig.tenant(server, Tier.TEAM);
             String id = claimant.http().post("/v1/projects", """
                     {"name":"claim","source":"github","repo":"acme/claim","domain":"bank.example.test"}""").json().at("/data/id").asText();
@@ -345,18 +352,18 @@ class HttpsTest {
 
     /** A dashboard page as a user of the account sees it, signed in through the form. */
     private static HttpResponse<String> dashboard(Slipway s, String accountId, String path) throws Exception {
-        String email = "u-" + java.util.UUID.randomUUID().toString().substring(0, 8) + "@example.test";
+        String email = "u-" + UUID.randomUUID().toString().substring(0, 8) + "@example.test";
         s.users().create(accountId, email, "a long enough password 1");
-        HttpClient web = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager())
+        HttpClient web = HttpClient.newBuilder().cookieHandler(new CookieManager())
                 .followRedirects(HttpClient.Redirect.NEVER).build();
         String base = "http://127.0.0.1:" + s.apiPort();
         String form = web.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/sign-in")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        var m = java.util.regex.Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"").matcher(form);
+        var m = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"").matcher(form);
         assertThat(m.find()).isTrue();
-        String body = "_csrf=" + java.net.URLEncoder.encode(m.group(1), java.nio.charset.StandardCharsets.UTF_8)
-                + "&email=" + java.net.URLEncoder.encode(email, java.nio.charset.StandardCharsets.UTF_8)
-                + "&password=" + java.net.URLEncoder.encode("a long enough password 1", java.nio.charset.StandardCharsets.UTF_8);
+        String body = "_csrf=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8)
+                + "&email=" + URLEncoder.encode(email, StandardCharsets.UTF_8)
+                + "&password=" + URLEncoder.encode("a long enough password 1", StandardCharsets.UTF_8);
         var signedIn = web.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/sign-in"))
                 .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -7,6 +7,7 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,7 +72,7 @@ final class LoopbackDns implements AutoCloseable {
         while (pos < length && q[pos] != 0) {
             int n = q[pos] & 0xff;
             if (name.length() > 0) name.append('.');
-            name.append(new String(q, pos + 1, n, java.nio.charset.StandardCharsets.US_ASCII));
+            name.append(new String(q, pos + 1, n, StandardCharsets.US_ASCII));
             pos += n + 1;
         }
         pos++; // the root label

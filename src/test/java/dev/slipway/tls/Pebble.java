@@ -1,6 +1,9 @@
 package dev.slipway.tls;
 
 import dev.slipway.testing.Await;
+import dev.slipway.testing.TestStore;
+import java.net.InetAddress;
+import java.util.concurrent.TimeUnit;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
@@ -146,7 +149,7 @@ final class Pebble implements AutoCloseable {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
@@ -155,10 +158,10 @@ final class Pebble implements AutoCloseable {
     public void close() {
         process.destroy();
         try {
-            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+            if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        dev.slipway.testing.TestStore.deleteTree(dir);
+        TestStore.deleteTree(dir);
     }
 }

@@ -2,6 +2,7 @@ package dev.slipway.tls;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.domains.DomainSettings;
 import dev.slipway.router.Target;
 import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
@@ -11,6 +12,7 @@ import dev.slipway.testing.TestStore;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -80,8 +82,8 @@ final class Rig implements AutoCloseable {
         ServerConfig config = customize.apply(ServerConfig.builder(dir).environment(System.getenv()).ports(0, apps)
                 .databaseUrl(store.jdbcUrl()).secretKey(store.secretKey()).createDefaultAccount(false)
                 .allowPrivateTargets(true).tls(tls).domainProof(false)
-                .domains(dev.slipway.domains.DomainSettings.DEFAULTS.withProof(false).withDnsServers(
-                        java.util.List.of(new java.net.InetSocketAddress("127.0.0.1", dns.port()))))).build();
+                .domains(DomainSettings.DEFAULTS.withProof(false).withDnsServers(
+                        List.of(new InetSocketAddress("127.0.0.1", dns.port()))))).build();
         Slipway s = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
         servers.add(s);
         return s;

@@ -1,5 +1,6 @@
 package dev.slipway.tls;
 
+import java.util.Arrays;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -44,7 +45,7 @@ final class TlsClient {
     Response get(int port, String host, String path) throws IOException {
         try (SSLSocket socket = open(ssl, port, host, true)) {
             socket.startHandshake();
-            List<X509Certificate> chain = java.util.Arrays.stream(socket.getSession().getPeerCertificates())
+            List<X509Certificate> chain = Arrays.stream(socket.getSession().getPeerCertificates())
                     .map(c -> (X509Certificate) c).toList();
             socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));

@@ -6,6 +6,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLHandshakeException;
@@ -79,6 +80,6 @@ class WildcardTest {
                 .hasMessageContaining("cert.pem").hasMessageContaining("cannot be read");
         assertThatThrownBy(() -> ServerConfig.builder(dir).appsTlsCertificate(dir.resolve("cert.pem"), null).build())
                 .hasMessageContaining("set both or neither");
-        dev.slipway.testing.TestStore.deleteTree(dir);
+        TestStore.deleteTree(dir);
     }
 }

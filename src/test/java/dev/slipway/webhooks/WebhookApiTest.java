@@ -10,6 +10,8 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
+import java.net.InetAddress;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -68,7 +70,7 @@ class WebhookApiTest {
         String id = d.get("id").asText();
         String secret = d.get("secret").asText();
         assertThat(secret).matches("whsec_[A-Za-z0-9+/]+={0,2}");
-        assertThat(java.util.Base64.getDecoder().decode(secret.substring(6))).hasSizeBetween(24, 32);
+        assertThat(Base64.getDecoder().decode(secret.substring(6))).hasSizeBetween(24, 32);
         assertThat(r.header("Location")).endsWith("/v1/webhooks/" + id);
         assertThat(d.get("enabled").asBoolean()).isTrue();
         assertThat(d.get("events").toString()).isEqualTo("[\"deployment.live\",\"migration.failed\"]");
@@ -239,14 +241,14 @@ class WebhookApiTest {
     void theGuardKnowsItsRanges() throws Exception {
         Set<String> publicOnes = new HashSet<>();
         for (String a : List.of("93.184.215.14", "8.8.8.8", "2606:4700::1111", "1.1.1.1", "172.32.0.1", "100.128.0.1")) {
-            if (AddressGuard.forbidden(java.net.InetAddress.getByName(a)) == null) publicOnes.add(a);
+            if (AddressGuard.forbidden(InetAddress.getByName(a)) == null) publicOnes.add(a);
         }
         assertThat(publicOnes).containsExactlyInAnyOrder("93.184.215.14", "8.8.8.8", "2606:4700::1111", "1.1.1.1",
                 "172.32.0.1", "100.128.0.1");
         for (String a : List.of("127.0.0.2", "10.0.0.1", "172.31.255.255", "192.168.0.1", "169.254.1.1", "0.0.0.0",
                 "::", "::1", "fc00::1", "fe80::1", "ff02::1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "64:ff9b::7f00:1",
                 "::7f00:1", "240.0.0.1", "255.255.255.255")) {
-            assertThat(AddressGuard.forbidden(java.net.InetAddress.getByName(a))).as(a).isNotNull();
+            assertThat(AddressGuard.forbidden(InetAddress.getByName(a))).as(a).isNotNull();
         }
     }
 }

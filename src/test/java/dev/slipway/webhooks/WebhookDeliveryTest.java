@@ -6,9 +6,12 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.WebhookReceiver;
+import java.time.Instant;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -92,7 +95,7 @@ class WebhookDeliveryTest {
         assertThat(r.verifiesWith(Signer.newSecret())).as("another secret does not verify").isFalse();
         assertThat(r.webhookId()).startsWith("msg_");
         assertThat(r.signature()).startsWith("v1,").doesNotContain(" ");
-        assertThat(Long.parseLong(r.header("webhook-timestamp"))).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(30L));
+        assertThat(Long.parseLong(r.header("webhook-timestamp"))).isCloseTo(System.currentTimeMillis() / 1000, Offset.offset(30L));
         assertThat(r.header("content-type")).isEqualTo("application/json");
         assertThat(r.type()).isEqualTo("webhook.test");
         assertThat(r.json().at("/data/endpoint_id").asText()).isEqualTo(h.id());
@@ -170,8 +173,8 @@ class WebhookDeliveryTest {
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         String fresh = r.json().at("/data/secret").asText();
         assertThat(fresh).isNotEqualTo(h.secret()).startsWith("whsec_");
-        assertThat(java.time.Instant.parse(r.json().at("/data/previous_secret_expires_at").asText()))
-                .isBetween(java.time.Instant.now().plus(Duration.ofHours(23)), java.time.Instant.now().plus(Duration.ofHours(25)));
+        assertThat(Instant.parse(r.json().at("/data/previous_secret_expires_at").asText()))
+                .isBetween(Instant.now().plus(Duration.ofHours(23)), Instant.now().plus(Duration.ofHours(25)));
         test(h);
         WebhookReceiver.Received got = receiver.await(SOON, "an event after the rotation", x -> h.path().equals(x.header("x-receiver-path")));
         assertThat(got.signature().split(" ")).hasSize(2).allMatch(s -> s.startsWith("v1,"));
@@ -224,7 +227,7 @@ class WebhookDeliveryTest {
             });
         }
         try (var peer = server.startPeer()) {
-            var other = new dev.slipway.testing.Http("http://127.0.0.1:" + peer.apiPort(), tenant.key());
+            var other = new Http("http://127.0.0.1:" + peer.apiPort(), tenant.key());
             int perHook = 12;
             for (int i = 0; i < perHook; i++) {
                 for (Hook h : hooks) {

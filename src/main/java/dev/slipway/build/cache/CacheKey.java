@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -121,19 +122,19 @@ final class CacheKey {
      * the app's own package.json files, as "path: name"; such a script may write outside node_modules, which
      * the cache does not keep, so an app that has one is not cached.
      */
-    static java.util.Optional<String> ownInstallScript(Path installDir) {
+    static Optional<String> ownInstallScript(Path installDir) {
         for (var e : packageFiles(installDir).entrySet()) {
             if (!e.getValue().getFileName().toString().equals(PackageJson.FILE)) continue;
             try {
                 JsonNode scripts = Json.MAPPER.readTree(e.getValue().toFile()).path("scripts");
                 for (String name : List.of("preinstall", "install", "postinstall", "prepare")) {
-                    if (scripts.hasNonNull(name)) return java.util.Optional.of(e.getKey() + " " + name);
+                    if (scripts.hasNonNull(name)) return Optional.of(e.getKey() + " " + name);
                 }
             } catch (IOException | RuntimeException unreadable) {
-                return java.util.Optional.of(e.getKey() + " (not valid JSON)");
+                return Optional.of(e.getKey() + " (not valid JSON)");
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** Every package.json of the install's tree but those of installed packages, by relative path. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Works out the argv that starts a built app, from its final artifact directory. Programs the app
@@ -26,7 +27,7 @@ public final class StartCommands {
     private StartCommands() {}
 
     /** Python programs a Procfile may name bare; they run as modules of the venv's interpreter. */
-    static final java.util.Set<String> PYTHON_MODULES = java.util.Set.of("uvicorn", "gunicorn", "fastapi", "flask",
+    static final Set<String> PYTHON_MODULES = Set.of("uvicorn", "gunicorn", "fastapi", "flask",
             "hypercorn", "daphne", "waitress-serve");
 
     /**

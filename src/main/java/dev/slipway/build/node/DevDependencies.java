@@ -11,9 +11,14 @@ import dev.slipway.logs.LogSink;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Drops a built Node server's devDependencies from its artifact, with its own package manager, and keeps the
@@ -79,7 +84,7 @@ public final class DevDependencies {
         Files.createDirectories(snapshot);
         try {
             for (String part : state) {
-                if (Files.exists(app.resolve(part), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.exists(app.resolve(part), LinkOption.NOFOLLOW_LINKS)) {
                     Trees.linkCopy(app.resolve(part), snapshot.resolve(part));
                 }
             }
@@ -145,13 +150,13 @@ public final class DevDependencies {
     private static void dropUnreferencedZips(Path app) throws IOException {
         Path map = app.resolve(".pnp.cjs");
         Path cache = app.resolve(".yarn/cache");
-        if (!Files.isRegularFile(map, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                || !Files.isDirectory(cache, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(map, LinkOption.NOFOLLOW_LINKS)
+                || !Files.isDirectory(cache, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         StringBuilder named = new StringBuilder(Files.readString(map));
         Path data = app.resolve(".pnp.data.json");
-        if (Files.isRegularFile(data, java.nio.file.LinkOption.NOFOLLOW_LINKS)) named.append(Files.readString(data));
+        if (Files.isRegularFile(data, LinkOption.NOFOLLOW_LINKS)) named.append(Files.readString(data));
         String text = named.toString();
         try (var zips = Files.list(cache)) {
             for (Path zip : zips.toList()) {
@@ -171,7 +176,7 @@ public final class DevDependencies {
 
     /** Whether this yarn berry has the focus command: its runtime's plugin list names the plugin. */
     private boolean hasFocus(Path app) {
-        List<String> lines = new java.util.ArrayList<>();
+        List<String> lines = new ArrayList<>();
         try {
             steps.attempt(List.of(packageManager.command(), "plugin", "runtime"), app, (level, line) -> lines.add(line));
         } catch (BuildException e) {
@@ -183,7 +188,7 @@ public final class DevDependencies {
     private static long size(Path app, List<String> state) throws IOException {
         long total = 0;
         for (String part : state) {
-            if (Files.exists(app.resolve(part), java.nio.file.LinkOption.NOFOLLOW_LINKS)) total += Sizes.of(app.resolve(part));
+            if (Files.exists(app.resolve(part), LinkOption.NOFOLLOW_LINKS)) total += Sizes.of(app.resolve(part));
         }
         return total;
     }
@@ -197,12 +202,12 @@ public final class DevDependencies {
         private Sizes() {}
 
         static long of(Path dir) throws IOException {
-            java.util.Set<Object> seen = new java.util.HashSet<>();
+            Set<Object> seen = new HashSet<>();
             long total = 0;
             try (var walk = Files.walk(dir)) {
                 for (Path p : (Iterable<Path>) walk::iterator) {
-                    var attrs = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
-                            java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                    var attrs = Files.readAttributes(p, BasicFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS);
                     if (attrs.isRegularFile() && (attrs.fileKey() == null || seen.add(attrs.fileKey()))) total += attrs.size();
                 }
             }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.build.BuildException;
 import dev.slipway.build.PackageJson;
 
+import dev.slipway.core.Json;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -65,7 +67,7 @@ final class NodeVersions {
         Path file = dir.resolve(PackageJson.FILE);
         if (!Files.isRegularFile(file)) return Optional.empty();
         try {
-            JsonNode node = dev.slipway.core.Json.MAPPER.readTree(file.toFile()).path("engines").path("node");
+            JsonNode node = Json.MAPPER.readTree(file.toFile()).path("engines").path("node");
             return node.isTextual() && !node.asText().isBlank() ? Optional.of(node.asText().strip()) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty(); // PackageJson.read reports an invalid package.json
@@ -78,7 +80,7 @@ final class NodeVersions {
         try {
             if (Files.size(file) > 4096) throw new BuildException(file.getFileName() + " is too large to be a Node version");
             return Files.readAllLines(file).stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).findFirst();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw new BuildException(file.getFileName() + " cannot be read: " + e.getMessage());
         }
     }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** Reads package metadata and tarballs from an npm registry, the platform's own requests (no tenant's config). */
@@ -109,7 +110,7 @@ final class NpmRegistry {
     }
 
     static String algorithm(String name) {
-        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
             case "sha1" -> "SHA-1";
             case "sha224" -> "SHA-224";
             case "sha256" -> "SHA-256";

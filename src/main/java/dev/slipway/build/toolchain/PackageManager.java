@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.build.BuildException;
 import dev.slipway.build.PackageJson;
 
+import dev.slipway.core.Json;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -164,7 +166,7 @@ public record PackageManager(Kind kind, boolean locked, Path program) {
     private static Optional<String[]> field(Path dir) {
         JsonNode node;
         try {
-            node = dev.slipway.core.Json.MAPPER.readTree(dir.resolve(PackageJson.FILE).toFile()).path("packageManager");
+            node = Json.MAPPER.readTree(dir.resolve(PackageJson.FILE).toFile()).path("packageManager");
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -206,7 +208,7 @@ public record PackageManager(Kind kind, boolean locked, Path program) {
 
     private static String head(Path file) {
         try (var in = Files.newInputStream(file)) {
-            return new String(in.readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8);
+            return new String(in.readNBytes(4096), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new BuildException(file.getFileName() + " cannot be read: " + e.getMessage());
         }

@@ -6,6 +6,8 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,7 +17,9 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,7 +61,7 @@ final class ToolStore {
         Path parent = dir.resolve(pkg.replace('/', '+'));
         if (!Files.isDirectory(parent)) return List.of();
         try (var list = Files.list(parent)) {
-            return list.map(p -> Semver.Version.parse(p.getFileName().toString())).flatMap(java.util.Optional::stream).toList();
+            return list.map(p -> Semver.Version.parse(p.getFileName().toString())).flatMap(Optional::stream).toList();
         } catch (IOException e) {
             return List.of();
         }
@@ -90,10 +94,10 @@ final class ToolStore {
                 Files.setPosixFilePermissions(home.getParent(), DIR);
                 try {
                     Files.move(tmp, home, StandardCopyOption.ATOMIC_MOVE);
-                } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException raced) {
+                } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
                     // another server on this data dir unpacked it meanwhile: theirs is as good
                 }
-                log.log(Level.INFO, String.format(java.util.Locale.ROOT, "%s: %.1f MB downloaded in %s, sha512 verified, unpacked in %s",
+                log.log(Level.INFO, String.format(Locale.ROOT, "%s: %.1f MB downloaded in %s, sha512 verified, unpacked in %s",
                         label, size / 1_000_000.0, CommandRunner.human(Duration.ofNanos(t1 - t0)),
                         CommandRunner.human(Duration.ofNanos(System.nanoTime() - t1))));
                 return home;
@@ -110,7 +114,7 @@ final class ToolStore {
         Process p = new ProcessBuilder(tar, "-xzf", tarball.toString(), "-C", into.toString(), "--strip-components=1",
                 "--no-same-owner", "--no-same-permissions").redirectErrorStream(true).start();
         p.getOutputStream().close();
-        String output = new String(p.getInputStream().readNBytes(4000), java.nio.charset.StandardCharsets.UTF_8).strip();
+        String output = new String(p.getInputStream().readNBytes(4000), StandardCharsets.UTF_8).strip();
         try {
             if (!p.waitFor(UNPACK.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();

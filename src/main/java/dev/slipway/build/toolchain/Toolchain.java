@@ -4,11 +4,13 @@ import dev.slipway.build.BuildSettings;
 import dev.slipway.build.Steps;
 import dev.slipway.core.Env;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The Node and package manager one Node app builds and runs with.
@@ -29,12 +31,12 @@ public record Toolchain(List<Path> homes, PackageManager packageManager) {
      * The machine's extra CA file for Node (a TLS-intercepting proxy's), when the server has one that cells
      * see: npm, pnpm and yarn classic read the machine's npmrc {@code cafile}, but yarn berry reads only this.
      */
-    private static java.util.Optional<String> extraCertificates() {
+    private static Optional<String> extraCertificates() {
         String file = Env.system().text(BuildSettings.NODE_EXTRA_CA_CERTS, null);
-        if (file == null || !(file.startsWith("/etc/") || file.startsWith("/usr/")) || !java.nio.file.Files.isReadable(Path.of(file))) {
-            return java.util.Optional.empty();
+        if (file == null || !(file.startsWith("/etc/") || file.startsWith("/usr/")) || !Files.isReadable(Path.of(file))) {
+            return Optional.empty();
         }
-        return java.util.Optional.of(file);
+        return Optional.of(file);
     }
 
     /** The PATH of a step or an app: the homes' bin directories before {@code path}. */

@@ -8,11 +8,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -29,16 +31,16 @@ public final class Toolchains {
     private record Listing(Instant at, Map<Semver.Version, NpmRegistry.Release> releases) {}
 
     private final ToolStore store;
-    private final java.time.Clock clock;
+    private final Clock clock;
     private final Map<String, Listing> listings = new ConcurrentHashMap<>();
 
-    Toolchains(ToolStore store, java.time.Clock clock) {
+    Toolchains(ToolStore store, Clock clock) {
         this.store = store;
         this.clock = clock;
     }
 
     /** Toolchains kept in {@code dir}, downloaded from the npm registry at {@code registry}. */
-    public static Toolchains in(Path dir, URI registry, java.time.Clock clock) {
+    public static Toolchains in(Path dir, URI registry, Clock clock) {
         return new Toolchains(new ToolStore(dir, new NpmRegistry(registry)), clock);
     }
 
@@ -49,17 +51,17 @@ public final class Toolchains {
         return new Toolchain(homes, pm);
     }
 
-    private java.util.Optional<Path> node(Path dir, LogSink log) {
+    private Optional<Path> node(Path dir, LogSink log) {
         var request = NodeVersions.requested(dir);
         if (request.isEmpty()) {
             log.log(Level.INFO, "Node: the system's (no .node-version, .nvmrc or engines.node asks for another)");
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         NodeVersions.Request r = request.get();
         Semver range = NodeVersions.range(r);
         NpmRegistry.Release release = newest(NODE_PACKAGE, range, r.describe() + " matches no official Node build");
         log.log(Level.INFO, r.describe() + " → Node " + release.version());
-        return java.util.Optional.of(install(release, null, "Node " + release.version(), log));
+        return Optional.of(install(release, null, "Node " + release.version(), log));
     }
 
     private PackageManager packageManager(Path dir, List<Path> homes, LogSink log) {

@@ -2,6 +2,7 @@ package dev.slipway.runtime.local;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 
 /** Loopback ports for apps. Probes bind the wildcard address, the strictest test, as apps often listen on it. */
 final class FreePorts {
@@ -20,7 +21,7 @@ final class FreePorts {
      * port stays taken for a moment: its connections linger in FIN_WAIT until their peers (the router's
      * pooled connections) close their side, and Linux refuses the bind until then.
      */
-    static boolean awaitFree(int port, java.time.Duration within) {
+    static boolean awaitFree(int port, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
         while (true) {
             if (isFree(port)) return true;

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -62,7 +63,7 @@ final class HealthCheck {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return new Outcome.TimedOut("interrupted");
-            } catch (java.util.concurrent.ExecutionException ignored) {
+            } catch (ExecutionException ignored) {
                 // onExit does not fail
             }
         }

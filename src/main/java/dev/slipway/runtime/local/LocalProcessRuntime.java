@@ -14,6 +14,9 @@ import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import dev.slipway.runtime.StoredInstance;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,7 +188,7 @@ public final class LocalProcessRuntime implements AppRuntime {
     @Override
     public List<Instance> list() {
         return running.values().stream().map(Supervisor::instance)
-                .sorted(java.util.Comparator.comparing(Instance::deploymentId)).toList();
+                .sorted(Comparator.comparing(Instance::deploymentId)).toList();
     }
 
     @Override
@@ -272,7 +275,7 @@ public final class LocalProcessRuntime implements AppRuntime {
      */
     private int killLeftovers(List<StoredInstance> rows) {
         String node = store.nodeId();
-        java.util.Set<Long> groups = new java.util.HashSet<>();
+        Set<Long> groups = new HashSet<>();
         AtomicInteger processes = new AtomicInteger();
         for (long pid : ProcessGroups.withEnvironment(LaunchCommand.NODE_MARKER, node)) {
             ProcessGroups.pgidOf(pid).ifPresent(groups::add);

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
@@ -81,7 +83,7 @@ final class ProcessGroups {
         int start = 0;
         for (int i = 0; i <= env.length; i++) {
             if (i == env.length || env[i] == 0) {
-                if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) return true;
+                if (i - start == needle.length && Arrays.equals(env, start, i, needle, 0, needle.length)) return true;
                 start = i + 1;
             }
         }
@@ -156,18 +158,18 @@ final class ProcessGroups {
         }
     }
 
-    private static java.util.Optional<Stat> stat(long pid) {
+    private static Optional<Stat> stat(long pid) {
         String s;
         try {
             s = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"));
         } catch (IOException | SecurityException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         // "pid (comm) state ppid pgrp ..." — comm may contain spaces and parentheses
         int close = s.lastIndexOf(')');
-        if (close < 0) return java.util.Optional.empty();
+        if (close < 0) return Optional.empty();
         String[] f = s.substring(close + 2).split(" ");
-        if (f.length < 3) return java.util.Optional.empty();
-        return java.util.Optional.of(new Stat(f[0].charAt(0), Long.parseLong(f[2])));
+        if (f.length < 3) return Optional.empty();
+        return Optional.of(new Stat(f[0].charAt(0), Long.parseLong(f[2])));
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.runtime.local;
 
+import dev.slipway.core.FileTrees;
 import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.logs.Level;
@@ -13,9 +14,13 @@ import dev.slipway.runtime.OutputPump;
 import dev.slipway.runtime.RuntimeSettings;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -64,7 +69,7 @@ final class Supervisor {
     private Confined releasing;
     private Thread[] pumps = new Thread[0];
     /** Without a sandbox: the instance's TMPDIR, made empty at each launch and deleted at stop (guarded by this). */
-    private java.nio.file.Path scratch;
+    private Path scratch;
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
 
@@ -164,7 +169,7 @@ final class Supervisor {
     }
 
     /** Output the app printed last, once its pipes are drained (bounded wait: a child may hold them open). */
-    java.util.List<String> lastOutput() {
+    List<String> lastOutput() {
         Thread[] current;
         synchronized (this) {
             current = pumps;
@@ -198,16 +203,16 @@ final class Supervisor {
     }
 
     /** A new empty scratch directory for the process about to start (a restart does not see the crashed one's files). */
-    private synchronized java.nio.file.Path freshScratch() throws IOException {
-        if (scratch != null) dev.slipway.core.FileTrees.delete(scratch);
-        scratch = java.nio.file.Files.createTempDirectory("slipway-tmp-" + spec.deploymentId() + "-");
+    private synchronized Path freshScratch() throws IOException {
+        if (scratch != null) FileTrees.delete(scratch);
+        scratch = Files.createTempDirectory("slipway-tmp-" + spec.deploymentId() + "-");
         return scratch;
     }
 
     private synchronized void deleteScratch() {
         if (scratch == null) return;
         try {
-            dev.slipway.core.FileTrees.delete(scratch);
+            FileTrees.delete(scratch);
         } catch (RuntimeException e) {
             safeLog(Level.WARNING, "Could not delete the app's scratch directory " + scratch + ": " + e.getMessage());
         }
@@ -303,7 +308,7 @@ final class Supervisor {
     static String human(Duration d) {
         long ms = d.toMillis();
         if (ms < 1000) return ms + " ms";
-        if (ms < 60_000) return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        if (ms < 60_000) return String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
         return (ms / 60_000) + " min " + (ms % 60_000) / 1000 + " s";
     }
 

@@ -1,6 +1,8 @@
 package dev.slipway.build.cache;
 
+import dev.slipway.testing.Await;
 import dev.slipway.testing.MutableClock;
+import java.io.UncheckedIOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +44,7 @@ class CacheStoreTest {
             try {
                 return Files.readString(tree.resolve("data"));
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         });
         clock.advance(Duration.ofSeconds(1));
@@ -163,7 +165,7 @@ class CacheStoreTest {
                 put(store, "acct_a", "new", 100); // must evict "old", but only after the read
                 return null;
             });
-            dev.slipway.testing.Await.until(Duration.ofSeconds(10), "the commit waits for the reader", () -> store.waiting("acct_a"));
+            Await.until(Duration.ofSeconds(10), "the commit waits for the reader", () -> store.waiting("acct_a"));
             assertThat(Files.readString(dir.resolve("acct_a/deps/old/tree/data"))).hasSize(100_000);
             release.countDown();
             assertThat(reader.get(10, TimeUnit.SECONDS)).hasSize(100_000);

@@ -8,6 +8,10 @@ import dev.slipway.build.toolchain.PackageManager;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.testing.EndToEnd;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -127,10 +131,10 @@ class ArtifactLinksTest {
                 fs.symlinkSync(process.env.VICTIM_MODULES, "node_modules");
                 require("http").createServer((q, r) => r.end("ok")).listen(Number(process.env.PORT), "127.0.0.1");
                 """);
-        Map<String, String> env = new java.util.HashMap<>(CommandRunner.baseEnvironment());
+        Map<String, String> env = new HashMap<>(CommandRunner.baseEnvironment());
         env.put("VICTIM_MODULES", victim.resolve("node_modules").toString());
-        Steps steps = new Steps(new CommandRunner(java.time.Clock.systemUTC()), env, java.util.Set.of(),
-                java.time.Duration.ofMinutes(2), null);
+        Steps steps = new Steps(new CommandRunner(Clock.systemUTC()), env, Set.of(),
+                Duration.ofMinutes(2), null);
         Path program = Path.of(Files.isExecutable(Path.of("/usr/bin/true")) ? "/usr/bin/true" : "/bin/true");
         PackageJson pkg = new PackageJson(Map.of(), Map.of("typescript", "^5"), Map.of(), null);
 

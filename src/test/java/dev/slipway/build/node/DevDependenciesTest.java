@@ -1,6 +1,7 @@
 package dev.slipway.build.node;
 
 import dev.slipway.build.toolchain.PackageManager;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ class DevDependenciesTest {
         assertThat(prune(PackageManager.Kind.BUN, "/b/bin/bun")).isEmpty();
     }
 
-    private static java.util.List<String> prune(PackageManager.Kind kind, String program) {
+    private static List<String> prune(PackageManager.Kind kind, String program) {
         return new DevDependencies(null, new PackageManager(kind, true, program == null ? null : Path.of(program)), null).pruneCommand();
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.runtime.local;
 
 import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +66,7 @@ class HealthCheckTest {
     @Test
     void anAppThatStartsListeningLateIsFoundSoonAfterNotAtTheNextConfiguredInterval() throws Exception {
         // the app is still starting for its first three probes (it closes them unanswered), then answers
-        ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         toClose.add(listener);
         AtomicInteger probes = new AtomicInteger();
         AtomicLong readyAt = new AtomicLong();
@@ -119,7 +120,7 @@ class HealthCheckTest {
 
     @Test
     void somethingThatListensButDoesNotSpeakHttpIsNotHealthy() throws Exception {
-        ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         toClose.add(listener);
         Thread.ofVirtual().start(() -> {
             while (!listener.isClosed()) {

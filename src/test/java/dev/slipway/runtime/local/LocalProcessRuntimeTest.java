@@ -1,5 +1,6 @@
 package dev.slipway.runtime.local;
 
+import dev.slipway.build.Artifact;
 import dev.slipway.logs.Level;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
@@ -12,6 +13,10 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
+import dev.slipway.testing.TestStore;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +33,7 @@ class LocalProcessRuntimeTest {
     private RuntimeFixture fixture;
 
     private LocalProcessRuntime runtime(UnaryOperator<RuntimeSettings> customize) {
-        fixture = new RuntimeFixture(dev.slipway.testing.TestStore.create(Dialect.H2),
+        fixture = new RuntimeFixture(TestStore.create(Dialect.H2),
                 "node_test", customize, Map.of("LEAKED_SERVER_VAR", "server-only"));
         return fixture.runtime;
     }
@@ -121,8 +126,8 @@ class LocalProcessRuntimeTest {
     void aMissingExecutableIsAClearFailure() {
         var runtime = runtime(o -> o.withHealthTimeout(Duration.ofSeconds(5)));
         var a = TestApps.nodeArtifact();
-        var artifact = new dev.slipway.build.Artifact(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root(),
-                java.util.List.of("no-such-program-xyz"), null, a.createdAt());
+        var artifact = new Artifact(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root(),
+                List.of("no-such-program-xyz"), null, a.createdAt());
         var spec = new AppSpec("dep_missing", "prj_a", artifact, Map.of(), Set.of(), InstanceType.STARTER);
         // setsid itself starts, then cannot exec the program: exit code 127 (command not found)
         assertThatThrownBy(() -> runtime.start(spec, new RecordingLog()))
@@ -179,8 +184,8 @@ class LocalProcessRuntimeTest {
         assertThat(TestApps.get(port, "/crash")).isEqualTo("crashing");
         try (var squatter = Await.value(Duration.ofSeconds(2), "the crashed app's port to be bindable", () -> {
             try {
-                return new java.net.ServerSocket(port);
-            } catch (java.io.IOException stillTaken) {
+                return new ServerSocket(port);
+            } catch (IOException stillTaken) {
                 return null;
             }
         })) {

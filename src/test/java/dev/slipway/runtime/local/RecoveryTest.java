@@ -11,6 +11,10 @@ import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -92,7 +96,7 @@ class RecoveryTest {
                 assertThat(TestApps.get(now.port(), "/")).isEqualTo("app:" + version);
             }
             // no orphan anywhere: every process with this node's marker belongs to a new instance's group
-            Set<Long> groups = new java.util.HashSet<>();
+            Set<Long> groups = new HashSet<>();
             next.runtime.list().forEach(i -> groups.add(i.pid()));
             for (long pid : ProcessGroups.withEnvironment(LaunchCommand.NODE_MARKER, node)) {
                 assertThat(groups).as("process %s belongs to a new instance", pid).contains(ProcessGroups.pgidOf(pid).orElse(-1));
@@ -144,7 +148,7 @@ class RecoveryTest {
 
     /** Lines the process prints until one equals {@code last}; fails with what it printed otherwise. */
     private static List<String> readUntil(Process p, String last, Duration timeout) throws Exception {
-        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
@@ -152,13 +156,13 @@ class RecoveryTest {
                     lines.add(line);
                     if (line.equals(last)) return;
                 }
-            } catch (java.io.IOException ignored) {
+            } catch (IOException ignored) {
                 // the process went away
             }
         });
         try {
             done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new AssertionError("no '" + last + "' within " + timeout + "; output: " + lines);
         }
         if (!lines.contains(last)) throw new AssertionError("process ended without '" + last + "': " + lines);

@@ -1,6 +1,7 @@
 package dev.slipway.runtime.local;
 
 import dev.slipway.core.MicrosClock;
+import dev.slipway.isolation.Unconfined;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.RuntimeSettings;
@@ -10,6 +11,7 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.TestStore;
 
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,9 +37,9 @@ public final class RuntimeFixture implements AutoCloseable {
         this.database = Database.open(testStore.jdbcUrl(), 4);
         this.store = new InstanceStore(database.jdbi(), SecretBox.fromBase64(SECRET_KEY), MicrosClock.system(), nodeId);
         this.options = customize.apply(RuntimeSettings.defaults(List.of("us-east-1")));
-        var env = new java.util.HashMap<>(System.getenv());
+        var env = new HashMap<>(System.getenv());
         env.putAll(extraServerEnv);
-        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new dev.slipway.isolation.Unconfined());
+        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new Unconfined());
     }
 
     public static RuntimeFixture h2() {
