@@ -26,6 +26,7 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
     public static final Path DEFAULT_PYTHON = Path.of("/usr/bin/python3");
     public static final URI DEFAULT_TOOLCHAIN_REGISTRY = URI.create("https://registry.npmjs.org/");
     public static final int DEFAULT_KEEP = 5;
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMinutes(15);
     /** A build's memory limit under the sandbox (its processes and scratch /tmp together). */
     public static final int DEFAULT_MEMORY_MB = 2048;
     /** npm and pip start many processes and threads; a fork bomb in a package script still stops here. */
@@ -54,7 +55,7 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
     }
 
     public static BuildSettings defaults(Path dataDir) {
-        return new BuildSettings(dataDir, DEFAULT_PYTHON, CommandRunner.DEFAULT_TIMEOUT, DEFAULT_KEEP, DEFAULT_MEMORY_MB);
+        return new BuildSettings(dataDir, DEFAULT_PYTHON, DEFAULT_COMMAND_TIMEOUT, DEFAULT_KEEP, DEFAULT_MEMORY_MB);
     }
 
     public static final Setting BUILD_TIMEOUT = Setting.env("SLIPWAY_BUILD_TIMEOUT",

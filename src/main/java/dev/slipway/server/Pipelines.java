@@ -5,7 +5,7 @@ import dev.slipway.domains.DomainProof;
 import dev.slipway.domains.DomainRoutes;
 import dev.slipway.api.AppUrls;
 import dev.slipway.build.Builder;
-import dev.slipway.build.CommandRunner;
+import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DatabaseService;

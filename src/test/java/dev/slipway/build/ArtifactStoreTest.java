@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.core.Ids;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;

@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.logs.Level;
 import dev.slipway.store.Database;

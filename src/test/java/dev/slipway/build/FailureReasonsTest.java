@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
@@ -80,12 +81,5 @@ class FailureReasonsTest {
         RecordingLog log = new RecordingLog();
         String reason = reason(sources, log);
         assertThat(reason).as(log.text()).contains("TOMLDecodeError");
-    }
-
-    @Test
-    void causeLinesAreBoundedWhateverTheOutput() {
-        FailureCause cause = new FailureCause();
-        for (int i = 0; i < 10_000; i++) cause.offer("npm error something " + i + " " + "x".repeat(1000));
-        assertThat(cause.lines()).hasSize(FailureCause.MAX).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(301));
     }
 }

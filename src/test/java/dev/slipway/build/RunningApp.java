@@ -2,6 +2,7 @@ package dev.slipway.build;
 
 import dev.slipway.build.detect.CommandLine;
 
+import dev.slipway.build.steps.CommandRunner;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

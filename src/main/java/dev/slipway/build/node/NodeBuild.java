@@ -2,7 +2,7 @@ package dev.slipway.build.node;
 
 import dev.slipway.build.BuildException;
 import dev.slipway.build.PackageJson;
-import dev.slipway.build.Steps;
+import dev.slipway.build.steps.Steps;
 import dev.slipway.build.toolchain.PackageManager;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;

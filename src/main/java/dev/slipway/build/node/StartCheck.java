@@ -1,7 +1,7 @@
 package dev.slipway.build.node;
 
 import dev.slipway.build.BuildException;
-import dev.slipway.build.Steps;
+import dev.slipway.build.steps.Steps;
 import dev.slipway.logs.LogSink;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.slipway.build.python;
 
 import dev.slipway.build.BuildException;
-import dev.slipway.build.Steps;
+import dev.slipway.build.steps.Steps;
 import dev.slipway.build.detect.FrameworkDetector;
 import dev.slipway.build.detect.PythonApps;
 import dev.slipway.build.detect.StartCommands;

@@ -1,6 +1,6 @@
 package dev.slipway.build.toolchain;
 
-import dev.slipway.build.CommandRunner;
+import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.build.Trees;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;

@@ -1,7 +1,7 @@
 package dev.slipway.build.toolchain;
 
 import dev.slipway.build.BuildSettings;
-import dev.slipway.build.Steps;
+import dev.slipway.build.steps.Steps;
 import dev.slipway.core.Env;
 
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.slipway.build.node;
 
-import dev.slipway.build.CommandRunner;
-import dev.slipway.build.Steps;
+import dev.slipway.build.steps.CommandRunner;
+import dev.slipway.build.steps.Steps;
 import dev.slipway.logs.LogSink;
 import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.Test;

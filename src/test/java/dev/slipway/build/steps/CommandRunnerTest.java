@@ -1,5 +1,6 @@
-package dev.slipway.build;
+package dev.slipway.build.steps;
 
+import dev.slipway.build.BuildException;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.testing.Await;

@@ -1,4 +1,4 @@
-package dev.slipway.build;
+package dev.slipway.build.steps;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -10,13 +10,13 @@ import java.util.Set;
  * app's own variables (DATABASE_URL included), which win over the defaults but not over PATH and HOME, nor,
  * in the sandbox, over the package caches: a cell sees only its project's own cache, at the platform's path.
  */
-final class BuildEnvironment {
+public final class BuildEnvironment {
     private static final Set<String> PLATFORM_OWNED = Set.of("PATH", "HOME");
     private static final Set<String> SANDBOX_OWNED = Set.of("PATH", "HOME", "npm_config_cache", "PIP_CACHE_DIR");
 
     private BuildEnvironment() {}
 
-    static Map<String, String> of(Path cacheDir, boolean sandboxed, Map<String, String> appEnv) {
+    public static Map<String, String> of(Path cacheDir, boolean sandboxed, Map<String, String> appEnv) {
         Map<String, String> env = new LinkedHashMap<>(CommandRunner.baseEnvironment());
         if (sandboxed) { // only /usr and /etc are there: the server's PATH and HOME would point nowhere
             env.put("PATH", "/usr/local/bin:/usr/bin:/bin");

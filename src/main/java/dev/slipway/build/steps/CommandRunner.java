@@ -1,5 +1,7 @@
-package dev.slipway.build;
+package dev.slipway.build.steps;
 
+import dev.slipway.build.BuildException;
+import dev.slipway.build.BuildSettings;
 import dev.slipway.isolation.Cell;
 import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
@@ -44,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(CommandRunner.class);
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(15);
+    public static final Duration DEFAULT_TIMEOUT = BuildSettings.DEFAULT_COMMAND_TIMEOUT;
     static final int LAST_LINES = 20;
     static final int MAX_LINE = 8192;
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]|\u001B][^\u0007]*\u0007");
@@ -241,7 +243,7 @@ public final class CommandRunner {
      *
      * @return how many descendants were killed
      */
-    static int killTree(ProcessHandle root) {
+    public static int killTree(ProcessHandle root) {
         Set<ProcessHandle> killed = new LinkedHashSet<>();
         for (int round = 0; round < 10; round++) {
             List<ProcessHandle> targets = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.slipway.build;
+package dev.slipway.build.steps;
 
 import dev.slipway.logs.LogSink;
 
