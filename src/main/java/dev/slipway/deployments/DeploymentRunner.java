@@ -49,9 +49,12 @@ public final class DeploymentRunner implements JobRunner {
     private static final int MAX_ATTEMPTS = 3;
 
     /** Everything a deployment run touches. */
-    public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                        MigrationProgress migrations, LogStore logs, DatabaseService databases, Sources sources,
-                        Builds builds, Serving serving, WarmSwitches switches, Clock clock) {}
+    public record Parts(Records records, Sources sources, Builds builds, Serving serving, WarmSwitches switches,
+                        Clock clock) {}
+
+    /** The records a deployment's run reads and writes. */
+    public record Records(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+                          MigrationProgress migrations, LogStore logs, DatabaseService databases) {}
 
     /** Where a build's source comes from, and the directory of the workspaces it is put in. */
     public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
@@ -63,6 +66,7 @@ public final class DeploymentRunner implements JobRunner {
     public record Serving(AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls) {}
 
     private final Parts p;
+    private final Records records;
     private final Serving serving;
     private final Promotion promotion;
     private final CancelWatch cancels;
@@ -71,22 +75,23 @@ public final class DeploymentRunner implements JobRunner {
     public DeploymentRunner(Parts parts) {
         this.p = parts;
         this.serving = parts.serving();
-        this.promotion = new Promotion(parts.deployments(), parts.projects(), parts.migrations());
-        this.cancels = new CancelWatch(parts.deployments());
-        this.checkout = new Checkout(parts.sources(), parts.deployments());
+        this.records = parts.records();
+        this.promotion = new Promotion(records.deployments(), records.projects(), records.migrations());
+        this.cancels = new CancelWatch(records.deployments());
+        this.checkout = new Checkout(parts.sources(), records.deployments());
     }
 
     @Override
     public void run(Job job, Lease lease) {
-        Deployment d = p.deployments().find(job.subjectId()).orElseThrow();
+        Deployment d = records.deployments().find(job.subjectId()).orElseThrow();
         if (d.status().finished()) {
             p.switches().abandon(d.id()); // cancelled between the rollback's POST, which switched, and this run
             return;
         }
-        Project project = p.projects().find(d.projectId()).orElseThrow();
+        Project project = records.projects().find(d.projectId()).orElseThrow();
         WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
-        RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
+        RunEnvironment run = RunEnvironment.of(d, records.service(), records.projects(), records.databases());
         LogSink log = sink(d, run.secretValues());
         try {
             if (job.attempts() > MAX_ATTEMPTS) {
@@ -99,7 +104,7 @@ public final class DeploymentRunner implements JobRunner {
                 if (killed > 0) log.log(Level.INFO, "Stopped " + killed + " build process(es) left by the interrupted attempt");
             }
             startMigration(d);
-            p.databases().prepare(project.id(), log);
+            records.databases().prepare(project.id(), log);
             Artifact artifact = reusable(d, log);
             if (artifact == null) artifact = build(d, project, run, log, lease);
             else if (d.rollbackOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
@@ -109,11 +114,11 @@ public final class DeploymentRunner implements JobRunner {
             Target target = start(d, project, artifact, run, log);
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
-            p.logs().flush(); // the run's lines are stored before anyone sees it live
+            records.logs().flush(); // the run's lines are stored before anyone sees it live
             var previous = promoteAndRoute(d, project, target, url, warm == null ? null : warm.before());
             promoted = true;
             // read again: the domain may have been changed or verified while this deployment built
-            p.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
+            records.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
             serving.retiring().reinstate(d.id());
             previous.ifPresent(prev -> serving.retiring().retire(p.switches().instanceOwner(prev)));
             pruneArtifacts(project.id());
@@ -161,7 +166,7 @@ public final class DeploymentRunner implements JobRunner {
         }
         serving.routes().setProduction(project.name(), production);
         try {
-            return promotion.promote(p.deployments().find(d.id()).orElseThrow(), url);
+            return promotion.promote(records.deployments().find(d.id()).orElseThrow(), url);
         } catch (RuntimeException e) {
             before.ifPresentOrElse(t -> serving.routes().setProduction(project.name(), t),
                     () -> serving.routes().removeProduction(project.name()));
@@ -214,10 +219,10 @@ public final class DeploymentRunner implements JobRunner {
         if (Thread.interrupted() || !lease.held()) {
             throw new InterruptedException("build interrupted");
         }
-        if (d.migrationId() != null) p.migrations().built(d.migrationId(), artifact.framework());
+        if (d.migrationId() != null) records.migrations().built(d.migrationId(), artifact.framework());
         int seconds = (int) Math.max(0, Duration.between(started, p.clock().instant()).toSeconds());
         String message = "Build finished in " + seconds + " s; starting the app";
-        if (p.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);
+        if (records.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);
         else notMoved(d, DeploymentStatus.BUILDING, DeploymentStatus.DEPLOYING);
         return artifact;
     }
@@ -253,42 +258,42 @@ public final class DeploymentRunner implements JobRunner {
     }
 
     private void startMigration(Deployment d) {
-        if (d.migrationId() != null) p.migrations().started(d.migrationId());
+        if (d.migrationId() != null) records.migrations().started(d.migrationId());
     }
 
     private void move(Deployment d, DeploymentStatus from, DeploymentStatus to, Level level, String message) {
-        if (p.deployments().transition(d.id(), from, to, level, message)) moved(d, level, message);
+        if (records.deployments().transition(d.id(), from, to, level, message)) moved(d, level, message);
         else notMoved(d, from, to);
     }
 
     /** A migration's first deployment also writes its steps to the migration's log. */
     private void moved(Deployment d, Level level, String message) {
-        if (d.migrationId() != null) p.logs().append(d.migrationId(), level, message);
+        if (d.migrationId() != null) records.logs().append(d.migrationId(), level, message);
     }
 
     /** The transition did not happen: cancelled, or resumed after a crash past this step. */
     private void notMoved(Deployment d, DeploymentStatus from, DeploymentStatus to) {
         cancels.check(d.id());
-        Deployment now = p.deployments().find(d.id()).orElseThrow();
+        Deployment now = records.deployments().find(d.id()).orElseThrow();
         if (now.status() == to) return;
         if (now.status() == DeploymentStatus.FAILED) throw new CancelWatch.Cancelled();
         throw new IllegalStateException("deployment " + d.id() + " is " + now.status().label() + ", expected " + from.label());
     }
 
     private void fail(String id, String cause) {
-        Deployment failed = p.deployments().fail(id, cause, p.migrations());
+        Deployment failed = records.deployments().fail(id, cause, records.migrations());
         try {
             serving.runtime().stop(id);
         } catch (RuntimeException e) {
             LOG.warn("stopping failed deployment {}: {}", id, e.toString());
         }
         // a failed migration leaves nothing behind that it made (housekeeping retries after a crash here)
-        if (failed.migrationId() != null) p.databases().release(failed.projectId(), failed.migrationId());
+        if (failed.migrationId() != null) records.databases().release(failed.projectId(), failed.migrationId());
     }
 
     private void pruneArtifacts(String projectId) {
         try {
-            p.builds().artifacts().prune(projectId, p.builds().keep(), new HashSet<>(p.deployments().liveArtifactIds(projectId)));
+            p.builds().artifacts().prune(projectId, p.builds().keep(), new HashSet<>(records.deployments().liveArtifactIds(projectId)));
         } catch (RuntimeException e) {
             LOG.warn("pruning artifacts of {} failed: {}", projectId, e.toString());
         }
@@ -296,9 +301,9 @@ public final class DeploymentRunner implements JobRunner {
 
     /** The deployment's log; a migration's first deployment also writes every line to the migration's log. */
     private LogSink sink(Deployment d, Set<String> secretValues) {
-        LogSink own = p.logs().sink(d.id(), secretValues);
+        LogSink own = records.logs().sink(d.id(), secretValues);
         if (d.migrationId() == null) return own;
-        LogSink migration = p.logs().sink(d.migrationId(), secretValues);
+        LogSink migration = records.logs().sink(d.migrationId(), secretValues);
         return (level, message) -> {
             own.log(level, message);
             migration.log(level, message);

@@ -49,16 +49,16 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.jobs(), stores.logs(), clock, workers, databases);
         Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock);
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
-        DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(stores.deployments(), deployments,
-                stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases,
+        DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(new DeploymentRunner.Records(stores.deployments(), deployments,
+                stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases),
                 new DeploymentRunner.Sources(new GitFetcher(config.deployments().gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
                         new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock)),
                 serving, switches, clock));
-        DormantApps dormant = new DormantApps(new DormantApps.Parts(stores.deployments(), deployments,
-                stores.projects(), stores.artifacts(), databases, stores.logs(), engine.runtime(), engine.routes(),
-                engine.retiring(), engine.production(), clock));
+        DormantApps dormant = new DormantApps(new DormantApps.Parts(new DormantApps.Records(stores.deployments(),
+                deployments, stores.projects(), stores.artifacts(), databases, stores.logs()),
+                new DormantApps.Serving(engine.runtime(), engine.routes(), engine.retiring(), engine.production()), clock));
         RouteRestorer restorer = new RouteRestorer(stores.deployments(), stores.projects(), stores.artifacts(),
                 engine.runtime(), engine.routes());
         DomainChecks domains = new DomainChecks(stores.projects(), new DomainProof(config.domains()), engine.routes(),

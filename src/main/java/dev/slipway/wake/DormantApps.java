@@ -54,14 +54,21 @@ public final class DormantApps implements Waker {
     static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
 
     /** Everything a wake reads or starts. */
-    public record Parts(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                        ArtifactStore artifacts, DatabaseService databases, LogStore logs, AppRuntime runtime,
-                        RouteTable routes, RetiringPool retiring, ProductionInstances production, Clock clock) {}
+    public record Parts(Records records, Serving serving, Clock clock) {}
+
+    /** The records a wake reads and writes. */
+    public record Records(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
+                          ArtifactStore artifacts, DatabaseService databases, LogStore logs) {}
+
+    /** What starts a woken deployment and routes to it. */
+    public record Serving(AppRuntime runtime, RouteTable routes, RetiringPool retiring, ProductionInstances production) {}
 
     /** Consecutive failed starts of a deployment, and when the next one may be tried. */
     private record Failures(int count, Instant retryAt) {}
 
     private final Parts p;
+    private final Records records;
+    private final Serving serving;
     private final Executor executor = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, CompletableFuture<Wake>> starting = new ConcurrentHashMap<>();
     private final Map<String, Failures> failing = new ConcurrentHashMap<>();
@@ -70,6 +77,8 @@ public final class DormantApps implements Waker {
 
     public DormantApps(Parts parts) {
         this.p = parts;
+        this.records = parts.records();
+        this.serving = parts.serving();
     }
 
     /** After the server's recovery: wakes may start apps from now on. */
@@ -120,12 +129,12 @@ public final class DormantApps implements Waker {
 
     /** The deployment an address names, when it is one that may run: live or rolled back, built. */
     private Optional<Found> find(String hostHeader) {
-        var address = p.routes().address(hostHeader).orElse(null);
+        var address = serving.routes().address(hostHeader).orElse(null);
         if (address == null) return Optional.empty();
         Optional<Found> found;
         if (address.domain() != null) {
             // only a domain whose control is proven is served
-            found = p.projects().findByDomain(address.domain()).filter(project -> project.servedDomain() != null)
+            found = records.projects().findByDomain(address.domain()).filter(project -> project.servedDomain() != null)
                     .flatMap(this::production);
         } else {
             // a deployment's address first, as RouteTable.resolve: a project named like it must not take it over
@@ -134,10 +143,10 @@ public final class DormantApps implements Waker {
             int dash = label.lastIndexOf('-');
             if (dash > 0 && SHORT_ID.matcher(label.substring(dash + 1)).matches()) {
                 String shortId = label.substring(dash + 1);
-                found = p.projects().findByName(label.substring(0, dash)).flatMap(project -> p.deployments()
+                found = records.projects().findByName(label.substring(0, dash)).flatMap(project -> records.deployments()
                         .findByShortId(project.id(), shortId).map(d -> new Found(project, d)));
             }
-            if (found.isEmpty()) found = p.projects().findByName(label).flatMap(this::production);
+            if (found.isEmpty()) found = records.projects().findByName(label).flatMap(this::production);
         }
         return found.filter(f -> (f.deployment().status() == DeploymentStatus.LIVE
                 || f.deployment().status() == DeploymentStatus.ROLLED_BACK) && f.deployment().artifactId() != null);
@@ -145,7 +154,7 @@ public final class DormantApps implements Waker {
 
     private Optional<Found> production(Project project) {
         if (project.productionDeploymentId() == null) return Optional.empty();
-        return p.deployments().find(project.productionDeploymentId()).map(d -> new Found(project, d));
+        return records.deployments().find(project.productionDeploymentId()).map(d -> new Found(project, d));
     }
 
     private Wake start(Found f) {
@@ -154,7 +163,7 @@ public final class DormantApps implements Waker {
         // a process serving this code may run already: its own, its rollback target's, or a rollback's to it
         Optional<Instance> warm = runningFor(d);
         if (warm.isPresent()) return route(project, d, warm.get());
-        Optional<Artifact> artifact = p.artifacts().find(d.artifactId());
+        Optional<Artifact> artifact = records.artifacts().find(d.artifactId());
         if (artifact.isEmpty()) {
             LOG.info("deployment {} was asked for but its build {} was pruned", d.id(), d.artifactId());
             return new Wake.Down();
@@ -162,13 +171,13 @@ public final class DormantApps implements Waker {
         if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
 
         // the same environment a rollback to this deployment gets
-        RunEnvironment run = RunEnvironment.of(d, p.service(), p.projects(), p.databases());
-        LogSink log = p.logs().sink(d.id(), run.secretValues());
+        RunEnvironment run = RunEnvironment.of(d, records.service(), records.projects(), records.databases());
+        LogSink log = records.logs().sink(d.id(), run.secretValues());
 
         long started = System.nanoTime();
         Instance instance;
         try {
-            instance = p.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
+            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
                     InstanceType.of(d.instanceType()), run.database()), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
@@ -179,7 +188,7 @@ public final class DormantApps implements Waker {
         failing.remove(d.id());
         long ms = (System.nanoTime() - started) / 1_000_000;
         log.log(Level.INFO, "Woken by a request; started in " + ms + " ms");
-        if (!p.production().test(d.id())) p.retiring().retire(d.id());
+        if (!serving.production().test(d.id())) serving.retiring().retire(d.id());
         return route(project, d, instance);
     }
 
@@ -201,14 +210,14 @@ public final class DormantApps implements Waker {
     }
 
     private Optional<Instance> runningFor(Deployment d) {
-        Optional<Instance> own = p.runtime().active(d.id());
+        Optional<Instance> own = serving.runtime().active(d.id());
         if (own.isPresent()) return own;
         if (d.rollbackOf() != null) {
-            Optional<Instance> target = p.runtime().active(d.rollbackOf());
+            Optional<Instance> target = serving.runtime().active(d.rollbackOf());
             if (target.isPresent()) return target;
         }
-        List<String> rollbacksToIt = p.deployments().rollbacksTo(d.id());
-        return rollbacksToIt.stream().flatMap(id -> p.runtime().active(id).stream()).findFirst();
+        List<String> rollbacksToIt = records.deployments().rollbacksTo(d.id());
+        return rollbacksToIt.stream().flatMap(id -> serving.runtime().active(id).stream()).findFirst();
     }
 
     /**
@@ -219,7 +228,7 @@ public final class DormantApps implements Waker {
     private Wake route(Project project, Deployment d, Instance instance) {
         Target target = new Target.Upstream(instance.host(), instance.port());
         if (!d.id().equals(project.productionDeploymentId())) return route(project, d, target, target);
-        Target production = p.runtime().productionAddresses().flatMap(a -> a.production(project.id()))
+        Target production = serving.runtime().productionAddresses().flatMap(a -> a.production(project.id()))
                 .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
         return route(project, d, target, production);
     }
@@ -229,10 +238,10 @@ public final class DormantApps implements Waker {
     }
 
     private Wake route(Project project, Deployment d, Target target, Target production) {
-        p.routes().setDeployment(project.name(), d.shortId(), target);
+        serving.routes().setDeployment(project.name(), d.shortId(), target);
         if (d.id().equals(project.productionDeploymentId())) {
-            p.routes().setProduction(project.name(), production);
-            if (project.servedDomain() != null) p.routes().setDomain(project.servedDomain(), project.name());
+            serving.routes().setProduction(project.name(), production);
+            if (project.servedDomain() != null) serving.routes().setDomain(project.servedDomain(), project.name());
         }
         return new Wake.Serve(target);
     }
