@@ -2,7 +2,9 @@ package dev.slipway.net;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /** An address range in CIDR form ({@code 10.1.0.0/16}, {@code fd00::/8}); a bare address is its own /32 or /128. */
 public record Cidr(InetAddress network, int prefix) {
@@ -11,6 +13,24 @@ public record Cidr(InetAddress network, int prefix) {
         int bits = network.getAddress().length * 8;
         if (prefix < 0 || prefix > bits) throw new IllegalArgumentException("a prefix length from 0 to " + bits);
         network = masked(network, prefix);
+    }
+
+    /**
+     * A comma-separated list of addresses and ranges, as a setting holds it; null or blank is none. A bad entry
+     * is an {@link IllegalArgumentException} that names {@code variable}.
+     */
+    public static List<Cidr> parseList(String value, String variable) {
+        if (value == null || value.isBlank()) return List.of();
+        List<Cidr> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (part.isBlank()) continue;
+            try {
+                out.add(parse(part));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(variable + ": " + e.getMessage());
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** Parses a literal address or range; never resolves a host name. */

@@ -4,7 +4,6 @@ import dev.slipway.core.Env;
 import dev.slipway.core.Setting;
 
 import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -35,17 +34,8 @@ public record EgressAllow(List<Cidr> ranges) {
 
     /** Null or blank: none. A bad entry is an {@link IllegalArgumentException} that names the variable. */
     public static EgressAllow parse(String value) {
-        if (value == null || value.isBlank()) return NONE;
-        List<Cidr> out = new ArrayList<>();
-        for (String part : value.split(",")) {
-            if (part.isBlank()) continue;
-            try {
-                out.add(Cidr.parse(part));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(VARIABLE + ": " + e.getMessage());
-            }
-        }
-        return new EgressAllow(out);
+        List<Cidr> ranges = Cidr.parseList(value, VARIABLE);
+        return ranges.isEmpty() ? NONE : new EgressAllow(ranges);
     }
 
     public boolean allows(InetAddress a) {
