@@ -66,7 +66,7 @@ public final class DormantApps implements Waker {
     /** Consecutive failed starts of a deployment, and when the next one may be tried. */
     private record Failures(int count, Instant retryAt) {}
 
-    private final Parts p;
+    private final Clock clock;
     private final Records records;
     private final Serving serving;
     private final Executor executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -76,7 +76,7 @@ public final class DormantApps implements Waker {
     private final CompletableFuture<Void> recovered = new CompletableFuture<>();
 
     public DormantApps(Parts parts) {
-        this.p = parts;
+        this.clock = parts.clock();
         this.records = parts.records();
         this.serving = parts.serving();
     }
@@ -196,7 +196,7 @@ public final class DormantApps implements Waker {
     private Optional<Duration> backoff(String deploymentId) {
         Failures f = failing.get(deploymentId);
         if (f == null) return Optional.empty();
-        Duration left = Duration.between(p.clock().instant(), f.retryAt());
+        Duration left = Duration.between(clock.instant(), f.retryAt());
         return left.isPositive() ? Optional.of(left) : Optional.empty();
     }
 
@@ -204,9 +204,9 @@ public final class DormantApps implements Waker {
     private Duration failed(String deploymentId) {
         Failures f = failing.compute(deploymentId, (id, before) -> {
             int count = before == null ? 1 : before.count() + 1;
-            return new Failures(count, p.clock().instant().plus(Backoff.delay(count, FIRST_BACKOFF, MAX_BACKOFF)));
+            return new Failures(count, clock.instant().plus(Backoff.delay(count, FIRST_BACKOFF, MAX_BACKOFF)));
         });
-        return Duration.between(p.clock().instant(), f.retryAt());
+        return Duration.between(clock.instant(), f.retryAt());
     }
 
     private Optional<Instance> runningFor(Deployment d) {
