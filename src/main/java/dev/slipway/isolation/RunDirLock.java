@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
@@ -20,6 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class RunDirLock {
     private static final Logger LOG = LoggerFactory.getLogger(RunDirLock.class);
     private static final String NAME = ".lock";
+    /** How often, and how far apart, a claim is tried while another server sweeps the dir. */
+    private static final int SWEEP_ATTEMPTS = 20;
+    private static final long SWEEP_PAUSE_MS = 50;
     /** Run dirs this JVM's servers hold. */
     private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
 
@@ -33,22 +37,55 @@ final class RunDirLock {
         this.lock = lock;
     }
 
+    /**
+     * Makes the run dir if needed and claims it. Another server's sweep may take a run dir in the moment
+     * between its making and its claim (it has no lock yet, so it looks dead): then the dir is made and
+     * claimed again, once that sweep is over.
+     */
     static RunDirLock hold(Path runDir) throws IOException {
         Path dir = runDir.toAbsolutePath().normalize();
         if (!HELD.add(dir)) {
             // an earlier server of this JVM on the same data dir that was not stopped (tests): it is held
             return new RunDirLock(dir, null, null);
         }
-        FileChannel channel = null;
         try {
-            channel = FileChannel.open(dir.resolve(NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = channel.tryLock();
-            if (lock == null) LOG.warn("{} is held by another running server with the same data dir", dir);
-            return new RunDirLock(dir, channel, lock);
+            for (int attempt = 1; ; attempt++) {
+                Files.createDirectories(dir);
+                FileChannel channel;
+                try {
+                    channel = FileChannel.open(dir.resolve(NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                } catch (NoSuchFileException sweptMeanwhile) {
+                    continue;
+                }
+                FileLock lock;
+                try {
+                    lock = channel.tryLock();
+                } catch (IOException | RuntimeException e) {
+                    channel.close();
+                    throw e;
+                }
+                // a sweep holds the lock only while it removes the dir; the lock file it removed is not a claim
+                boolean swept = lock == null ? attempt < SWEEP_ATTEMPTS : !Files.exists(dir.resolve(NAME));
+                if (!swept) {
+                    if (lock == null) LOG.warn("{} is held by another running server with the same data dir", dir);
+                    return new RunDirLock(dir, channel, lock);
+                }
+                channel.close();
+                if (attempt >= SWEEP_ATTEMPTS) throw new IOException("could not claim the run dir " + dir);
+                sleepBriefly();
+            }
         } catch (IOException | RuntimeException e) {
             HELD.remove(dir);
-            if (channel != null) channel.close();
             throw e;
+        }
+    }
+
+    private static void sleepBriefly() throws IOException {
+        try {
+            Thread.sleep(SWEEP_PAUSE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while claiming the run dir", e);
         }
     }
 

@@ -73,13 +73,17 @@ public final class Sandbox implements Confinement {
         this.uidOf = uidOf;
         this.policy = network;
         this.runDir = runDir;
-        Files.createDirectories(runDir);
-        // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
-        Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
-        this.networks = new Networks(tools, network, runDir);
-        this.warm = new WarmNetworks(networks, warmPerKind);
-        this.etc = new CellEtc(runDir, network.dns());
-        this.alive = RunDirLock.hold(runDir);
+        this.alive = RunDirLock.hold(runDir); // claimed before anything is put in it: a sweep takes unclaimed dirs
+        try {
+            // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
+            Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
+            this.networks = new Networks(tools, network, runDir);
+            this.warm = new WarmNetworks(networks, warmPerKind);
+            this.etc = new CellEtc(runDir, network.dns());
+        } catch (IOException | RuntimeException e) {
+            alive.release();
+            throw e;
+        }
     }
 
     @Override
