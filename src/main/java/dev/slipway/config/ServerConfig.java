@@ -15,6 +15,7 @@ import dev.slipway.source.GitHosts;
 import dev.slipway.tls.TlsSettings;
 import dev.slipway.webhooks.WebhookSettings;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -230,6 +231,11 @@ public record ServerConfig(
         public Builder allowPrivateTargets(boolean v) { webhooks = webhooks.withAllowPrivate(v); return this; }
         public Builder isolation(IsolationMode v) { isolation = v; return this; }
         public Builder build(BuildSettings v) { build = v; return this; }
+        /** Builds install their npm packages from this registry, and toolchains come from it ({@code SLIPWAY_NPM_REGISTRY}). */
+        public Builder npmRegistry(URI v) {
+            build = (build != null ? build : BuildSettings.defaults(dataDir)).withNpmRegistry(v);
+            return this;
+        }
         public Builder runtime(RuntimeSettings v) { runtime = v; return this; }
         public Builder warmNetworks(int v) { warmNetworks = v; return this; }
         public Builder domains(DomainSettings v) { domains = v; return this; }

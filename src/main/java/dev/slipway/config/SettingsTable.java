@@ -57,6 +57,7 @@ public final class SettingsTable {
             one(ListenerSettings.PUBLIC_URL), one(DeploymentSettings.REGIONS), one(DeploymentSettings.UPLOAD_LIMIT),
             one(GitHosts.GIT_HOSTS), one(ListenerSettings.SANDBOX_PORT), one(DeploymentSettings.BUILD_SLOTS),
             one(BuildSettings.BUILD_TIMEOUT), one(BuildSettings.KEEP_ARTIFACTS), one(BuildSettings.PYTHON),
+            one(BuildSettings.NPM_REGISTRY),
             one(BuildSettings.TOOLCHAIN_REGISTRY),
             one(RuntimeSettings.HEALTH_TIMEOUT), one(RuntimeSettings.STOP_GRACE), one(RuntimeSettings.RETIRE_AFTER),
             one(DatabaseAdminSettings.POSTGRES_URL), one(DatabaseAdminSettings.MYSQL_URL),

@@ -29,8 +29,9 @@ import java.util.Set;
  * and admin pages and every cloud's metadata service) is refused, but for what the operator opened
  * ({@code SLIPWAY_EGRESS_ALLOW}), the configured database servers' ports and pasta's DNS forwarder
  * ({@link CellDns}). Every address of this host and the platform's own endpoints elsewhere are refused even
- * then. The one way back to the host's loopback is the port of a database server the operator configured,
- * forwarded by pasta for the project whose database the platform made or connected there.
+ * then. The ways back to the host's loopback are the port of a database server the operator configured,
+ * forwarded by pasta for the project whose database the platform made or connected there, and, for build steps
+ * alone, the port of the npm registry the operator configured there ({@code SLIPWAY_NPM_REGISTRY}).
  *
  * @param denied           host:port endpoints of the platform off this host (port 0: every port)
  * @param hostAddresses    this host's own non-loopback addresses
@@ -38,9 +39,10 @@ import java.util.Set;
  * @param databaseServers  the configured database admin servers that are not on this host's loopback
  * @param allowed          the non-public addresses and ranges the operator opened
  * @param dns              the host's resolvers, reached through pasta's forwarder
+ * @param buildPorts       loopback ports every build step reaches (a configured npm registry's)
  */
 public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddresses, Set<Integer> databasePorts,
-                            List<Endpoint> databaseServers, EgressAllow allowed, CellDns dns) {
+                            List<Endpoint> databaseServers, EgressAllow allowed, CellDns dns, List<Integer> buildPorts) {
     public record Endpoint(InetAddress address, int port) {}
 
     public NetworkPolicy {
@@ -50,6 +52,12 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
         databaseServers = List.copyOf(databaseServers);
         allowed = allowed == null ? EgressAllow.NONE : allowed;
         dns = dns == null ? CellDns.host() : dns;
+        buildPorts = List.copyOf(buildPorts);
+    }
+
+    public NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddresses, Set<Integer> databasePorts,
+                         List<Endpoint> databaseServers, EgressAllow allowed, CellDns dns) {
+        this(denied, hostAddresses, databasePorts, databaseServers, allowed, dns, List.of());
     }
 
     /** Nothing opened, no database server off loopback, the host's resolvers. */
@@ -60,9 +68,11 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
     /**
      * @param platformUrls the store's and listeners' addresses (JDBC or URL form; nulls skipped)
      * @param adminUrls    the database admin servers' addresses
+     * @param buildUrls    what build steps fetch from (the npm registry): one on this host's loopback is forwarded
      * @param allowed      what the operator opened ({@code SLIPWAY_EGRESS_ALLOW})
      */
-    public static NetworkPolicy of(List<String> platformUrls, List<String> adminUrls, EgressAllow allowed) {
+    public static NetworkPolicy of(List<String> platformUrls, List<String> adminUrls, List<String> buildUrls,
+                                   EgressAllow allowed) {
         List<Endpoint> denied = new ArrayList<>();
         List<Endpoint> databaseServers = new ArrayList<>();
         Set<Integer> dbPorts = new LinkedHashSet<>();
@@ -72,24 +82,42 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
                 else for (InetAddress a : resolve(hp.host())) databaseServers.add(new Endpoint(a, hp.port()));
             });
         }
+        Set<Integer> platformPorts = new LinkedHashSet<>();
         for (String url : platformUrls) {
             hostPort(url).ifPresent(hp -> {
-                if (isLoopback(hp.host())) return;
+                if (isLoopback(hp.host())) {
+                    platformPorts.add(hp.port());
+                    return;
+                }
                 for (InetAddress a : resolve(hp.host())) denied.add(new Endpoint(a, hp.port()));
             });
         }
-        return new NetworkPolicy(denied, ownAddresses(), dbPorts, databaseServers, allowed, CellDns.host());
+        Set<Integer> buildPorts = new LinkedHashSet<>();
+        for (String url : buildUrls) {
+            hostPort(url).filter(hp -> isLoopback(hp.host())).ifPresent(hp -> buildPorts.add(hp.port()));
+        }
+        for (int port : buildPorts) {
+            if (platformPorts.contains(port)) {
+                throw new IllegalArgumentException("the npm registry " + buildUrls + " is on a port of the platform's own (" + port
+                        + "): build steps would reach it; point SLIPWAY_NPM_REGISTRY at the registry");
+            }
+        }
+        return new NetworkPolicy(denied, ownAddresses(), dbPorts, databaseServers, allowed, CellDns.host(),
+                List.copyOf(buildPorts));
     }
 
     /**
-     * The loopback port the cell's database needs forwarded: the platform's record of its project's database, when
-     * that is on a configured admin server of this host. The cell's variables (a DATABASE_URL its account set)
-     * open nothing.
+     * The loopback ports the cell needs forwarded: for a build step (a cell nothing comes in to), the configured
+     * registry's; and its database's, when the platform's record of its project's database is on a configured
+     * admin server of this host. The cell's variables (a DATABASE_URL its account set) open nothing.
      */
     List<Integer> loopbackForwards(Cell cell) {
+        List<Integer> out = new ArrayList<>(cell.inboundPort() == 0 ? buildPorts : List.of());
         DatabaseEndpoint db = cell.database();
-        if (db == null || !isLoopback(db.host()) || !databasePorts.contains(db.port())) return List.of();
-        return List.of(db.port());
+        if (db != null && isLoopback(db.host()) && databasePorts.contains(db.port()) && !out.contains(db.port())) {
+            out.add(db.port());
+        }
+        return out;
     }
 
     /**

@@ -78,7 +78,7 @@ public final class Sandbox implements Confinement {
             // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
             Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
             this.networks = new Networks(tools, network, runDir);
-            this.warm = new WarmNetworks(networks, warmPerKind);
+            this.warm = new WarmNetworks(networks, network.buildPorts(), warmPerKind);
             this.etc = new CellEtc(runDir, network.dns());
         } catch (IOException | RuntimeException e) {
             alive.release();

@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * exactly one cell and goes with it: nothing is shared between cells, let alone tenants.
  * <p>
  * Two kinds are kept: {@code open} ones with a loopback port forwarded in (for apps: the runtime asks for
- * the port first, {@link #reservePort}, and starts the app on it) and {@code closed} ones (build steps).
- * A cell that needs a host port forwarded out (its database on this host) gets a network made for it.
+ * the port first, {@link #reservePort}, and starts the app on it) and {@code closed} ones (build steps, with
+ * the ports every build step reaches forwarded out: a configured registry on this host). A cell that needs
+ * another host port forwarded out (its database on this host) gets a network made for it.
  */
 final class WarmNetworks {
     private static final Logger LOG = LoggerFactory.getLogger(WarmNetworks.class);
@@ -34,6 +35,7 @@ final class WarmNetworks {
     private static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
     private final Networks networks;
+    private final List<Integer> buildForwards;
     private final int perKind;
     private final AtomicLong seq = new AtomicLong();
     private final Object lock = new Object();
@@ -48,8 +50,9 @@ final class WarmNetworks {
     private Thread exitHook;
 
     /** @param perKind how many of each kind are kept ready; 0 turns this off (every network is made on demand) */
-    WarmNetworks(Networks networks, int perKind) {
+    WarmNetworks(Networks networks, List<Integer> buildForwards, int perKind) {
         this.networks = networks;
+        this.buildForwards = List.copyOf(buildForwards);
         this.perKind = perKind;
     }
 
@@ -74,13 +77,19 @@ final class WarmNetworks {
      */
     CellNetwork take(int port, List<Integer> forwards) {
         CellNetwork n;
+        boolean fits;
         synchronized (lock) {
             startFilling();
-            if (port > 0) n = reserved.remove(port);
-            else n = forwards.isEmpty() ? closed.poll() : null;
+            if (port > 0) {
+                n = reserved.remove(port);
+                fits = forwards.isEmpty();
+            } else {
+                n = forwards.equals(buildForwards) ? closed.poll() : null;
+                fits = true;
+            }
             lock.notifyAll();
         }
-        if (n != null && !forwards.isEmpty()) {
+        if (n != null && !fits) {
             networks.remove(n);
             return null;
         }
@@ -163,7 +172,8 @@ final class WarmNetworks {
             stale.forEach(networks::remove);
             if (!openNeeded && closedFull()) continue;
             try {
-                CellNetwork n = networks.make("w" + seq.incrementAndGet(), openNeeded ? freePort() : 0, List.of(), true);
+                CellNetwork n = openNeeded ? networks.make("w" + seq.incrementAndGet(), freePort(), List.of(), true)
+                        : networks.make("w" + seq.incrementAndGet(), 0, buildForwards, true);
                 boolean keep;
                 synchronized (lock) {
                     keep = !stopped;

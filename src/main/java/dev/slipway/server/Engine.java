@@ -25,6 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +53,7 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         String nodeId = NodeId.load(config.dataDir());
         IsolationSettings isolation = config.isolation();
         return Isolations.begin(isolation.mode(), Isolations.runDir(config.dataDir(), nodeId), nodeId,
-                NetworkPolicy.of(platform, adminAddresses(config), isolation.egressAllow()), isolation.warmNetworks(),
+                NetworkPolicy.of(platform, adminAddresses(config), buildAddresses(config), isolation.egressAllow()), isolation.warmNetworks(),
                 isolation.sandbox());
     }
 
@@ -102,6 +103,11 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         if (d.get().status() == DeploymentStatus.FAILED) return true;
         if (!DeploymentStatus.keepsArtifact().contains(d.get().status())) return false;
         return d.get().artifactId() != null && stores.artifacts().stats(d.get().artifactId()).isEmpty();
+    }
+
+    private static List<String> buildAddresses(ServerConfig config) {
+        URI registry = config.build().npmRegistry();
+        return registry == null ? List.of() : List.of(registry.toString());
     }
 
     private static List<String> adminAddresses(ServerConfig config) {

@@ -16,7 +16,11 @@ public final class BuildEnvironment {
 
     private BuildEnvironment() {}
 
-    public static Map<String, String> of(Path cacheDir, boolean sandboxed, Map<String, String> appEnv) {
+    /**
+     * @param npmrc the platform's npm configuration (its registry), read as npm's global file so that the app's own
+     *              {@code .npmrc} and variables come first; null: none
+     */
+    public static Map<String, String> of(Path cacheDir, boolean sandboxed, Map<String, String> appEnv, Path npmrc) {
         Map<String, String> env = new LinkedHashMap<>(CommandRunner.baseEnvironment());
         if (sandboxed) { // only /usr and /etc are there: the server's PATH and HOME would point nowhere
             env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -27,6 +31,7 @@ public final class BuildEnvironment {
         env.put("npm_config_cache", cacheDir.resolve("npm").toString());
         env.put("npm_config_update_notifier", "false");
         env.put("npm_config_progress", "false");
+        if (npmrc != null) env.put("npm_config_globalconfig", npmrc.toString());
         env.put("PIP_CACHE_DIR", cacheDir.resolve("pip").toString());
         env.put("PIP_DISABLE_PIP_VERSION_CHECK", "1");
         env.put("PIP_NO_INPUT", "1");
