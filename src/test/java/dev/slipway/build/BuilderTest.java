@@ -5,7 +5,6 @@ import dev.slipway.core.MicrosClock;
 import dev.slipway.logs.Level;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
@@ -44,7 +43,7 @@ class BuilderTest {
     static void open() {
         testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
-        config = BuildSettings.defaults(testStore.dataDir()).withNpmRegistry(NpmMirror.shared().url());
+        config = BuildSettings.defaults(testStore.dataDir());
         store = new ArtifactStore(db.jdbi(), config.artifactsDir());
         Clock clock = MicrosClock.system();
         builder = new Builder(config, new CommandRunner(clock), store, clock);

@@ -4,7 +4,6 @@ import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestStore;
@@ -36,7 +35,7 @@ class FailureReasonsTest {
     static void open() {
         testStore = TestStore.create(Dialect.H2);
         db = Database.open(testStore.jdbcUrl(), 2);
-        BuildSettings config = BuildSettings.defaults(testStore.dataDir()).withNpmRegistry(NpmMirror.shared().url());
+        BuildSettings config = BuildSettings.defaults(testStore.dataDir());
         Clock clock = MicrosClock.system();
         builder = new Builder(config, new CommandRunner(clock), new ArtifactStore(db.jdbi(), config.artifactsDir()), clock);
     }

@@ -11,7 +11,6 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.JavaProcess;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -66,7 +65,7 @@ class SandboxFailsClosedTest {
 
     /** The process's environment (the build's settings for test servers) with the sandbox's tools looked for in {@code tools}. */
     static Map<String, String> environment(Path tools) {
-        Map<String, String> env = new HashMap<>(NpmMirror.serverEnvironment(System.getenv()));
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_SANDBOX_TOOLS", tools.toString());
         return env;
     }

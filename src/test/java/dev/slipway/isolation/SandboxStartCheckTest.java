@@ -7,7 +7,6 @@ import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -93,7 +92,7 @@ class SandboxStartCheckTest {
     }
 
     static Map<String, String> environment(Path tun) {
-        Map<String, String> env = new HashMap<>(NpmMirror.serverEnvironment(System.getenv()));
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_SANDBOX_TUN", tun.toString());
         return env;
     }

@@ -7,7 +7,6 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.Test;
@@ -57,7 +56,7 @@ class BunTest {
         if (Files.isExecutable(Path.of("/usr/local/bin/bun")) || Files.isExecutable(Path.of("/usr/bin/bun"))) {
             throw new AssertionError("this machine has a bun of its own: the test needs a machine without one");
         }
-        Map<String, String> env = new HashMap<>(NpmMirror.serverEnvironment(System.getenv()));
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_TOOLCHAIN_REGISTRY", "http://127.0.0.1:1/"); // nothing listens there
         try (TestServer offline = TestServer.start(Dialect.H2, c -> c.environment(env))) {
             Http http = offline.tenant(Tier.TEAM).http();

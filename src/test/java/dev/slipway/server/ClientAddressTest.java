@@ -9,7 +9,6 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -58,7 +57,7 @@ class ClientAddressTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("client-address-");
         certificates = TestCertificates.wildcardLocalhost(dir);
-        Map<String, String> env = new HashMap<>(NpmMirror.serverEnvironment(System.getenv()));
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_TRUSTED_PROXIES", PROXY + "/32");
         env.put("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", Integer.toString(PER_CLIENT));
         server = TestServer.start(Dialect.H2, c -> c.environment(env).isolation(IsolationMode.NONE).appsHttpsPort(0)

@@ -8,7 +8,6 @@ import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.RecordingLog;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -65,7 +64,7 @@ class SlowClientsTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("slow-clients-");
         certificates = TestCertificates.wildcardLocalhost(dir);
-        Map<String, String> env = new HashMap<>(NpmMirror.serverEnvironment(System.getenv()));
+        Map<String, String> env = new HashMap<>(System.getenv());
         env.put("SLIPWAY_CLIENT_HEAD_TIMEOUT", Long.toString(HEAD.toSeconds()));
         env.put("SLIPWAY_CLIENT_BODY_MIN_RATE", "2000");
         env.put("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", Integer.toString(PER_CLIENT));

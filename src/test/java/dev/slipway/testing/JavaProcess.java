@@ -78,7 +78,7 @@ public final class JavaProcess implements AutoCloseable {
         try {
             ProcessBuilder pb = new ProcessBuilder(command(false, args)).directory(cwd.toFile()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
-            pb.environment().putAll(NpmMirror.serverEnvironment(env));
+            pb.environment().putAll(env);
             return new JavaProcess(pb.start());
         } catch (IOException e) {
             throw new AssertionError("cannot start slipway: " + e, e);

@@ -19,30 +19,22 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The public npm registry, played on loopback: a caching proxy of {@code registry.npmjs.org} whose cache on disk
- * ({@code target/npm-mirror}) every test JVM of a run shares, so that a package's metadata and tarball cross the
- * internet once a run rather than once for each project a test makes (each project has a cold npm cache of its
- * own by design). Test servers install through it ({@code SLIPWAY_NPM_REGISTRY}) and download Node builds and
- * package managers from it ({@code SLIPWAY_TOOLCHAIN_REGISTRY}). Metadata is served with its tarball addresses
- * pointing here; what the registry refuses (a 404 for a package that does not exist) is passed on, not kept.
+ * The public npm registry, played on loopback by a caching proxy of {@code registry.npmjs.org}: an operator's
+ * registry (a Verdaccio, an Artifactory) for the tests of {@code SLIPWAY_NPM_REGISTRY}. It records what it was
+ * asked for; metadata is served with its tarball addresses pointing here; what the registry refuses (a 404 for a
+ * package that does not exist) is passed on, not kept.
  */
 public final class NpmMirror implements AutoCloseable {
     private static final URI UPSTREAM = URI.create("https://registry.npmjs.org/");
     private static final String ABBREVIATED = "application/vnd.npm.install-v1+json";
-    /** Metadata older than this is fetched again (a run on a reused checkout sees new releases). */
-    private static final Duration METADATA_FRESH_FOR = Duration.ofHours(6);
-    private static NpmMirror shared;
 
     private final HttpServer server;
     private final Path dir;
@@ -61,28 +53,13 @@ public final class NpmMirror implements AutoCloseable {
         this.url = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
     }
 
-    /** This JVM's mirror, started on first use; it lives as long as the JVM. */
-    public static synchronized NpmMirror shared() {
-        if (shared == null) shared = start(Path.of(System.getProperty("slipway.npmMirror", "target/npm-mirror")));
-        return shared;
-    }
-
-    /** A mirror of a test's own, keeping what it fetched in {@code dir}. */
+    /** A registry keeping what it fetched in {@code dir}. */
     public static NpmMirror start(Path dir) {
         try {
             return new NpmMirror(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("the npm mirror did not start", e);
         }
-    }
-
-    /** {@code env} with the mirror's settings for a server, unless it sets them itself. */
-    public static Map<String, String> serverEnvironment(Map<String, String> env) {
-        Map<String, String> out = new HashMap<>(env);
-        String url = shared().url().toString();
-        out.putIfAbsent("SLIPWAY_NPM_REGISTRY", url);
-        out.putIfAbsent("SLIPWAY_TOOLCHAIN_REGISTRY", url);
-        return out;
     }
 
     public URI url() {
@@ -117,7 +94,7 @@ public final class NpmMirror implements AutoCloseable {
             String accept = exchange.getRequestHeaders().getFirst("Accept");
             boolean abbreviated = !tarball && accept != null && accept.contains(ABBREVIATED);
             Path kept = dir.resolve(key((tarball ? "t" : abbreviated ? "a" : "f") + path));
-            if (!fresh(kept, tarball) && !fetch(path, abbreviated, kept, exchange)) return;
+            if (!Files.exists(kept) && !fetch(path, abbreviated, kept, exchange)) return;
             exchange.getResponseHeaders().set("Content-Type", tarball ? "application/octet-stream" : "application/json");
             if (tarball) {
                 exchange.sendResponseHeaders(200, head ? -1 : Files.size(kept));
@@ -134,11 +111,6 @@ public final class NpmMirror implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // the client sees its connection end; the next request tries the registry again
         }
-    }
-
-    private boolean fresh(Path kept, boolean tarball) throws IOException {
-        if (!Files.exists(kept)) return false;
-        return tarball || Files.getLastModifiedTime(kept).toInstant().isAfter(Instant.now().minus(METADATA_FRESH_FOR));
     }
 
     /** Fetches {@code path} into {@code kept}; false when the registry refused it (its answer is passed on). */

@@ -66,7 +66,7 @@ public final class TestServer implements AutoCloseable {
      * environment gives (the build's pom sets a short health timeout there).
      */
     private static ServerConfig.Builder config(TestStore store, Path dataDir) {
-        return ServerConfig.builder(dataDir).environment(NpmMirror.serverEnvironment(System.getenv())).ports(0, 0).databaseUrl(store.jdbcUrl())
+        return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
                 .secretKey(store.secretKey()).createDefaultAccount(false);
     }
 

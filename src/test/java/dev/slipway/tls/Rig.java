@@ -7,7 +7,6 @@ import dev.slipway.router.Target;
 import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Http;
-import dev.slipway.testing.NpmMirror;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
 
@@ -80,7 +79,7 @@ final class Rig implements AutoCloseable {
         boolean first = servers.stream().noneMatch(s -> s.appsPort() == appsPort);
         int apps = first ? appsPort : 0;
         TlsSettings tls = first && httpsPort != 0 ? tls().withHttpsPort(httpsPort) : tls();
-        ServerConfig config = customize.apply(ServerConfig.builder(dir).environment(NpmMirror.serverEnvironment(System.getenv())).ports(0, apps)
+        ServerConfig config = customize.apply(ServerConfig.builder(dir).environment(System.getenv()).ports(0, apps)
                 .databaseUrl(store.jdbcUrl()).secretKey(store.secretKey()).createDefaultAccount(false)
                 .allowPrivateTargets(true).tls(tls).domainProof(false)
                 .domains(DomainSettings.DEFAULTS.withProof(false).withDnsServers(
