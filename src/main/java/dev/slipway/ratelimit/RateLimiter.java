@@ -4,6 +4,7 @@ import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -48,6 +50,7 @@ public final class RateLimiter {
                 .primaryKeyMapper(PrimaryKeyMapper.STRING)
                 .table("rate_limit_buckets").idColumn("id").stateColumn("state").expiresAtColumn("expires_at")
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(5)))
+                .clientClock(timeMeter(clock))
                 .build(), clock);
     }
 
@@ -70,7 +73,7 @@ public final class RateLimiter {
     }
 
     private Decision acquireLocally(String key, int perMinute) {
-        ConsumptionProbe probe = local.computeIfAbsent(key, k -> Bucket.builder()
+        ConsumptionProbe probe = local.computeIfAbsent(key, k -> Bucket.builder().withCustomTimePrecision(timeMeter(clock))
                 .addLimit(configuration(perMinute).getBandwidths()[0]).build()).tryConsumeAndReturnRemaining(1);
         long nowMillis = clock.millis();
         long resetMillis = nowMillis + Math.max(0, probe.getNanosToWaitForReset() / 1_000_000);
@@ -97,6 +100,22 @@ public final class RateLimiter {
         return BucketConfiguration.builder()
                 .addLimit(Bandwidth.builder().capacity(perMinute).refillIntervally(perMinute, WINDOW).build())
                 .build();
+    }
+
+    /** Bucket4j's time, from the server's clock (the one every other time of the server comes from). */
+    private static TimeMeter timeMeter(Clock clock) {
+        return new TimeMeter() {
+            @Override
+            public long currentTimeNanos() {
+                Instant now = clock.instant();
+                return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            }
+
+            @Override
+            public boolean isWallClockBased() {
+                return true;
+            }
+        };
     }
 
     private static long capacityOf(String key) {

@@ -3,9 +3,6 @@ package dev.slipway.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.client.logs.LogLines;
-import dev.slipway.projects.NewProject;
-import dev.slipway.store.Dialect;
-import dev.slipway.store.PageRequest;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -30,7 +27,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The slipway client against a real server, real git host, real builds and real apps: runs, exit codes, retries. */
 @EachStore
@@ -180,33 +176,6 @@ class ClientRunTest {
         Cli.Result again = Cli.run(env, "cancel", id);
         assertThat(again.exit()).as(again.toString()).isEqualTo(4);
         assertThat(again.err()).contains("API error invalid_state (HTTP 409)").contains("[request req_");
-    }
-
-    @Test
-    void aRateLimitedDeployWaitsForRetryAfterAndDeploysOnce() {
-        // the client's side of a 429 is the same over either store, and a quota refills only once its minute is up:
-        // one minute's wait is enough (RateLimitTest holds the server's 429 and Retry-After on both stores)
-        assumeTrue(server.kind() == Dialect.H2, "the client's retry is tested once, on the embedded store");
-        var limited = server.tenant(Tier.FREE, 10);
-        String repo = "acme/limited-" + UUID.randomUUID().toString().substring(0, 8);
-        server.git().createRepo(repo);
-        server.git().commit(repo, "main", ClientApps.version("limited"), "limited");
-        String projectId = server.slipway().projects().create(new NewProject(limited.account().id(),
-                "limited-" + UUID.randomUUID().toString().substring(0, 8), "github", repo, "main", "node-express",
-                "us-east-1", null, Map.of())).id();
-        for (int i = 0; i < 10; i++) assertThat(limited.http().get("/v1/projects").status()).isEqualTo(200);
-        assertThat(limited.http().get("/v1/projects").status()).isEqualTo(429);
-
-        Cli.Result r = Cli.run(Map.of("SLIPWAY_API_URL", server.baseUrl(), "SLIPWAY_API_KEY", limited.key()),
-                "deploy", "--project", projectId, "--wait", "--timeout", "3m");
-        assertThat(r.exit()).as(r.toString()).isEqualTo(0);
-        assertThat(r.err()).contains("POST /deployments: rate limited; retrying in").contains("(Retry-After)");
-        // the store, not the API: the test's own reads must not depend on the quota it used up
-        var all = server.slipway().stores().deployments().page(limited.account().id(), projectId, null,
-                new PageRequest(100, null)).data();
-        assertThat(all).hasSize(1);
-        assertThat(all.get(0).id()).isEqualTo(deploymentId(r.out()));
-        assertThat(all.get(0).status().label()).isEqualTo("live");
     }
 
     /** Long-polls a deployment until it is live (a long-poll answers at a change of status, so read once first). */

@@ -3,13 +3,16 @@ package dev.slipway.ratelimit;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
+import dev.slipway.testing.MutableClock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -26,8 +29,11 @@ class RateLimiterTest {
     static final DatabasePerStore database = DatabasePerStore.open(10);
 
     private RateLimiter newServer() {
-        return kind == Dialect.POSTGRES ? RateLimiter.postgres(database.dataSource(), Clock.systemUTC())
-                : RateLimiter.inMemory(Clock.systemUTC());
+        return newServer(Clock.systemUTC());
+    }
+
+    private RateLimiter newServer(Clock clock) {
+        return kind == Dialect.POSTGRES ? RateLimiter.postgres(database.dataSource(), clock) : RateLimiter.inMemory(clock);
     }
 
     /** Fires all requests at once, spread over the limiters in turn; the decisions in arrival order of their futures. */
@@ -83,5 +89,22 @@ class RateLimiterTest {
             assertThat(d.remaining()).isEqualTo(119 - i);
         }
         assertThat(server.acquire("acct:trickle", 120).allowed()).isFalse();
+    }
+
+    @Test
+    void aQuotaRefillsWhenTheServersClockPassesItsMinute() {
+        MutableClock clock = new MutableClock();
+        RateLimiter server = newServer(clock);
+        String subject = "acct:clock-" + UUID.randomUUID();
+        for (int i = 0; i < 5; i++) assertThat(server.acquire(subject, 5).allowed()).isTrue();
+        Decision refused = server.acquire(subject, 5);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterSeconds()).isEqualTo(60);
+        clock.advance(Duration.ofSeconds(58));
+        assertThat(server.acquire(subject, 5).retryAfterSeconds()).isEqualTo(2);
+        clock.advance(Duration.ofSeconds(2));
+        Decision refilled = server.acquire(subject, 5);
+        assertThat(refilled.allowed()).isTrue();
+        assertThat(refilled.remaining()).isEqualTo(4);
     }
 }
