@@ -5,7 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.slipway.net.BoundPort;
-import java.time.Clock;
+import dev.slipway.testing.Await;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
@@ -30,6 +30,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,6 +57,8 @@ class RelayTest {
     static final List<Socket> scriptedSockets = new CopyOnWriteArrayList<>();
     static ServerSocket idleCloser;
     static final AtomicInteger idleAnswered = new AtomicInteger();
+    /** Requests the raw app has stalled on. */
+    static final AtomicInteger stalledNow = new AtomicInteger();
     static final AtomicInteger idleClosed = new AtomicInteger();
     static final List<String> idleSeen = new CopyOnWriteArrayList<>();
     static RouteTable routes;
@@ -182,6 +186,7 @@ class RelayTest {
                             return;
                         }
                         if (now.equals("stall")) {
+                            stalledNow.incrementAndGet();
                             Thread.sleep(60_000);
                             return;
                         }
@@ -570,8 +575,9 @@ class RelayTest {
         script = "stall";
         List<Wire> stalled = new ArrayList<>();
         try {
+            int before = stalledNow.get();
             for (int i = 0; i < 16; i++) stalled.add(new Wire(listener.port()).send("GET / HTTP/1.1\r\nHost: raw.localhost\r\n\r\n"));
-            Thread.sleep(300);
+            Await.until(Duration.ofSeconds(30), "the 16 requests reach the stalling app", () -> stalledNow.get() - before >= 16);
             long start = System.nanoTime();
             for (int i = 0; i < 10; i++) {
                 try (Wire w = new Wire(listener.port())) {
