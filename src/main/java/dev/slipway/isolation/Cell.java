@@ -21,10 +21,11 @@ import java.util.Map;
  * @param ownSession    start it as the leader of its own session and process group
  * @param database      the project's database as the platform recorded it, or null: the only database the cell's
  *                      network may lead to ({@link NetworkPolicy#loopbackForwards}); its env is the account's own
+ * @param buildStep     a build's command: it reaches what every build step reaches (a configured registry)
  */
 public record Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
                    List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
-                   boolean ownSession, DatabaseEndpoint database) {
+                   boolean ownSession, DatabaseEndpoint database, boolean buildStep) {
     public Cell {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
@@ -33,6 +34,13 @@ public record Cell(String name, String projectId, List<String> argv, Path workDi
         scratch = List.copyOf(scratch);
         if (argv.isEmpty()) throw new IllegalArgumentException("empty argv");
         if (!name.matches("[A-Za-z0-9_.-]{1,100}")) throw new IllegalArgumentException("bad cell name " + name);
+    }
+
+    /** A cell that is not a build step. */
+    public Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
+                List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
+                boolean ownSession, DatabaseEndpoint database) {
+        this(name, projectId, argv, workDir, env, readOnly, writable, scratch, limits, inboundPort, ownSession, database, false);
     }
 
     /** A cell without a database. */

@@ -107,12 +107,11 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
     }
 
     /**
-     * The loopback ports the cell needs forwarded: for a build step (a cell nothing comes in to), the configured
-     * registry's; and its database's, when the platform's record of its project's database is on a configured
+     * The loopback ports the cell needs forwarded: for a build step, the configured registry's; and its database's, when the platform's record of its project's database is on a configured
      * admin server of this host. The cell's variables (a DATABASE_URL its account set) open nothing.
      */
     List<Integer> loopbackForwards(Cell cell) {
-        List<Integer> out = new ArrayList<>(cell.inboundPort() == 0 ? buildPorts : List.of());
+        List<Integer> out = new ArrayList<>(cell.buildStep() ? buildPorts : List.of());
         DatabaseEndpoint db = cell.database();
         if (db != null && isLoopback(db.host()) && databasePorts.contains(db.port()) && !out.contains(db.port())) {
             out.add(db.port());

@@ -176,7 +176,7 @@ public final class CommandRunner {
         List<Path> writable = new ArrayList<>(List.of(command.workDir()));
         if (!command.workDir().startsWith(c.cacheDir())) writable.add(c.cacheDir());
         return confinement.start(new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
-                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false, c.database()));
+                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false, c.database(), true));
     }
 
     private Result run(Command command, Confined cell, LogSink log, Masker masker, String display, String running,
