@@ -40,8 +40,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Runs one deployment: source → build → start → health → route → live. A rollback skips the first
- * two and starts the target's artifact. Each step is a transition of the deployment's state machine
+ * Runs one deployment: source → build → release command → start → health → route → live. A rollback skips
+ * the first three and starts the target's artifact. Each step is a transition of the deployment's state machine
  * with its log entry; any failure ends it {@code failed} with the cause in the log.
  */
 public final class DeploymentRunner implements JobRunner {
@@ -71,6 +71,7 @@ public final class DeploymentRunner implements JobRunner {
     private final Promotion promotion;
     private final CancelWatch cancels;
     private final Checkout checkout;
+    private final ReleaseStep release;
 
     public DeploymentRunner(Parts parts) {
         this.p = parts;
@@ -79,6 +80,7 @@ public final class DeploymentRunner implements JobRunner {
         this.promotion = new Promotion(records.deployments(), records.projects(), records.migrations());
         this.cancels = new CancelWatch(records.deployments());
         this.checkout = new Checkout(parts.sources(), records.deployments());
+        this.release = new ReleaseStep(serving.runtime(), parts.clock());
     }
 
     @Override
@@ -111,7 +113,11 @@ public final class DeploymentRunner implements JobRunner {
                     "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
-            Target target = start(d, project, artifact, run, log);
+            AppSpec spec = new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
+                    InstanceType.of(d.instanceType()), run.database());
+            release.run(d, artifact, spec, log);
+            cancels.check(d.id());
+            Target target = start(d, artifact, spec, log);
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
             records.logs().flush(); // the run's lines are stored before anyone sees it live
@@ -227,7 +233,7 @@ public final class DeploymentRunner implements JobRunner {
         return artifact;
     }
 
-    private Target start(Deployment d, Project project, Artifact artifact, RunEnvironment run, LogSink log) {
+    private Target start(Deployment d, Artifact artifact, AppSpec spec, LogSink log) {
         if (artifact.isStatic()) {
             log.log(Level.INFO, "Static site: served from the build by the router");
             return new Target.StaticSite(artifact.staticRoot(), artifact.spaFallback());
@@ -244,8 +250,7 @@ public final class DeploymentRunner implements JobRunner {
         }
         Instance instance;
         try {
-            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
-                    InstanceType.of(d.instanceType()), run.database()), log);
+            instance = serving.runtime().start(spec, log);
         } catch (StartFailedException e) {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }

@@ -9,6 +9,7 @@ import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.ReleaseCommands;
 import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
@@ -187,6 +188,12 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
     @Override
     public Optional<RetirementSchedule> retirementSchedule() {
         return Optional.of(this);
+    }
+
+    /** None yet: a release command would be a Job of the image; a deployment whose Procfile has one fails saying so. */
+    @Override
+    public Optional<ReleaseCommands> releaseCommands() {
+        return Optional.empty();
     }
 
     @Override

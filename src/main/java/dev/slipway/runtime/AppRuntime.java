@@ -60,6 +60,9 @@ public interface AppRuntime extends AutoCloseable {
     /** The retirement schedule this runtime keeps itself; empty: the instance rows' is the only one. */
     Optional<RetirementSchedule> retirementSchedule();
 
+    /** How this runtime runs a deployment's release command; empty: it cannot. */
+    Optional<ReleaseCommands> releaseCommands();
+
     /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
     @Override
     void close();

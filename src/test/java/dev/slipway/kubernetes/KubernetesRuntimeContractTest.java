@@ -91,6 +91,11 @@ class KubernetesRuntimeContractTest extends AppRuntimeContract {
     }
 
     @Override
+    protected boolean runsReleaseCommands() {
+        return false;
+    }
+
+    @Override
     protected String instanceType() {
         return "kubernetes";
     }

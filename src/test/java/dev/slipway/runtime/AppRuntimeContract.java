@@ -50,6 +50,9 @@ public abstract class AppRuntimeContract {
     /** The label {@link AppRuntime#instanceType} reports. */
     protected abstract String instanceType();
 
+    /** Whether this runtime runs release commands ({@link AppRuntime#releaseCommands}). */
+    protected abstract boolean runsReleaseCommands();
+
     /** Asserts that nothing of the failed start of {@code spec} is left, by what this runtime would leave. */
     protected abstract void assertNothingLeftOf(AppSpec spec, RecordingLog log);
 
@@ -100,6 +103,22 @@ public abstract class AppRuntimeContract {
         assertThat(answerAt(i)).isEqualTo(answerOf(spec));
         assertThat(runtime.serves(i.port())).isTrue();
         assertThat(runtime.restarting(i.port())).isFalse();
+    }
+
+    @Test
+    void aReleaseCommandRunsToItsEndWithTheAppsVariablesAndNoPort() throws Exception {
+        AppRuntime runtime = runtime(PATIENT);
+        assertThat(runtime.releaseCommands().isPresent()).isEqualTo(runsReleaseCommands());
+        if (!runsReleaseCommands()) return;
+        AppSpec spec = healthyApp();
+        RecordingLog log = new RecordingLog();
+        ReleaseCommands.Result result = runtime.releaseCommands().get().run(spec, List.of("sh", "-c",
+                "echo \"released ${PORT:-without a port}, $SLIPWAY_DEPLOYMENT_ID\"; exit 7"), log, Duration.ofMinutes(1));
+        assertThat(result.exitCode()).isEqualTo(7);
+        assertThat(result.timedOut()).isFalse();
+        assertThat(result.lastLines()).containsExactly("released without a port, " + spec.deploymentId());
+        assertThat(log.messages()).contains("released without a port, " + spec.deploymentId());
+        assertThat(runtime.list()).as("a release command is no instance").isEmpty();
     }
 
     @Test

@@ -22,6 +22,8 @@ final class LaunchCommand {
     /** Marks processes as ours, so recovery never kills a stranger that reused a recorded pid. */
     static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID";
     static final String NODE_MARKER = "SLIPWAY_NODE_ID";
+    /** Names a release command's cell, which runs while no app of its deployment does yet. */
+    static final String RELEASE_PREFIX = "r-";
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG");
     /** Inside a sandbox the server's PATH and HOME mean nothing: only /usr and /etc are there. */
     private static final Map<String, String> SANDBOXED = Map.of("PATH", "/usr/local/bin:/usr/bin:/bin", "HOME", "/tmp");
@@ -40,18 +42,29 @@ final class LaunchCommand {
     static Cell cell(AppSpec spec, int port, String nodeId, Map<String, String> serverEnv, boolean sandboxed, Path tmpDir) {
         List<String> argv = new ArrayList<>();
         for (String arg : spec.artifact().startCommand()) argv.add(arg.replace(PORT_TOKEN, Integer.toString(port)));
+        return cell(spec, spec.deploymentId(), argv, port, nodeId, serverEnv, sandboxed, tmpDir);
+    }
 
+    /** The cell of the deployment's release command: the app's, with that command and without a port. */
+    static Cell release(AppSpec spec, List<String> argv, String nodeId, Map<String, String> serverEnv, boolean sandboxed,
+                        Path tmpDir) {
+        return cell(spec, RELEASE_PREFIX + spec.deploymentId(), argv, 0, nodeId, serverEnv, sandboxed, tmpDir);
+    }
+
+    private static Cell cell(AppSpec spec, String name, List<String> argv, int port, String nodeId, Map<String, String> serverEnv,
+                             boolean sandboxed, Path tmpDir) {
         Map<String, String> env = new LinkedHashMap<>();
-        for (String name : INHERITED) {
-            String v = sandboxed ? SANDBOXED.get(name) : serverEnv.get(name);
-            if (v != null) env.put(name, v);
+        for (String var : INHERITED) {
+            String v = sandboxed ? SANDBOXED.get(var) : serverEnv.get(var);
+            if (v != null) env.put(var, v);
         }
         env.putIfAbsent("PATH", "/usr/local/bin:/usr/bin:/bin");
         env.putIfAbsent("LANG", "C.UTF-8");
         env.putAll(spec.env());
         if (sandboxed) env.putAll(SANDBOXED); // an app's own PATH or HOME would point outside its sandbox
         if (!spec.artifact().tools().isEmpty()) env.put("PATH", toolPath(spec.artifact().tools(), env.get("PATH")));
-        env.put("PORT", Integer.toString(port));
+        if (port > 0) env.put("PORT", Integer.toString(port));
+        else env.remove("PORT");
         env.put("TMPDIR", tmpDir.toString());
         env.put(DEPLOYMENT_MARKER, spec.deploymentId());
         env.put(NODE_MARKER, nodeId);
@@ -62,7 +75,7 @@ final class LaunchCommand {
         Limits limits = new Limits(type.memoryBytes(), type.cpuMillis(), type.processes(), type.scratchMb() * Limits.MB);
         List<Path> readOnly = new ArrayList<>(List.of(root));
         readOnly.addAll(spec.artifact().tools());
-        return new Cell(spec.deploymentId(), spec.projectId(), argv, spec.artifact().workDir(), env, readOnly, List.of(), scratch,
+        return new Cell(name, spec.projectId(), argv, spec.artifact().workDir(), env, readOnly, List.of(), scratch,
                 limits, port, true, spec.database());
     }
 

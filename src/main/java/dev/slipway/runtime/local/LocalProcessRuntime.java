@@ -10,6 +10,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.ReleaseCommands;
 import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
@@ -48,6 +49,7 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final RuntimeSettings options;
     private final InstanceStore store;
     private final Confinement confinement;
+    private final LocalReleases releases;
     private final Supervisor.Context ctx;
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
@@ -72,6 +74,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
         this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement,
                 this::move);
+        this.releases = new LocalReleases(confinement, store.nodeId(), Map.copyOf(serverEnv), options.stopGrace());
     }
 
     /** How apps are confined here. */
@@ -228,6 +231,11 @@ public final class LocalProcessRuntime implements AppRuntime {
     @Override
     public Optional<RetirementSchedule> retirementSchedule() {
         return Optional.empty();
+    }
+
+    @Override
+    public Optional<ReleaseCommands> releaseCommands() {
+        return Optional.of(releases);
     }
 
     @Override

@@ -89,4 +89,15 @@ class CommandLineTest {
         Files.writeString(dir.resolve("Procfile"), "web:\n");
         assertThatThrownBy(() -> Procfile.web(dir)).isInstanceOf(BuildException.class).hasMessageContaining("no command");
     }
+
+    @Test
+    void procfileReleaseLineBesideTheWebOne(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("Procfile"), "web: node server.js\nrelease: npx prisma migrate deploy --schema=db/schema.prisma\n");
+        assertThat(Procfile.release(dir)).contains(List.of("npx", "prisma", "migrate", "deploy", "--schema=db/schema.prisma"));
+        assertThat(Procfile.web(dir)).contains(List.of("node", "server.js"));
+        Files.writeString(dir.resolve("Procfile"), "web: node server.js\nreleased: node x.js\n");
+        assertThat(Procfile.release(dir)).isEmpty();
+        Files.writeString(dir.resolve("Procfile"), "release:   \n");
+        assertThatThrownBy(() -> Procfile.release(dir)).isInstanceOf(BuildException.class).hasMessageContaining("release: line has no command");
+    }
 }

@@ -55,6 +55,11 @@ class LocalProcessRuntimeContractTest extends AppRuntimeContract {
     }
 
     @Override
+    protected boolean runsReleaseCommands() {
+        return true;
+    }
+
+    @Override
     protected String instanceType() {
         return "local";
     }

@@ -1,0 +1,64 @@
+package dev.slipway.deployments;
+
+import dev.slipway.build.Artifact;
+import dev.slipway.build.detect.Procfile;
+import dev.slipway.build.detect.StartCommands;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.ReleaseCommands;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A Procfile's {@code release:} command (database migrations, cache warming): run once per deployment, after its
+ * build and before its app starts, where and as the app runs. Its failure fails the deployment, so production does
+ * not move. A rollback runs a build that was released already and does not run it again.
+ */
+final class ReleaseStep {
+    /** As long as a build command may run. */
+    static final Duration TIMEOUT = Duration.ofMinutes(15);
+
+    private final AppRuntime runtime;
+    private final Clock clock;
+
+    ReleaseStep(AppRuntime runtime, Clock clock) {
+        this.runtime = runtime;
+        this.clock = clock;
+    }
+
+    void run(Deployment d, Artifact artifact, AppSpec spec, LogSink log) throws InterruptedException {
+        if (d.rollbackOf() != null || artifact.isStatic()) return;
+        Optional<List<String>> command = Procfile.release(artifact.workDir());
+        if (command.isEmpty()) return;
+        String shown = String.join(" ", command.get());
+        ReleaseCommands releases = runtime.releaseCommands().orElseThrow(() -> new IllegalStateException(
+                "the Procfile's release: command cannot run on the " + runtime.instanceType() + " runtime"));
+        log.log(Level.INFO, "Running the release command: " + shown);
+        Instant started = clock.instant();
+        ReleaseCommands.Result result;
+        try {
+            result = releases.run(spec, StartCommands.procfile(artifact.workDir(), command.get()), log, TIMEOUT);
+        } catch (IOException e) {
+            throw new IllegalStateException("the release command " + shown + " could not start: " + e.getMessage(), e);
+        }
+        if (!result.succeeded()) {
+            String what = result.timedOut() ? "did not end within " + TIMEOUT.toMinutes() + " minutes"
+                    : "failed (exit code " + result.exitCode() + ")";
+            throw new IllegalStateException("the release command " + shown + " " + what + lastLines(result.lastLines()));
+        }
+        long seconds = Math.max(0, Duration.between(started, clock.instant()).toSeconds());
+        log.log(Level.INFO, "Release command finished in " + seconds + " s");
+    }
+
+    private static String lastLines(List<String> lines) {
+        if (lines.isEmpty()) return "; it printed nothing";
+        return "; last output:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+    }
+}
