@@ -5,8 +5,11 @@ import dev.slipway.build.BuildException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,6 +20,7 @@ import java.util.regex.Pattern;
 public final class Procfile {
     static final String FILE = "Procfile";
     private static final Pattern LINE = Pattern.compile("^([A-Za-z0-9_-]+)\\s*:\\s*(.*)$");
+    private static final Set<String> NOT_WORKERS = Set.of("web", "release");
 
     private Procfile() {}
 
@@ -30,16 +34,33 @@ public final class Procfile {
         return command(appDir, "release");
     }
 
+    /**
+     * The processes that run beside the web one ({@code worker:} and any other name but {@code web} and
+     * {@code release}), in the file's order, each as argv.
+     */
+    public static Map<String, List<String>> workers(Path appDir) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (String raw : lines(appDir)) {
+            Matcher m = LINE.matcher(raw.strip());
+            if (!m.matches() || NOT_WORKERS.contains(m.group(1)) || out.containsKey(m.group(1))) continue;
+            if (m.group(2).isBlank()) throw new BuildException("the Procfile's " + m.group(1) + ": line has no command");
+            out.put(m.group(1), CommandLine.split(m.group(2).strip()));
+        }
+        return out;
+    }
+
     private static Optional<List<String>> command(Path sourceDir, String type) {
-        Path file = sourceDir.resolve(FILE);
-        if (!Files.isRegularFile(file)) return Optional.empty();
-        List<String> lines;
+        return line(lines(sourceDir), type).map(CommandLine::split);
+    }
+
+    private static List<String> lines(Path dir) {
+        Path file = dir.resolve(FILE);
+        if (!Files.isRegularFile(file)) return List.of();
         try {
-            lines = Files.readAllLines(file);
+            return Files.readAllLines(file);
         } catch (IOException e) {
             throw new BuildException("cannot read the Procfile (is it UTF-8 text?): " + e.getMessage(), e);
         }
-        return line(lines, type).map(CommandLine::split);
     }
 
     static Optional<String> webLine(List<String> lines) {

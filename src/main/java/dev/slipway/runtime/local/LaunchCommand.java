@@ -24,6 +24,8 @@ final class LaunchCommand {
     static final String NODE_MARKER = "SLIPWAY_NODE_ID";
     /** Names a release command's cell, which runs while no app of its deployment does yet. */
     static final String RELEASE_PREFIX = "r-";
+    /** Names a worker's cell: {@code p<its place in the Procfile>-<deployment>}. */
+    static final String WORKER_PREFIX = "p";
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG");
     /** Inside a sandbox the server's PATH and HOME mean nothing: only /usr and /etc are there. */
     private static final Map<String, String> SANDBOXED = Map.of("PATH", "/usr/local/bin:/usr/bin:/bin", "HOME", "/tmp");
@@ -49,6 +51,12 @@ final class LaunchCommand {
     static Cell release(AppSpec spec, List<String> argv, String nodeId, Map<String, String> serverEnv, boolean sandboxed,
                         Path tmpDir) {
         return cell(spec, RELEASE_PREFIX + spec.deploymentId(), argv, 0, nodeId, serverEnv, sandboxed, tmpDir);
+    }
+
+    /** The cell of one of the deployment's other processes (a Procfile's worker:): the app's, with that command, without a port. */
+    static Cell worker(AppSpec spec, int index, List<String> argv, String nodeId, Map<String, String> serverEnv, boolean sandboxed,
+                       Path tmpDir) {
+        return cell(spec, WORKER_PREFIX + index + "-" + spec.deploymentId(), argv, 0, nodeId, serverEnv, sandboxed, tmpDir);
     }
 
     private static Cell cell(AppSpec spec, String name, List<String> argv, int port, String nodeId, Map<String, String> serverEnv,

@@ -1,5 +1,7 @@
 package dev.slipway.runtime.local;
 
+import dev.slipway.build.detect.Procfile;
+import dev.slipway.build.detect.StartCommands;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Level;
@@ -15,22 +17,23 @@ import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.StartFailedException;
 import dev.slipway.runtime.StoredInstance;
-import java.util.Comparator;
-import java.util.HashSet;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,6 +53,8 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final InstanceStore store;
     private final Confinement confinement;
     private final LocalReleases releases;
+    /** Each deployment's other processes, while its app runs here. */
+    private final Map<String, List<WorkerProcess>> workers = new ConcurrentHashMap<>();
     private final Supervisor.Context ctx;
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
@@ -110,6 +115,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         }
         if (outcome instanceof HealthCheck.Outcome.Healthy) {
             s.supervise();
+            startWorkers(spec, log);
             return s.instance();
         }
         String message = switch (outcome) {
@@ -184,6 +190,7 @@ public final class LocalProcessRuntime implements AppRuntime {
                 s.stop(options.stopGrace());
                 untrack(s);
             }
+            stopWorkers(deploymentId);
             store.delete(deploymentId);
         }
     }
@@ -322,10 +329,40 @@ public final class LocalProcessRuntime implements AppRuntime {
         } catch (IOException | RuntimeException e) {
             log.log(Level.ERROR, "Could not run " + row.spec().artifact().startCommand().getFirst() + ": " + e.getMessage());
             s.supervise(); // retried with backoff
+            startWorkers(row.spec(), log);
             return false;
         }
         s.supervise(); // from here a crash restarts it, whatever the first health check said
+        startWorkers(row.spec(), log);
         return outcome instanceof HealthCheck.Outcome.Healthy;
+    }
+
+    /**
+     * Starts the deployment's other processes (a Procfile's {@code worker:} and other names) once its app runs; they
+     * run, each in a cell of its own, until the deployment's app is stopped.
+     */
+    private void startWorkers(AppSpec spec, LogSink log) {
+        Path workDir = spec.artifact().workDir();
+        Map<String, List<String>> processes;
+        try {
+            processes = Procfile.workers(workDir);
+        } catch (RuntimeException e) {
+            log.log(Level.ERROR, "The Procfile's other processes do not run: " + e.getMessage());
+            return;
+        }
+        if (processes.isEmpty()) return;
+        List<WorkerProcess> started = new ArrayList<>();
+        for (Map.Entry<String, List<String>> p : processes.entrySet()) {
+            started.add(new WorkerProcess(spec, p.getKey(), started.size(), StartCommands.procfile(workDir, p.getValue()), log, ctx));
+        }
+        List<WorkerProcess> before = workers.put(spec.deploymentId(), List.copyOf(started));
+        if (before != null) before.forEach(w -> w.stop(options.stopGrace()));
+        started.forEach(WorkerProcess::launch);
+    }
+
+    private void stopWorkers(String deploymentId) {
+        List<WorkerProcess> stopped = workers.remove(deploymentId);
+        if (stopped != null) stopped.forEach(w -> w.stop(options.stopGrace()));
     }
 
     /** A supervisor for the app on {@code port}, recorded and tracked (not started yet). */
@@ -351,7 +388,9 @@ public final class LocalProcessRuntime implements AppRuntime {
         timer.shutdownNow();
         try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Supervisor s : running.values()) stops.submit(() -> s.stop(options.stopGrace()));
+            for (List<WorkerProcess> ws : workers.values()) for (WorkerProcess w : ws) stops.submit(() -> w.stop(options.stopGrace()));
         }
+        workers.clear();
         for (Supervisor s : running.values()) untrack(s);
         confinement.close();
     }
