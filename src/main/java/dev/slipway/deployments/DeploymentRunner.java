@@ -71,7 +71,7 @@ public final class DeploymentRunner implements JobRunner {
     private final Promotion promotion;
     private final CancelWatch cancels;
     private final Checkout checkout;
-    private final ReleaseStep release;
+    private final ProcfileStep procfile;
 
     public DeploymentRunner(Parts parts) {
         this.p = parts;
@@ -80,7 +80,7 @@ public final class DeploymentRunner implements JobRunner {
         this.promotion = new Promotion(records.deployments(), records.projects(), records.migrations());
         this.cancels = new CancelWatch(records.deployments());
         this.checkout = new Checkout(parts.sources(), records.deployments());
-        this.release = new ReleaseStep(serving.runtime(), parts.clock());
+        this.procfile = new ProcfileStep(serving.runtime(), parts.clock());
     }
 
     @Override
@@ -115,7 +115,7 @@ public final class DeploymentRunner implements JobRunner {
             p.builds().images().ensure(artifact, log);
             AppSpec spec = new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
                     InstanceType.of(d.instanceType()), run.database());
-            release.run(d, artifact, spec, log);
+            procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
             Target target = start(d, artifact, spec, log);
             String url = serving.urls().production(project.name());

@@ -196,6 +196,12 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
         return Optional.empty();
     }
 
+    /** Not yet: each would be a Deployment of the same image with its own command. */
+    @Override
+    public boolean runsWorkers() {
+        return false;
+    }
+
     @Override
     public Instance switchProduction(String projectId, String deploymentId) {
         String ns = namespaceOf(deploymentId).orElseThrow(() ->

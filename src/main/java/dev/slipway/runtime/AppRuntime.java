@@ -63,6 +63,9 @@ public interface AppRuntime extends AutoCloseable {
     /** How this runtime runs a deployment's release command; empty: it cannot. */
     Optional<ReleaseCommands> releaseCommands();
 
+    /** Whether a deployment's other Procfile processes (workers) run beside its app here. */
+    boolean runsWorkers();
+
     /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
     @Override
     void close();

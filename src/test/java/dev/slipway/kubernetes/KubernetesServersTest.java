@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -132,6 +134,20 @@ class KubernetesServersTest {
                     assertThat(Apps.get(viaA).body()).isEqualTo("app " + deploymentId);
                     assertThat(client.services().inNamespace("slipway-apps").withName(Names.production(project)).get()
                             .getSpec().getSelector()).containsEntry(Names.DEPLOYMENT, deploymentId);
+
+                    // a Procfile's release command and workers do not run on Kubernetes yet: the deployment says so
+                    // and fails, and production stays
+                    git.commit("kube/app", "main", Map.of("Procfile", "web: node server.js\nrelease: node -e 0\nworker: node -e 0\n"),
+                            "a release command");
+                    var third = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
+                    assertThat(third.status()).as(third.body()).isEqualTo(201);
+                    String thirdId = third.json().at("/data/id").asText();
+                    Statuses.await(http, "deployments", thirdId, "failed", RUN);
+                    List<String> log = new ArrayList<>();
+                    http.get("/v1/deployments/" + thirdId + "/logs").json().at("/data/logs").forEach(e -> log.add(e.get("message").asText()));
+                    assertThat(log).contains("The Procfile's processes worker do not run on the kubernetes runtime; only web does")
+                            .contains("Deployment failed: the Procfile's release: command cannot run on the kubernetes runtime");
+                    assertThat(Apps.get(viaA).body()).isEqualTo("app " + deploymentId);
                 } finally {
                     b.close();
                 }

@@ -50,7 +50,7 @@ public abstract class AppRuntimeContract {
     /** The label {@link AppRuntime#instanceType} reports. */
     protected abstract String instanceType();
 
-    /** Whether this runtime runs release commands ({@link AppRuntime#releaseCommands}). */
+    /** Whether this runtime runs release commands and workers ({@link AppRuntime#releaseCommands}, {@link AppRuntime#runsWorkers}). */
     protected abstract boolean runsReleaseCommands();
 
     /** Asserts that nothing of the failed start of {@code spec} is left, by what this runtime would leave. */
@@ -109,6 +109,7 @@ public abstract class AppRuntimeContract {
     void aReleaseCommandRunsToItsEndWithTheAppsVariablesAndNoPort() throws Exception {
         AppRuntime runtime = runtime(PATIENT);
         assertThat(runtime.releaseCommands().isPresent()).isEqualTo(runsReleaseCommands());
+        assertThat(runtime.runsWorkers()).isEqualTo(runsReleaseCommands());
         if (!runsReleaseCommands()) return;
         AppSpec spec = healthyApp();
         RecordingLog log = new RecordingLog();

@@ -246,6 +246,11 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     @Override
+    public boolean runsWorkers() {
+        return true;
+    }
+
+    @Override
     public RecoveryReport recover(Function<String, LogSink> logs) {
         // the marker scan below would take our own live processes for leftovers
         if (!running.isEmpty()) throw new IllegalStateException("recover() runs once, before any start");

@@ -17,24 +17,30 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A Procfile's {@code release:} command (database migrations, cache warming): run once per deployment, after its
- * build and before its app starts, where and as the app runs. Its failure fails the deployment, so production does
+ * What a Procfile asks of a deployment between its build and its app's start. Its {@code release:} command
+ * (database migrations, cache warming) runs once per deployment, where and as the app runs. Its failure fails the deployment, so production does
  * not move. A rollback runs a build that was released already and does not run it again.
  */
-final class ReleaseStep {
+final class ProcfileStep {
     /** As long as a build command may run. */
     static final Duration TIMEOUT = Duration.ofMinutes(15);
 
     private final AppRuntime runtime;
     private final Clock clock;
 
-    ReleaseStep(AppRuntime runtime, Clock clock) {
+    ProcfileStep(AppRuntime runtime, Clock clock) {
         this.runtime = runtime;
         this.clock = clock;
     }
 
+    /** Runs the release command, if any; says so first when the runtime will not run the other processes. */
     void run(Deployment d, Artifact artifact, AppSpec spec, LogSink log) throws InterruptedException {
-        if (d.rollbackOf() != null || artifact.isStatic()) return;
+        if (artifact.isStatic()) return;
+        if (!runtime.runsWorkers() && !Procfile.workers(artifact.workDir()).isEmpty()) {
+            log.log(Level.WARNING, "The Procfile's processes " + String.join(", ", Procfile.workers(artifact.workDir()).keySet())
+                    + " do not run on the " + runtime.instanceType() + " runtime; only web does");
+        }
+        if (d.rollbackOf() != null) return;
         Optional<List<String>> command = Procfile.release(artifact.workDir());
         if (command.isEmpty()) return;
         String shown = String.join(" ", command.get());
