@@ -22,10 +22,13 @@ import java.util.Map;
  * @param database      the project's database as the platform recorded it, or null: the only database the cell's
  *                      network may lead to ({@link NetworkPolicy#loopbackForwards}); its env is the account's own
  * @param buildStep     a build's command: it reaches what every build step reaches (a configured registry)
+ * @param rootfs        an image's root file system, prepared by {@link ImageRoot#prepare}: the cell's {@code /} instead
+ *                      of the host's {@code /usr} and a made {@code /etc}; {@code workDir} and {@code scratch} are paths
+ *                      inside it, and no host path is bound into it. Null: the host's layout
  */
 public record Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
                    List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
-                   boolean ownSession, DatabaseEndpoint database, boolean buildStep) {
+                   boolean ownSession, DatabaseEndpoint database, boolean buildStep, Path rootfs) {
     public Cell {
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
@@ -34,6 +37,17 @@ public record Cell(String name, String projectId, List<String> argv, Path workDi
         scratch = List.copyOf(scratch);
         if (argv.isEmpty()) throw new IllegalArgumentException("empty argv");
         if (!name.matches("[A-Za-z0-9_.-]{1,100}")) throw new IllegalArgumentException("bad cell name " + name);
+        if (rootfs != null && (!readOnly.isEmpty() || !writable.isEmpty())) {
+            throw new IllegalArgumentException("an image's cell binds no host path");
+        }
+    }
+
+    /** A cell of the host's layout. */
+    public Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
+                List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
+                boolean ownSession, DatabaseEndpoint database, boolean buildStep) {
+        this(name, projectId, argv, workDir, env, readOnly, writable, scratch, limits, inboundPort, ownSession, database,
+                buildStep, null);
     }
 
     /** A cell that is not a build step. */

@@ -82,6 +82,12 @@ final class CellEtc {
         return a;
     }
 
+    /** An image's cell keeps the image's {@code /etc} but for its resolv.conf, which names pasta's forwarder. */
+    List<String> imageArgs() throws IOException {
+        if (!Files.exists(resolv)) write(resolv, resolvConf);
+        return List.of("--ro-bind", resolv.toString(), "/etc/resolv.conf");
+    }
+
     /** Removes the files it made (cells that still run keep theirs: they are bound). */
     void remove() {
         try (var files = Files.list(runDir)) {

@@ -162,7 +162,10 @@ public final class Sandbox implements Confinement {
         long tGroup = System.nanoTime();
         Process p;
         try {
-            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group, etc.args(uid))).directory(cell.workDir().toFile());
+            List<String> etcArgs = cell.rootfs() == null ? etc.args(uid) : etc.imageArgs();
+            // an image's working directory is inside its root: the launchers start at the host's /
+            Path launchDir = cell.rootfs() == null ? cell.workDir() : Path.of("/");
+            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group, etcArgs)).directory(launchDir.toFile());
             if (LOG.isTraceEnabled()) LOG.trace("cell {} argv {}", cell.name(), pb.command());
             pb.environment().clear();
             pb.environment().putAll(CellEnvironment.LAUNCHER);
@@ -234,7 +237,8 @@ public final class Sandbox implements Confinement {
      * forks) is counted and limited from its first instruction; then setsid, nsenter into the cell's network
      * (made before), bubblewrap (its environment comes on stdin), and setpriv to the project's uid.
      */
-    private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, List<String> etcArgs) {
+    private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, List<String> etcArgs)
+            throws IOException {
         List<String> a = new ArrayList<>();
         StringBuilder join = new StringBuilder();
         for (Path procs : group.procsFiles()) {
@@ -245,8 +249,9 @@ public final class Sandbox implements Confinement {
         if (cell.ownSession()) a.add(tools.setsid().toString());
         a.addAll(List.of(tools.nsenter().toString(), "--net=" + network.handle(), "--"));
         a.addAll(List.of(tools.bwrap().toString(), "--args", "0"));
-        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--hostname", "slipway", "--ro-bind", "/usr", "/usr"));
+        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "slipway"));
+        if (cell.rootfs() != null) return imageArgv(a, cell, uid, etcArgs);
+        a.addAll(List.of("--ro-bind", "/usr", "/usr"));
         for (String top : List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")) {
             Path path = Path.of(top);
             if (Files.isSymbolicLink(path)) {
@@ -281,6 +286,33 @@ public final class Sandbox implements Confinement {
                 "--", tools.setpriv().toString(), "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
         a.addAll(CellEnvironment.restorer(tools.sh(), cell.env()));
+        a.addAll(cell.argv());
+        return a;
+    }
+
+    /**
+     * The rest of an image's cell: its root file system read-only as {@code /}, the host's {@code /usr} where the
+     * launchers run from ({@link ImageRoot}), its resolv.conf, {@code /proc}, {@code /dev}, a private {@code /tmp};
+     * then setpriv to the project's uid as in every cell.
+     */
+    private List<String> imageArgv(List<String> a, Cell cell, int uid, List<String> etcArgs) throws IOException {
+        a.addAll(List.of("--ro-bind", cell.rootfs().toString(), "/", "--ro-bind", "/usr", ImageRoot.HOST_USR.toString()));
+        a.addAll(etcArgs);
+        a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
+        for (Path p : cell.scratch()) {
+            a.addAll(List.of("--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", p.toString()));
+        }
+        a.addAll(List.of("--chdir", cell.workDir().toString(),
+                "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--"));
+        a.addAll(ImageRoot.hostProgram(tools.setpriv()));
+        a.addAll(List.of("--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                "--no-new-privs", "--"));
+        List<String> restorer = CellEnvironment.restorer(tools.sh(), cell.env());
+        if (!restorer.isEmpty()) {
+            a.addAll(ImageRoot.hostProgram(tools.sh()));
+            a.addAll(restorer.subList(1, restorer.size()));
+        }
         a.addAll(cell.argv());
         return a;
     }

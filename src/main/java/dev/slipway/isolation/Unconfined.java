@@ -24,6 +24,7 @@ public final class Unconfined implements Confinement {
 
     @Override
     public Confined start(Cell cell) throws IOException {
+        if (cell.rootfs() != null) throw new IOException("an image runs only in the sandbox (its root file system as the cell's /)");
         List<String> argv = new ArrayList<>();
         if (cell.ownSession()) argv.add(setsid);
         argv.addAll(cell.argv());
