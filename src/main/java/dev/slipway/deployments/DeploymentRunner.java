@@ -113,9 +113,10 @@ public final class DeploymentRunner implements JobRunner {
                     "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
-            AppSpec spec = new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
+            // a static site is served by the router: no process, no Procfile
+            AppSpec spec = artifact.isStatic() ? null : new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
                     InstanceType.of(d.instanceType()), run.database());
-            procfile.run(d, artifact, spec, log);
+            if (spec != null) procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
             Target target = start(d, artifact, spec, log);
             String url = serving.urls().production(project.name());

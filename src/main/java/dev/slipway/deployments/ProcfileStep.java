@@ -35,7 +35,6 @@ final class ProcfileStep {
 
     /** Runs the release command, if any; says so first when the runtime will not run the other processes. */
     void run(Deployment d, Artifact artifact, AppSpec spec, LogSink log) throws InterruptedException {
-        if (artifact.isStatic()) return;
         if (!runtime.runsWorkers() && !Procfile.workers(artifact.workDir()).isEmpty()) {
             log.log(Level.WARNING, "The Procfile's processes " + String.join(", ", Procfile.workers(artifact.workDir()).keySet())
                     + " do not run on the " + runtime.instanceType() + " runtime; only web does");
