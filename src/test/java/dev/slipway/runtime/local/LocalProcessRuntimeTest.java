@@ -182,6 +182,9 @@ class LocalProcessRuntimeTest {
         int port = first.port();
 
         assertThat(TestApps.get(port, "/crash")).isEqualTo("crashing");
+        // the crash is noted (and the restart scheduled, 2 s on) when the runtime sees the exit, which may come after
+        // the port is free again
+        log.await(Duration.ofSeconds(10), "the crash", e -> e.message().startsWith("App crashed"));
         try (var squatter = Await.value(Duration.ofSeconds(2), "the crashed app's port to be bindable", () -> {
             try {
                 return new ServerSocket(port);
