@@ -158,18 +158,19 @@ public final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             stopped.countDown();
         }, "shutdown"));
-        System.out.printf("Slipway API listening on http://%s:%d/v1 (store: %s) — ready in %d ms%n",
+        // a line in one write: printf writes it piece by piece, and a log line of another thread got between them
+        System.out.println(String.format("Slipway API listening on http://%s:%d/v1 (store: %s) — ready in %d ms",
                 config.listeners().host(), slipway.apiPort(), slipway.database().dialect().name().toLowerCase(),
-                (System.nanoTime() - started) / 1_000_000);
+                (System.nanoTime() - started) / 1_000_000));
         String host = config.listeners().host();
-        System.out.printf("Slipway dashboard at http://%s:%d/dashboard%n", host, slipway.apiPort());
+        System.out.println(String.format("Slipway dashboard at http://%s:%d/dashboard", host, slipway.apiPort()));
         if (config.listeners().sandboxPort() != null) {
-            System.out.printf("Slipway sandbox listening on http://%s:%d/sandbox%n", host, slipway.sandboxPort());
+            System.out.println(String.format("Slipway sandbox listening on http://%s:%d/sandbox", host, slipway.sandboxPort()));
         }
-        System.out.printf("Slipway apps listening on http://<project>.%s:%d%n", config.listeners().appsDomain(), slipway.appsPort());
+        System.out.println(String.format("Slipway apps listening on http://<project>.%s:%d", config.listeners().appsDomain(), slipway.appsPort()));
         if (slipway.appsHttpsPort() != null) {
-            System.out.printf("Slipway apps HTTPS on port %d (certificates from %s)%n", slipway.appsHttpsPort(),
-                    slipway.config().tls().directoryUrl());
+            System.out.println(String.format("Slipway apps HTTPS on port %d (certificates from %s)", slipway.appsHttpsPort(),
+                    slipway.config().tls().directoryUrl()));
         }
         Confinement confinement = slipway.engine().confinement();
         System.out.println("Isolation: " + confinement.summary());
