@@ -50,7 +50,6 @@ public final class RateLimiter {
                 .primaryKeyMapper(PrimaryKeyMapper.STRING)
                 .table("rate_limit_buckets").idColumn("id").stateColumn("state").expiresAtColumn("expires_at")
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(5)))
-                .clientClock(timeMeter(clock))
                 .build(), clock);
     }
 
@@ -102,7 +101,10 @@ public final class RateLimiter {
                 .build();
     }
 
-    /** Bucket4j's time, from the server's clock (the one every other time of the server comes from). */
+    /**
+     * Bucket4j's time for the in-memory buckets, from the server's clock (the one every other time of the server comes
+     * from). The shared buckets keep Bucket4j's own: every server's reservations meet in one row.
+     */
     private static TimeMeter timeMeter(Clock clock) {
         return new TimeMeter() {
             @Override

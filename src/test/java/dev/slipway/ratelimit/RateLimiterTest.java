@@ -93,6 +93,7 @@ class RateLimiterTest {
 
     @Test
     void aQuotaRefillsWhenTheServersClockPassesItsMinute() {
+        Assumptions.assumeTrue(kind == Dialect.H2, "the shared buckets on PostgreSQL keep Bucket4j's own time");
         MutableClock clock = new MutableClock();
         RateLimiter server = newServer(clock);
         String subject = "acct:clock-" + UUID.randomUUID();
