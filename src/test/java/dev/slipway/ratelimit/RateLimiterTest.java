@@ -77,7 +77,8 @@ class RateLimiterTest {
                 "the embedded store is one process; sharing across servers is a PostgreSQL feature");
         // a limit large enough that slices of several tokens are reserved at a time
         List<Decision> decisions = burst(List.of(newServer(), newServer()), "acct:shared", 1000, 1600);
-        assertThat(decisions.stream().filter(Decision::allowed).count()).isEqualTo(1000);
+        // never more; a server whose requests ended holds back at most a slice (1/50 of the limit) until the refill
+        assertThat(decisions.stream().filter(Decision::allowed).count()).isBetween(1000L - 2 * 1000 / 50, 1000L);
     }
 
     @Test
