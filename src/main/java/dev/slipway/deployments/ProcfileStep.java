@@ -1,6 +1,7 @@
 package dev.slipway.deployments;
 
 import dev.slipway.build.Artifact;
+import dev.slipway.build.BuildSettings;
 import dev.slipway.build.detect.Procfile;
 import dev.slipway.build.detect.StartCommands;
 import dev.slipway.logs.Level;
@@ -22,8 +23,8 @@ import java.util.Optional;
  * not move. A rollback runs a build that was released already and does not run it again.
  */
 final class ProcfileStep {
-    /** As long as a build command may run. */
-    static final Duration TIMEOUT = Duration.ofMinutes(15);
+    /** As long as a build command may run by default. */
+    static final Duration TIMEOUT = BuildSettings.DEFAULT_COMMAND_TIMEOUT;
 
     private final AppRuntime runtime;
     private final Clock clock;
@@ -35,8 +36,9 @@ final class ProcfileStep {
 
     /** Runs the release command, if any; says so first when the runtime will not run the other processes. */
     void run(Deployment d, Artifact artifact, AppSpec spec, LogSink log) throws InterruptedException {
-        if (!runtime.runsWorkers() && !Procfile.workers(artifact.workDir()).isEmpty()) {
-            log.log(Level.WARNING, "The Procfile's processes " + String.join(", ", Procfile.workers(artifact.workDir()).keySet())
+        if (!runtime.runsWorkers()) {
+            var workers = Procfile.workers(artifact.workDir()).keySet();
+            if (!workers.isEmpty()) log.log(Level.WARNING, "The Procfile's processes " + String.join(", ", workers)
                     + " do not run on the " + runtime.instanceType() + " runtime; only web does");
         }
         if (d.rollbackOf() != null) return;

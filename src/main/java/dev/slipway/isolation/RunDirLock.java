@@ -55,6 +55,7 @@ final class RunDirLock {
                 try {
                     channel = FileChannel.open(dir.resolve(NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 } catch (NoSuchFileException sweptMeanwhile) {
+                    if (attempt >= SWEEP_ATTEMPTS) throw sweptMeanwhile;
                     continue;
                 }
                 FileLock lock;

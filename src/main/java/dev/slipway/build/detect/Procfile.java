@@ -63,11 +63,7 @@ public final class Procfile {
         }
     }
 
-    static Optional<String> webLine(List<String> lines) {
-        return line(lines, "web");
-    }
-
-    static Optional<String> line(List<String> lines, String type) {
+    private static Optional<String> line(List<String> lines, String type) {
         for (String raw : lines) {
             Matcher m = LINE.matcher(raw.strip());
             if (m.matches() && m.group(1).equals(type)) {
