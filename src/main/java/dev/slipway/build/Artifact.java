@@ -19,14 +19,23 @@ import java.util.List;
  *                     toolchains): the runtime puts each one's {@code bin} first on PATH and lets the app's cell
  *                     see it read-only. Empty: the machine's Node and npm. Recorded with the artifact, so a
  *                     rollback or a restart runs the Node it was built with.
+ * @param image        for an OCI image (pulled, or built from a Dockerfile): how it runs, its root file system under
+ *                     {@code root}; null for a native build, which runs on the host's layout
  */
 public record Artifact(String id, String projectId, String framework, String commitSha, Path root,
                        List<String> startCommand, Path staticRoot, boolean spaFallback, String appDir,
-                       Instant createdAt, List<Path> tools) {
+                       Instant createdAt, List<Path> tools, ImageRun image) {
 
     public Artifact {
         if (appDir != null && (appDir.isBlank() || appDir.equals("."))) appDir = null;
         tools = tools == null ? List.of() : List.copyOf(tools);
+    }
+
+    /** A native build. */
+    public Artifact(String id, String projectId, String framework, String commitSha, Path root,
+                    List<String> startCommand, Path staticRoot, boolean spaFallback, String appDir,
+                    Instant createdAt, List<Path> tools) {
+        this(id, projectId, framework, commitSha, root, startCommand, staticRoot, spaFallback, appDir, createdAt, tools, null);
     }
 
     /** A process app, or a single-page app, at the root of its artifact, on the machine's Node. */
@@ -44,7 +53,12 @@ public record Artifact(String id, String projectId, String framework, String com
         return staticRoot != null;
     }
 
-    /** Where the start command runs: the app's folder. */
+    /** An image's root file system is the app's {@code /}; a native build runs on the host's. */
+    public boolean isImage() {
+        return image != null;
+    }
+
+    /** Where the start command runs: the app's folder (for an image, the folder holding its root file system). */
     public Path workDir() {
         return appDir == null ? root : root.resolve(appDir);
     }

@@ -27,7 +27,7 @@ public final class ArtifactStore {
             Path.of(rs.getString("root")), argv(rs.getString("start_command")),
             rs.getString("static_root") == null ? null : Path.of(rs.getString("static_root")),
             rs.getBoolean("spa_fallback"), rs.getString("app_dir"), rs.getTimestamp("created_at").toInstant(),
-            paths(rs.getString("tools")));
+            paths(rs.getString("tools")), imageRun(rs.getString("image_run")));
 
     private final Jdbi jdbi;
     private final Path artifactsDir;
@@ -41,14 +41,18 @@ public final class ArtifactStore {
     public void save(Artifact a, long sizeBytes, Duration buildDuration) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO artifacts (id, project_id, framework, commit_sha, root, start_command, static_root,
-                                               spa_fallback, app_dir, size_bytes, build_duration_ms, created_at, tools)
-                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :spa, :app, :size, :ms, :at, :tools)""")
+                                               spa_fallback, app_dir, size_bytes, build_duration_ms, created_at, tools,
+                                               image_run, image)
+                        VALUES (:id, :project, :framework, :sha, :root, :start, :static, :spa, :app, :size, :ms, :at, :tools,
+                                :imageRun, :image)""")
                 .bind("id", a.id()).bind("project", a.projectId()).bind("framework", a.framework())
                 .bind("sha", a.commitSha()).bind("root", a.root().toString()).bind("start", Json.write(a.startCommand()))
                 .bind("static", a.staticRoot() == null ? null : a.staticRoot().toString())
                 .bind("spa", a.spaFallback()).bind("app", a.appDir())
                 .bind("size", sizeBytes).bind("ms", buildDuration.toMillis()).bind("at", a.createdAt())
                 .bind("tools", a.tools().isEmpty() ? null : Json.write(a.tools().stream().map(Path::toString).toList()))
+                .bind("imageRun", a.image() == null ? null : Json.write(a.image()))
+                .bind("image", a.image() == null ? null : a.image().reference())
                 .execute());
     }
 
@@ -56,6 +60,18 @@ public final class ArtifactStore {
     public Optional<Artifact> find(String id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM artifacts WHERE id = :id").bind("id", id)
                 .map(MAPPER).findOne()).filter(a -> Files.isDirectory(a.root()));
+    }
+
+    /**
+     * The project's newest artifact of the image {@code reference} ({@code <repository>@sha256:…}) still on this
+     * machine: a deployment of an image the project ran before starts it without pulling and unpacking again.
+     */
+    public Optional<Artifact> findImage(String projectId, String reference) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                                SELECT * FROM artifacts WHERE project_id = :p AND image = :ref AND image_run IS NOT NULL
+                                ORDER BY created_at DESC, id DESC""")
+                        .bind("p", projectId).bind("ref", reference).map(MAPPER).list())
+                .stream().filter(a -> Files.isDirectory(a.root())).findFirst();
     }
 
     public Optional<Stats> stats(String id) {
@@ -98,6 +114,15 @@ public final class ArtifactStore {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM artifacts WHERE id = :id").bind("id", a.id()).execute());
         Path dir = a.root().toAbsolutePath().normalize();
         if (dir.startsWith(artifactsDir) && !dir.equals(artifactsDir)) Trees.delete(dir);
+    }
+
+    private static ImageRun imageRun(String json) {
+        if (json == null) return null;
+        try {
+            return Json.MAPPER.readValue(json, ImageRun.class);
+        } catch (Exception e) {
+            throw new IllegalStateException("artifact image_run is not an image's run settings: " + json, e);
+        }
     }
 
     private static List<Path> paths(String json) {

@@ -67,7 +67,7 @@ public final class SettingsTable {
             one(ImageSettings.REGISTRY), one(KubernetesSettings.RUNTIME), one(KubernetesSettings.KUBECONFIG),
             new Row(List.of(KubernetesSettings.NAMESPACES, KubernetesSettings.NAMESPACE, KubernetesSettings.ROUTER_NAMESPACE,
                     KubernetesSettings.CLUSTER_CIDRS), ", ", "; "),
-            one(ImageSettings.BASES), one(ImageSettings.INSECURE), one(StoreSettings.SECRET_KEY));
+            one(ImageSettings.BASES), one(ImageSettings.INSECURE), one(ImageSettings.MAX_MB), one(StoreSettings.SECRET_KEY));
 
     private SettingsTable() {}
 

@@ -2,12 +2,28 @@ package dev.slipway.deployments;
 
 import java.time.Instant;
 
-/** A deployment as stored. {@code rollbackOf} is the target when this deployment is a rollback. */
+/**
+ * A deployment as stored. {@code rollbackOf} is the target when this deployment is a rollback.
+ *
+ * @param image of a prebuilt image's project: the image asked for, then the {@code <repository>@sha256:…} it was
+ *              resolved to once (what a rollback runs again); null for a build from source
+ */
 public record Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
                          String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
                          String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
                          String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
-                         Instant finishedAt, boolean cancelRequested, String uploadId) {
+                         Instant finishedAt, boolean cancelRequested, String uploadId, String image) {
+
+    /** A build from source. */
+    public Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
+                      String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
+                      String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
+                      String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
+                      Instant finishedAt, boolean cancelRequested, String uploadId) {
+        this(id, accountId, projectId, migrationId, commitSha, commitMessage, branch, status, rollbackOf, rolledBackFrom,
+                artifactId, envOverridesEnc, region, instanceType, buildDurationSeconds, createdAt, liveAt, finishedAt,
+                cancelRequested, uploadId, null);
+    }
 
     /** The short id in the deployment's own hostname: {@code <project>-<short id>.<apps domain>}. */
     public String shortId() {

@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
 
 /** {@code /v1/deployments}: list, read (with {@code ?wait}), trigger, roll back, cancel, logs. */
 public final class DeploymentHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id",
+    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id", "image",
             InstanceTypeField.NAME);
 
     private final DeploymentStore deployments;
@@ -72,7 +72,8 @@ public final class DeploymentHandlers {
         Deployment d = LongPoll.await(ctx, deployments.changes(), first.id(), () -> deployments.find(first.id()).orElseThrow(),
                 x -> x.status().label(), x -> x.status().finished());
         Project project = projects.find(d.projectId()).orElseThrow();
-        String image = d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
+        // a prebuilt image's deployment shows the image it runs from the start: the reference asked for, then its digest
+        String image = d.image() != null ? d.image() : d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
         ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image)));
     }
 
@@ -85,9 +86,13 @@ public final class DeploymentHandlers {
         Map<String, String> env = body.stringMap("env_vars", ProjectInput.MAX_ENV_VARS, ProjectInput.ENV_NAME,
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", ProjectInput.MAX_ENV_VALUE);
         String uploadId = body.string("upload_id", false, 40, null, null);
+        String image = ProjectInput.image(body, false);
         InstanceType type = InstanceTypeField.read(body, principal.account().tier());
         body.check();
         Project project = Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
+        boolean ofImage = ProjectInput.IMAGE.equals(project.source());
+        if (image != null && !ofImage) throw ApiException.invalidField("image", "is only for projects with source image");
+        if (ofImage && sha != null) throw ApiException.invalidField("commit_sha", "is not for projects with source image: pass image");
         if ("zip".equals(project.source())) {
             if (sha != null) throw ApiException.invalidField("commit_sha", "is only for projects with a git source");
         } else if (uploadId != null) {
@@ -98,7 +103,7 @@ public final class DeploymentHandlers {
             throw ApiException.invalidField("env_vars." + DatabaseService.VARIABLE, "is set by the project's database ("
                     + project.database().id() + "); remove it from env_vars");
         }
-        Deployment d = service.create(principal.account().tier(), project, sha, env, uploadId, type);
+        Deployment d = service.create(principal.account().tier(), project, sha, env, uploadId, type, image);
         return Reply.created("/v1/deployments/" + d.id(),
                 new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));
     }

@@ -3,6 +3,9 @@ package dev.slipway.deployments;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.images.ImageBuilder;
+import dev.slipway.images.pull.ImageName;
+import dev.slipway.images.pull.ImagePull;
+import dev.slipway.projects.ProjectInput;
 import dev.slipway.build.BuildRequest;
 import dev.slipway.build.Builder;
 import dev.slipway.api.AppUrls;
@@ -59,8 +62,11 @@ public final class DeploymentRunner implements JobRunner {
     /** Where a build's source comes from, and the directory of the workspaces it is put in. */
     public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
 
-    /** The builder, the builds kept per project, and what makes a build an OCI image (when a registry is set). */
-    public record Builds(Builder builder, ArtifactStore artifacts, int keep, ImageBuilder images) {}
+    /**
+     * The builder, the builds kept per project, what makes a build an OCI image (when a registry is set), and what
+     * makes a prebuilt image an artifact.
+     */
+    public record Builds(Builder builder, ArtifactStore artifacts, int keep, ImageBuilder images, ImagePull pulls) {}
 
     /** What serves a deployment once built. */
     public record Serving(AppRuntime runtime, RouteTable routes, RetiringPool retiring, AppUrls urls) {}
@@ -208,7 +214,8 @@ public final class DeploymentRunner implements JobRunner {
             move(d, DeploymentStatus.QUEUED, DeploymentStatus.BUILDING, Level.INFO, "Build started");
         }
         cancels.check(d.id());
-        Checkout.Source source = checkout.fetch(d, project, log);
+        boolean image = ProjectInput.IMAGE.equals(project.source());
+        Checkout.Source source = image ? null : checkout.fetch(d, project, log);
         cancels.check(d.id());
         Instant started = p.clock().instant();
         // the build's commands carry the deployment's id, so a cancel (or the next attempt after a crash) finds them
@@ -217,8 +224,9 @@ public final class DeploymentRunner implements JobRunner {
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
-            artifact = p.builds().builder().build(new BuildRequest(project.accountId(), project.id(), source.commitSha(),
-                    source.dir(), project.framework(), project.rootDirectory(), buildEnv, run.database(), run.secretValues()), log);
+            artifact = image ? pull(d, project, run, log) : p.builds().builder().build(new BuildRequest(project.accountId(),
+                    project.id(), source.commitSha(), source.dir(), project.framework(), project.rootDirectory(), buildEnv,
+                    run.database(), run.secretValues()), log);
         } finally {
             watch.ended();
         }
@@ -232,6 +240,24 @@ public final class DeploymentRunner implements JobRunner {
         if (records.deployments().recordBuild(d.id(), artifact.id(), seconds, message)) moved(d, Level.INFO, message);
         else notMoved(d, DeploymentStatus.BUILDING, DeploymentStatus.DEPLOYING);
         return artifact;
+    }
+
+    /**
+     * A prebuilt image as the deployment's artifact: its tag resolved to a digest once and recorded (a rollback, or a
+     * retry after a crash, runs that digest whatever the tag points to by then), pulled unless the project has it.
+     */
+    private Artifact pull(Deployment d, Project project, RunEnvironment run, LogSink log) {
+        String asked = d.image() != null ? d.image() : project.repo();
+        ImageName name = ImageName.parse(asked).orElseThrow(() -> new IllegalStateException("not an image reference: " + asked));
+        var request = new ImagePull.Request(project.id(), name, null, Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
+        ImageName resolved = p.builds().pulls().resolve(request, log);
+        if (!resolved.toString().equals(d.image())) records.deployments().recordImage(d.id(), resolved.toString());
+        Optional<Artifact> had = p.builds().artifacts().findImage(project.id(), resolved.toString());
+        if (had.isPresent()) {
+            log.log(Level.INFO, "The project ran this image before: starting its unpacked copy " + had.get().id());
+            return had.get();
+        }
+        return p.builds().pulls().pull(request, resolved, log);
     }
 
     private Target start(Deployment d, Artifact artifact, AppSpec spec, LogSink log) {

@@ -11,6 +11,7 @@ import dev.slipway.jobs.Workers;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectInput;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Handle;
@@ -53,11 +54,18 @@ public final class DeploymentService {
      */
     public Deployment createBuild(Handle h, Project project, String commitSha, Map<String, String> envOverrides,
                                   String uploadId, String migrationId, InstanceType type) {
+        return createBuild(h, project, commitSha, envOverrides, uploadId, migrationId, type, null);
+    }
+
+    /** @param image of a prebuilt image's project: the image to run (null: the project's own reference) */
+    public Deployment createBuild(Handle h, Project project, String commitSha, Map<String, String> envOverrides,
+                                  String uploadId, String migrationId, InstanceType type, String image) {
+        String runs = ProjectInput.IMAGE.equals(project.source()) ? (image != null ? image : project.repo()) : null;
         Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), migrationId, commitSha, null,
                 project.branch(), DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(),
-                type.label(), null, clock.instant(), null, null, false, uploadId);
+                type.label(), null, clock.instant(), null, null, false, uploadId, runs);
         deployments.insert(h, d);
-        firstLines(h, d.id(), "Deployment queued" + (commitSha != null ? " for commit " + commitSha
+        firstLines(h, d.id(), "Deployment queued" + (runs != null ? " for the image " + runs : commitSha != null ? " for commit " + commitSha
                 : project.branch() != null ? " for the head of " + project.branch() : ""));
         jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
         return d;
@@ -69,8 +77,14 @@ public final class DeploymentService {
      */
     public Deployment create(Tier tier, Project project, String commitSha, Map<String, String> envOverrides, String uploadId,
                              InstanceType requested) {
+        return create(tier, project, commitSha, envOverrides, uploadId, requested, null);
+    }
+
+    /** As above; {@code image}: of a prebuilt image's project, the image to run (null: the project's own reference). */
+    public Deployment create(Tier tier, Project project, String commitSha, Map<String, String> envOverrides, String uploadId,
+                             InstanceType requested, String image) {
         InstanceType type = requested != null ? requested : inherited(tier, project);
-        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null, type));
+        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null, type, image));
         workers.wake();
         return d;
     }
@@ -88,7 +102,7 @@ public final class DeploymentService {
         Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), null, target.commitSha(),
                 target.commitMessage(), target.branch(), DeploymentStatus.QUEUED, target.id(),
                 project.productionDeploymentId(), target.artifactId(), target.envOverridesEnc(), target.region(),
-                target.instanceType(), null, clock.instant(), null, null, false, target.uploadId());
+                target.instanceType(), null, clock.instant(), null, null, false, target.uploadId(), target.image());
         boolean warm = switches.warm(target);
         Optional<Job> held = deployments.jdbi().inTransaction(h -> {
             // the job first: a held one locks the project's row, before any insert that references the project

@@ -30,7 +30,8 @@ public final class DeploymentStore {
             rs.getString("rolled_back_from"), rs.getString("artifact_id"), rs.getString("env_overrides_enc"),
             rs.getString("region"), rs.getString("instance_type"), (Integer) rs.getObject("build_duration_seconds"),
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("live_at")),
-            instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"));
+            instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"),
+            rs.getString("image"));
 
     private final Jdbi jdbi;
     private final LogStore logs;
@@ -67,15 +68,15 @@ public final class DeploymentStore {
         h.createUpdate("""
                         INSERT INTO deployments (id, account_id, project_id, migration_id, commit_sha, commit_message, branch,
                             status, rollback_of, rolled_back_from, artifact_id, env_overrides_enc, region, instance_type,
-                            created_at, upload_id)
+                            created_at, upload_id, image)
                         VALUES (:id, :account, :project, :migration, :sha, :msg, :branch, :status, :rollbackOf,
-                            :rolledBackFrom, :artifact, :env, :region, :instanceType, :at, :upload)""")
+                            :rolledBackFrom, :artifact, :env, :region, :instanceType, :at, :upload, :image)""")
                 .bind("id", d.id()).bind("account", d.accountId()).bind("project", d.projectId())
                 .bind("migration", d.migrationId()).bind("sha", d.commitSha()).bind("msg", d.commitMessage())
                 .bind("branch", d.branch()).bind("status", d.status().label()).bind("rollbackOf", d.rollbackOf())
                 .bind("rolledBackFrom", d.rolledBackFrom()).bind("artifact", d.artifactId())
                 .bind("env", d.envOverridesEnc()).bind("region", d.region()).bind("instanceType", d.instanceType())
-                .bind("at", d.createdAt()).bind("upload", d.uploadId())
+                .bind("at", d.createdAt()).bind("upload", d.uploadId()).bind("image", d.image())
                 .execute();
         runs.inserted(h, d);
     }
@@ -132,6 +133,12 @@ public final class DeploymentStore {
             if (d.migrationId() != null) migrations.failed(h, d.migrationId(), cause);
             return d;
         });
+    }
+
+    /** The digest a deployment's image tag resolved to: what it runs, and what a rollback to it runs again. */
+    public void recordImage(String id, String resolved) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET image = :image WHERE id = :id")
+                .bind("image", resolved).bind("id", id).execute());
     }
 
     public void recordSource(String id, String sha, String message) {

@@ -17,10 +17,12 @@ import java.util.regex.Pattern;
  *                 replaced by the Node version the artifact was built with ({@code lts} for the machine's Node), in the
  *                 python one by the {@code major.minor} of the interpreter its venv was made with
  * @param insecure plain HTTP (and unverified HTTPS) to the registries is allowed: a loopback registry
+ * @param maxMb    the most a prebuilt image may hold, compressed as pulled and unpacked
  */
-public record ImageSettings(String registry, Map<String, String> bases, boolean insecure) {
+public record ImageSettings(String registry, Map<String, String> bases, boolean insecure, int maxMb) {
     public static final Map<String, String> DEFAULT_BASES = Map.of("node", "node:{version}-slim", "python", "python:{version}-slim");
-    public static final ImageSettings OFF = new ImageSettings(null, DEFAULT_BASES, false);
+    public static final int DEFAULT_MAX_MB = 4096;
+    public static final ImageSettings OFF = new ImageSettings(null, DEFAULT_BASES, false, DEFAULT_MAX_MB);
     private static final Pattern REGISTRY_FORMAT = Pattern.compile("[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*");
     public static final Setting REGISTRY = Setting.flag("--image-registry", "SLIPWAY_IMAGE_REGISTRY", "none (images off)",
             "push every build as an OCI image to this registry, `host[:port][/path]` (e.g. `127.0.0.1:5000/slipway`): "
@@ -30,6 +32,8 @@ public record ImageSettings(String registry, Map<String, String> bases, boolean 
                     + "`major.minor` of the Python the build's venv was made with");
     public static final Setting INSECURE = Setting.env("SLIPWAY_IMAGE_INSECURE", "`false`",
             "`true`: the registries (target and bases) may be plain HTTP or unverified HTTPS — a loopback registry");
+    public static final Setting MAX_MB = Setting.env("SLIPWAY_IMAGE_MAX_MB", "`4096`",
+            "the most a prebuilt image may hold, in MB, compressed as pulled and again unpacked ([Prebuilt images](#prebuilt-images))");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9._:/@{}-]{1,300}");
 
     public ImageSettings {
@@ -39,6 +43,20 @@ public record ImageSettings(String registry, Map<String, String> bases, boolean 
         Map<String, String> all = new LinkedHashMap<>(DEFAULT_BASES);
         all.putAll(bases == null ? Map.of() : bases);
         bases = Map.copyOf(all);
+        if (maxMb < 1) throw new IllegalArgumentException(MAX_MB.variable() + " must be at least 1, got " + maxMb);
+    }
+
+    /** With the default limit of a prebuilt image. */
+    public ImageSettings(String registry, Map<String, String> bases, boolean insecure) {
+        this(registry, bases, insecure, DEFAULT_MAX_MB);
+    }
+
+    public long maxBytes() {
+        return (long) maxMb << 20;
+    }
+
+    public ImageSettings withMaxMb(int v) {
+        return new ImageSettings(registry, bases, insecure, v);
     }
 
     public boolean enabled() {
@@ -58,10 +76,10 @@ public record ImageSettings(String registry, Map<String, String> bases, boolean 
             }
             bases.put(runtime, image);
         }
-        return new ImageSettings(env.text(REGISTRY, null), bases, env.bool(INSECURE, false));
+        return new ImageSettings(env.text(REGISTRY, null), bases, env.bool(INSECURE, false), env.integer(MAX_MB, 1, 1 << 20, DEFAULT_MAX_MB));
     }
 
     public ImageSettings withRegistry(String v) {
-        return new ImageSettings(v == null || v.isBlank() ? null : v.strip(), bases, insecure);
+        return new ImageSettings(v == null || v.isBlank() ? null : v.strip(), bases, insecure, maxMb);
     }
 }

@@ -63,7 +63,7 @@ public final class MigrationService {
                            DatabaseService.Plan db, InstanceType type) {
         String name = requestedName != null ? requestedName : projects.freeName(upload != null
                 ? UploadNames.of(upload.path(), input.rootDirectory()).map(ProjectInput::slug).orElse("app")
-                : ProjectInput.nameFrom(input.repo() != null ? input.repo() : "app/app"));
+                : ProjectInput.nameFrom(input.source(), input.repo()));
         boolean slotFree = jobs.runningCount() < workers.slots()
                 && jobs.runningCount(account.id()) < account.tier().buildsAtOnce();
         MigrationStatus status = slotFree ? MigrationStatus.PROCESSING : MigrationStatus.PENDING;

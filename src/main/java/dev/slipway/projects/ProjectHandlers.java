@@ -18,7 +18,7 @@ import java.util.Set;
 /** {@code /v1/projects}: list, read, and create without deploying. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
+            Set.of("name", "source", "repo", "image", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -58,7 +58,7 @@ public final class ProjectHandlers {
         if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
         if (input.domain() != null && projects.domainTaken(input.domain())) body.problem("domain", "is already used by a project");
         body.check();
-        if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.repo()));
+        if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.source(), input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
                 input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
         return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates));

@@ -1,6 +1,7 @@
 package dev.slipway.projects;
 
 import dev.slipway.api.Body;
+import dev.slipway.images.pull.ImageName;
 import dev.slipway.source.GitNames;
 
 import java.util.List;
@@ -9,11 +10,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** The fields that describe a project's source and serving, validated the same way wherever they are accepted. */
+/**
+ * The fields that describe a project's source and serving, validated the same way wherever they are accepted.
+ *
+ * @param repo where the source lives: {@code owner/repo} for a git source, the image reference for source {@code image}
+ */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
                            String domain, Map<String, String> envVars, String rootDirectory, boolean hsts) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
-    public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip");
+    public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip", "image");
+    /** A prebuilt OCI image: pulled, not built. */
+    public static final String IMAGE = "image";
     public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static");
     public static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,254}$");
     public static final Pattern HOSTNAME = Pattern.compile(
@@ -38,8 +45,16 @@ public record ProjectInput(String source, String repo, String branch, String fra
                 body.problem("repo", "must be owner/repo (letters, digits, '_', '.', '-')");
                 repo = null;
             }
+        } else if (IMAGE.equals(source)) {
+            repo = image(body, true);
         } else if (body.has("repo")) {
             body.problem("repo", "is only for git sources (github, gitlab, bitbucket)");
+        }
+        if (!IMAGE.equals(source) && body.has("image")) body.problem("image", "is only for source image");
+        if (IMAGE.equals(source)) {
+            for (String field : List.of("repo", "branch", "framework", "root_directory")) {
+                if (body.has(field)) body.problem(field, "is not for source image: the image is run as it is");
+            }
         }
         String branch = body.string("branch", false, 255, null, null);
         if (branch != null && !GitNames.validBranch(branch)) {
@@ -56,7 +71,19 @@ public record ProjectInput(String source, String repo, String branch, String fra
         Map<String, String> env = body.stringMap("env_vars", MAX_ENV_VARS, ENV_NAME,
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
-                framework, region, domain, env, rootDirectory(body), hsts(body));
+                IMAGE.equals(source) ? IMAGE : framework, region, domain, env, IMAGE.equals(source) ? null : rootDirectory(body),
+                hsts(body));
+    }
+
+    /** {@code image}: an image reference ({@link ImageName}); null when absent (a problem when required). */
+    public static String image(Body body, boolean required) {
+        String raw = body.string("image", required, ImageName.MAX_LENGTH, null, null);
+        if (raw == null) return null;
+        if (ImageName.parse(raw).isEmpty()) {
+            body.problem("image", ImageName.RULE);
+            return null;
+        }
+        return raw;
     }
 
     /** {@code hsts}: Strict-Transport-Security on the project's HTTPS answers; false when absent. */
@@ -112,9 +139,17 @@ public record ProjectInput(String source, String repo, String branch, String fra
         return body.string("name", false, 40, PROJECT_NAME, NAME_RULE);
     }
 
-    /** A DNS-label project name derived from the repository, e.g. {@code acme/Web_App} → {@code web-app}. */
-    public static String nameFrom(String repo) {
-        return slug(repo == null ? "app" : repo.substring(repo.indexOf('/') + 1));
+    /**
+     * A DNS-label project name derived from where the source lives: a repository's name ({@code acme/Web_App} →
+     * {@code web-app}), an image's last path component ({@code registry:5000/team/api:1.2} → {@code api}).
+     */
+    public static String nameFrom(String source, String repo) {
+        if (repo == null) return "app";
+        if (IMAGE.equals(source)) {
+            String path = ImageName.parse(repo).map(ImageName::repository).orElse(repo);
+            return slug(path.substring(path.lastIndexOf('/') + 1));
+        }
+        return slug(repo.substring(repo.indexOf('/') + 1));
     }
 
     /** Any name as a DNS label of at most 30 characters ({@code @acme/Web_App} → {@code acme-web-app}); "app" when nothing is left. */

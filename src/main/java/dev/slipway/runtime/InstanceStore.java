@@ -3,6 +3,7 @@ package dev.slipway.runtime;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.slipway.build.Artifact;
+import dev.slipway.build.ImageRun;
 import dev.slipway.core.Json;
 import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.secrets.SecretBox;
@@ -158,17 +159,17 @@ public final class InstanceStore {
     /** Every Artifact field, paths as plain strings. */
     record ArtifactJson(String id, String projectId, String framework, String commitSha, String root,
                         List<String> startCommand, String staticRoot, boolean spaFallback, String appDir,
-                        Instant createdAt, List<String> tools) {
+                        Instant createdAt, List<String> tools, ImageRun image) {
         static ArtifactJson of(Artifact a) {
             return new ArtifactJson(a.id(), a.projectId(), a.framework(), a.commitSha(), a.root().toString(),
                     a.startCommand(), a.staticRoot() == null ? null : a.staticRoot().toString(), a.spaFallback(),
-                    a.appDir(), a.createdAt(), a.tools().stream().map(Path::toString).toList());
+                    a.appDir(), a.createdAt(), a.tools().stream().map(Path::toString).toList(), a.image());
         }
 
         Artifact toArtifact() {
             return new Artifact(id, projectId, framework, commitSha, Path.of(root), startCommand,
                     staticRoot == null ? null : Path.of(staticRoot), spaFallback, appDir, createdAt,
-                    tools == null ? List.of() : tools.stream().map(Path::of).toList());
+                    tools == null ? List.of() : tools.stream().map(Path::of).toList(), image);
         }
     }
 }

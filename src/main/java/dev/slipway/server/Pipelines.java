@@ -12,6 +12,7 @@ import dev.slipway.databases.DatabaseService;
 import dev.slipway.deployments.DeploymentRunner;
 import dev.slipway.images.ImageBuilder;
 import dev.slipway.images.ImageStore;
+import dev.slipway.images.pull.ImagePull;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.RouteRestorer;
 import dev.slipway.deployments.WarmSwitches;
@@ -54,7 +55,9 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 new DeploymentRunner.Sources(new GitFetcher(config.deployments().gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
-                        new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock)),
+                        new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock),
+                        new ImagePull(config.images(), stores.artifacts(), config.build().artifactsDir(),
+                                config.dataDir().resolve("image-pulls"), config.build().commandTimeout(), clock)),
                 serving, switches, clock));
         DormantApps dormant = new DormantApps(new DormantApps.Parts(new DormantApps.Records(stores.deployments(),
                 deployments, stores.projects(), stores.artifacts(), databases, stores.logs()),

@@ -1,5 +1,6 @@
 package dev.slipway.runtime.local;
 
+import dev.slipway.build.ImageRun;
 import dev.slipway.isolation.Cell;
 import dev.slipway.isolation.Limits;
 import dev.slipway.runtime.AppSpec;
@@ -61,6 +62,7 @@ final class LaunchCommand {
 
     private static Cell cell(AppSpec spec, String name, List<String> argv, int port, String nodeId, Map<String, String> serverEnv,
                              boolean sandboxed, Path tmpDir) {
+        if (spec.artifact().isImage()) return imageCell(spec, name, argv, port, nodeId, tmpDir);
         Map<String, String> env = new LinkedHashMap<>();
         for (String var : INHERITED) {
             String v = sandboxed ? SANDBOXED.get(var) : serverEnv.get(var);
@@ -85,6 +87,28 @@ final class LaunchCommand {
         readOnly.addAll(spec.artifact().tools());
         return new Cell(name, spec.projectId(), argv, spec.artifact().workDir(), env, readOnly, List.of(), scratch,
                 limits, port, true, spec.database());
+    }
+
+    /**
+     * The cell of an image: its root file system as {@code /}, read-only, and nothing of the host's; the image's
+     * variables, then the app's own, over them PORT and the platform's markers; the image's working directory.
+     */
+    private static Cell imageCell(AppSpec spec, String name, List<String> argv, int port, String nodeId, Path tmpDir) {
+        ImageRun image = spec.artifact().image();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        env.put("HOME", SANDBOX_TMP.toString());
+        env.putAll(image.env());
+        env.putAll(spec.env());
+        if (port > 0) env.put("PORT", Integer.toString(port));
+        else env.remove("PORT");
+        env.put("TMPDIR", tmpDir.toString());
+        env.put(DEPLOYMENT_MARKER, spec.deploymentId());
+        env.put(NODE_MARKER, nodeId);
+        InstanceType type = spec.instanceType();
+        Limits limits = new Limits(type.memoryBytes(), type.cpuMillis(), type.processes(), type.scratchMb() * Limits.MB);
+        return new Cell(name, spec.projectId(), argv, Path.of(image.workDir()), env, List.of(), List.of(), List.of(),
+                limits, port, true, spec.database(), false, ImageRun.rootfs(spec.artifact().root()));
     }
 
     /** The artifact's Node and package manager first, so {@code node} and {@code npm start}'s scripts find them. */
