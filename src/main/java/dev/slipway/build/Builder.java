@@ -2,6 +2,9 @@ package dev.slipway.build;
 
 import dev.slipway.build.cache.BuildCache;
 import dev.slipway.build.detect.FrameworkDetector;
+import dev.slipway.build.docker.DockerfileBuild;
+import dev.slipway.build.oci.Registries;
+import dev.slipway.build.oci.Unpack;
 import dev.slipway.build.detect.Procfile;
 import dev.slipway.build.detect.PythonApps;
 import dev.slipway.build.detect.StartCommands;
@@ -33,6 +36,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -58,8 +62,15 @@ public final class Builder {
     private final BuildCache buildCache;
     private final Clock clock;
     private final Ids ids;
+    private final DockerfileBuild docker;
 
     public Builder(BuildSettings config, CommandRunner runner, ArtifactStore store, Clock clock) {
+        this(config, runner, store, clock, null);
+    }
+
+    /** @param docker what builds a Dockerfile; null: this builder refuses them */
+    public Builder(BuildSettings config, CommandRunner runner, ArtifactStore store, Clock clock, DockerfileBuild docker) {
+        this.docker = docker;
         this.config = config;
         this.runner = runner;
         this.store = store;
@@ -139,6 +150,7 @@ public final class Builder {
             try {
                 Path app = copySource();
                 Detected detected = detect(app);
+                if (detected.framework() == Framework.DOCKER) return dockerImage(app, detected);
                 Installed installed = installNode(app, detected);
                 Files.move(workspace, root, StandardCopyOption.ATOMIC_MOVE);
                 Path built = request.appDir() == null ? root : root.resolve(request.appDir());
@@ -209,6 +221,38 @@ public final class Builder {
                 cached.keep();
             }
             return new Installed(toolchain, installDir.equals(app));
+        }
+
+        /**
+         * The app's Dockerfile built into an image and unpacked as the artifact ({@link DockerfileBuild}); a Procfile
+         * beside it names the image's web, release and worker commands, as in any app.
+         */
+        private Artifact dockerImage(Path app, Detected detected) throws IOException {
+            if (docker == null) throw new BuildException("this server does not build Dockerfiles");
+            Path work = config.workspacesDir().resolve(id + ".docker");
+            Files.createDirectories(work);
+            Steps imageSteps = new Steps(runner, steps.env(), request.secretValues(), config.commandTimeout(),
+                    steps.confine().withReadOnly(List.of(workspace)).withoutDatabase().buildingImages(config.dataDir()));
+            String marker = request.env().get(CommandRunner.BUILD_MARKER);
+            var caller = new Registries.Caller(null, marker == null ? Map.of() : Map.of(CommandRunner.BUILD_MARKER, marker),
+                    request.secretValues());
+            try {
+                Unpack.Unpacked image = docker.build(new DockerfileBuild.Dirs(app, work, cache.resolve("buildah")), imageSteps,
+                        runner.confinement(), request.projectId(), root, caller, log);
+                List<String> start = detected.procfile().orElse(image.command());
+                Path procfile = app.resolve(Procfile.NAME);
+                if (Files.isRegularFile(procfile, LinkOption.NOFOLLOW_LINKS)) Files.copy(procfile, root.resolve(Procfile.NAME));
+                Duration took = Duration.between(started, clock.instant());
+                Artifact artifact = new Artifact(id, request.projectId(), Framework.DOCKER.id(), request.commitSha(), root, start,
+                        null, false, null, clock.instant(), List.of(), image.run());
+                store.save(artifact, image.bytes(), took);
+                log.log(Level.SUCCESS, "Build finished in " + CommandRunner.human(took) + " (artifact " + id + ", "
+                        + megabytes(image.bytes()) + ")");
+                return artifact;
+            } finally {
+                Trees.delete(work);
+                Trees.delete(workspace);
+            }
         }
 
         /** Keeps only the site's files. */

@@ -15,7 +15,9 @@ public enum Framework {
     PYTHON_FASTAPI("python-fastapi"),
     NODE("node"),
     PYTHON("python"),
-    STATIC("static");
+    STATIC("static"),
+    /** Built from the app's Dockerfile into an OCI image, run as an image. */
+    DOCKER("docker");
 
     private final String id;
 

@@ -1,5 +1,7 @@
 package dev.slipway.deployments;
 
+import dev.slipway.build.steps.CommandRunner;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -13,7 +15,7 @@ import java.util.Arrays;
  */
 final class BuildProcesses {
     /** Environment entry {@code SLIPWAY_BUILD_OF=<deployment id>} of every build command. */
-    static final String MARKER = "SLIPWAY_BUILD_OF";
+    static final String MARKER = CommandRunner.BUILD_MARKER;
     private static final Path PROC = Path.of("/proc");
 
     private BuildProcesses() {}

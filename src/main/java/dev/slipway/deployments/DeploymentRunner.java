@@ -3,7 +3,8 @@ package dev.slipway.deployments;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.images.ImageBuilder;
-import dev.slipway.images.pull.ImageName;
+import dev.slipway.build.oci.ImageName;
+import dev.slipway.build.oci.Registries;
 import dev.slipway.images.pull.ImagePull;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.build.BuildRequest;
@@ -249,15 +250,15 @@ public final class DeploymentRunner implements JobRunner {
     private Artifact pull(Deployment d, Project project, RunEnvironment run, LogSink log) {
         String asked = d.image() != null ? d.image() : project.repo();
         ImageName name = ImageName.parse(asked).orElseThrow(() -> new IllegalStateException("not an image reference: " + asked));
-        var request = new ImagePull.Request(project.id(), name, null, Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
-        ImageName resolved = p.builds().pulls().resolve(request, log);
+        var caller = new Registries.Caller(null, Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
+        ImageName resolved = p.builds().pulls().resolve(name, caller, log);
         if (!resolved.toString().equals(d.image())) records.deployments().recordImage(d.id(), resolved.toString());
         Optional<Artifact> had = p.builds().artifacts().findImage(project.id(), resolved.toString());
         if (had.isPresent()) {
             log.log(Level.INFO, "The project ran this image before: starting its unpacked copy " + had.get().id());
             return had.get();
         }
-        return p.builds().pulls().pull(request, resolved, log);
+        return p.builds().pulls().pull(project.id(), resolved, caller, log);
     }
 
     private Target start(Deployment d, Artifact artifact, AppSpec spec, LogSink log) {

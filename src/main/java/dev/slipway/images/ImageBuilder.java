@@ -63,6 +63,12 @@ public final class ImageBuilder {
             log.log(Level.INFO, "Static site: no image (the router serves it from the build)");
             return Optional.empty();
         }
+        if (a.isImage()) {
+            // a prebuilt image is its registry's digest already; one built from a Dockerfile is not pushed yet
+            if (a.image().reference() == null) log.log(Level.WARNING, "Image: an image built from a Dockerfile is not pushed to "
+                    + settings.registry() + " (only native builds are)");
+            return Optional.ofNullable(a.image().reference());
+        }
         Optional<String> recorded = store.find(a.id());
         if (recorded.isPresent()) return recorded;
         String image = push(a, log);

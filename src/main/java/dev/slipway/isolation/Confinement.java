@@ -14,6 +14,15 @@ public interface Confinement {
     Confined start(Cell cell) throws IOException;
 
     /**
+     * Starts a build step that builds an image (buildah): it makes a user namespace of its own, so it runs with the
+     * cell's uid, network and limits but outside bubblewrap ({@link Sandbox#startImageBuild}), with {@code dataDir}
+     * out of its sight. Only a sandbox can: unconfined, a Dockerfile's {@code RUN} would be the server's.
+     */
+    default Confined startImageBuild(Cell cell, Path dataDir) throws IOException {
+        throw new IOException("Dockerfile builds run only in the sandbox (this server runs apps unconfined)");
+    }
+
+    /**
      * A loopback port for an app cell about to start, when the confinement has one ready (a sandbox's network
      * made ahead); empty: the caller picks a free one.
      */

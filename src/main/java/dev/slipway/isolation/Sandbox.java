@@ -49,6 +49,7 @@ public final class Sandbox implements Confinement {
     private final NetworkPolicy policy;
     private final Networks networks;
     private final CellEtc etc;
+    private final ImageBuildIds imageBuildIds;
     private final WarmNetworks warm;
     private final Path runDir;
     /** Build steps' networks being removed in the background; a clean stop waits for them. */
@@ -80,6 +81,7 @@ public final class Sandbox implements Confinement {
             this.networks = new Networks(tools, network, runDir);
             this.warm = new WarmNetworks(networks, network.buildPorts(), warmPerKind);
             this.etc = new CellEtc(runDir, network.dns());
+            this.imageBuildIds = new ImageBuildIds(runDir);
         } catch (IOException | RuntimeException e) {
             alive.release();
             throw e;
@@ -118,16 +120,41 @@ public final class Sandbox implements Confinement {
     }
 
     private Confined startOnce(Cell cell) throws IOException {
+        return startOnce(cell, null);
+    }
+
+    /** @param hidden for an image build, the host folders it must not see (null for every other cell) */
+    private Confined startOnce(Cell cell, Path hidden) throws IOException {
         long t0 = System.nanoTime();
         int uid = uidOf.applyAsInt(cell.projectId());
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
-        return startIn(cell, uid, network, ready != null, t0);
+        return startIn(cell, uid, network, ready != null, t0, hidden);
+    }
+
+    /**
+     * A build step that builds an image ({@code buildah}): it makes a user namespace of its own, where a {@code RUN}
+     * step is root, which bubblewrap's cell cannot allow. So the server makes its namespaces itself, as DESIGN §7
+     * says: the cell's network and cgroup as for every cell, a pid namespace with its own {@code /proc}, and a
+     * mount namespace in which the data dir and {@code /tmp} are empty and only the step's binds are back at their
+     * paths; the project's uid gets a passwd entry and a subordinate id range there ({@link ImageBuildIds}); then it
+     * drops to that uid, without no-new-privs, so that the setuid {@code newuidmap} can map the range.
+     */
+    @Override
+    public Confined startImageBuild(Cell cell, Path dataDir) throws IOException {
+        if (!cell.buildStep() || cell.rootfs() != null) throw new IllegalArgumentException("an image build is a build step on the host's layout");
+        return startOnce(cell, dataDir.toAbsolutePath().normalize());
     }
 
     /** Starts the cell as {@code uid} in its network (made); the network goes with the cell, or at once when it cannot start. */
     private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0) throws IOException {
+        return startIn(cell, uid, network, ready, t0, null);
+    }
+
+    private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0, Path hidden)
+            throws IOException {
+        boolean imageBuild = hidden != null;
         long tNetwork = System.nanoTime();
         Cgroups.Group group;
         try {
@@ -165,7 +192,8 @@ public final class Sandbox implements Confinement {
             List<String> etcArgs = cell.rootfs() == null ? etc.args(uid) : etc.imageArgs();
             // an image's working directory is inside its root: the launchers start at the host's /
             Path launchDir = cell.rootfs() == null ? cell.workDir() : Path.of("/");
-            ProcessBuilder pb = new ProcessBuilder(argv(cell, uid, network, group, etcArgs)).directory(launchDir.toFile());
+            List<String> command = imageBuild ? imageBuildArgv(cell, uid, network, group, hidden) : argv(cell, uid, network, group, etcArgs);
+            ProcessBuilder pb = new ProcessBuilder(command).directory(imageBuild ? new java.io.File("/") : launchDir.toFile());
             if (LOG.isTraceEnabled()) LOG.trace("cell {} argv {}", cell.name(), pb.command());
             pb.environment().clear();
             pb.environment().putAll(CellEnvironment.LAUNCHER);
@@ -176,7 +204,7 @@ public final class Sandbox implements Confinement {
         }
         long tSpawn = System.nanoTime();
         try (OutputStream args = p.getOutputStream()) {
-            args.write(CellEnvironment.bwrapArgs(cell.env())); // bubblewrap's --args 0
+            if (!imageBuild) args.write(CellEnvironment.bwrapArgs(cell.env())); // bubblewrap's --args 0
         } catch (IOException | RuntimeException e) {
             boolean died = exitedWithin(p, Duration.ofMillis(100));
             String why = died ? " (bubblewrap exited with code " + exitCode(p) + stderr(p) + ")" : "";
@@ -286,6 +314,34 @@ public final class Sandbox implements Confinement {
                 "--", tools.setpriv().toString(), "--reuid=" + uid, "--regid=" + uid, "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
         a.addAll(CellEnvironment.restorer(tools.sh(), cell.env()));
+        a.addAll(cell.argv());
+        return a;
+    }
+
+    /**
+     * The launcher of an image build ({@link #startImageBuild}): a root shell joins the cgroups, then setsid, nsenter
+     * into the network, unshare of the mount and pid namespaces (its own {@code /proc}), and in there, as root,
+     * {@link ImageBuildIds#MOUNTS}: the binds kept aside, {@code hidden} and {@code /tmp} made empty, the binds back at
+     * their paths, the uid's passwd and subordinate ids in place; then setpriv to the project's uid, and the step with
+     * its environment (nothing secret: what an image build is given is on its command line).
+     */
+    private List<String> imageBuildArgv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, Path hidden)
+            throws IOException {
+        List<String> a = new ArrayList<>();
+        StringBuilder join = new StringBuilder();
+        for (Path procs : group.procsFiles()) {
+            if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
+            join.append("echo $$ > '").append(procs).append("' && ");
+        }
+        a.addAll(List.of(tools.sh().toString(), "-c", join + "exec \"$@\"", "sh", tools.setsid().toString(),
+                tools.nsenter().toString(), "--net=" + network.handle(), "--",
+                tools.unshare().toString(), "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc", "--uts", "--ipc",
+                "--", tools.sh().toString(), "-c", ImageBuildIds.MOUNTS, "sh", hidden.toString(),
+                imageBuildIds.forUid(uid).toString(), Integer.toString(uid), tools.setpriv().toString()));
+        for (Path p : cell.writable()) a.add("rw:" + p);
+        for (Path p : cell.readOnly()) a.add("ro:" + p);
+        a.addAll(List.of("--", "/usr/bin/env", "-i", "--chdir=" + cell.workDir()));
+        cell.env().forEach((k, v) -> a.add(k + "=" + v));
         a.addAll(cell.argv());
         return a;
     }

@@ -1,7 +1,7 @@
 package dev.slipway.projects;
 
 import dev.slipway.api.Body;
-import dev.slipway.images.pull.ImageName;
+import dev.slipway.build.oci.ImageName;
 import dev.slipway.source.GitNames;
 
 import java.util.List;
@@ -21,7 +21,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip", "image");
     /** A prebuilt OCI image: pulled, not built. */
     public static final String IMAGE = "image";
-    public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static");
+    public static final Set<String> FRAMEWORKS = Set.of("react-vite", "nextjs", "node-express", "python-fastapi", "node", "python", "static", "docker");
     public static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]{0,254}$");
     public static final Pattern HOSTNAME = Pattern.compile(
             "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$");

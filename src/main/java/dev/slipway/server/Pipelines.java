@@ -13,6 +13,9 @@ import dev.slipway.deployments.DeploymentRunner;
 import dev.slipway.images.ImageBuilder;
 import dev.slipway.images.ImageStore;
 import dev.slipway.images.pull.ImagePull;
+import dev.slipway.build.oci.Registries;
+import dev.slipway.build.oci.Unpack;
+import dev.slipway.build.docker.DockerfileBuild;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.RouteRestorer;
 import dev.slipway.deployments.WarmSwitches;
@@ -48,7 +51,11 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.secrets(), clock, engine.confinement().isolated(), workers, switches);
         MigrationService migrations = new MigrationService(jdbi, stores.migrations(), stores.projects(), deployments,
                 stores.jobs(), stores.logs(), clock, workers, databases);
-        Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock);
+        Registries registries = new Registries(new Registries.Settings(config.images().insecure(), config.images().maxBytes(),
+                config.dataDir().resolve("image-pulls"), config.build().commandTimeout()), clock);
+        Unpack unpack = new Unpack(clock, config.build().commandTimeout());
+        Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock,
+                new DockerfileBuild(registries, unpack, config.images().maxBytes()));
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
         DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(new DeploymentRunner.Records(stores.deployments(), deployments,
                 stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases),
@@ -56,8 +63,8 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                         stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
                         new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock),
-                        new ImagePull(config.images(), stores.artifacts(), config.build().artifactsDir(),
-                                config.dataDir().resolve("image-pulls"), config.build().commandTimeout(), clock)),
+                        new ImagePull(registries, unpack, stores.artifacts(),
+                                config.build().artifactsDir(), config.dataDir().resolve("image-pulls"), config.images().maxBytes(), clock)),
                 serving, switches, clock));
         DormantApps dormant = new DormantApps(new DormantApps.Parts(new DormantApps.Records(stores.deployments(),
                 deployments, stores.projects(), stores.artifacts(), databases, stores.logs()),

@@ -15,7 +15,8 @@ final class Pastas {
     static List<Long> of(Path runDir) {
         List<Long> out = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(h -> {
-            String exe = h.info().command().map(c -> Path.of(c).getFileName().toString()).orElse("");
+            // a process being replaced at this moment can report "/" as its executable: a path without a name
+            String exe = h.info().command().map(c -> Path.of(c).getFileName()).map(Path::toString).orElse("");
             String cmd = h.info().commandLine().orElse("");
             if ((exe.startsWith("pasta") || exe.startsWith("passt")) && cmd.contains("--netns " + runDir)) out.add(h.pid());
         });

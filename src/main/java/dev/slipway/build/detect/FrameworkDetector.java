@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
  * known framework falls to the generic kinds: a Node server, a Python web app, a static site.
  */
 public final class FrameworkDetector {
+    public static final String DOCKERFILE = "Dockerfile";
     public static final String REQUIREMENTS = "requirements.txt";
     public static final String PYPROJECT = "pyproject.toml";
     static final String DJANGO_MANAGE = "manage.py";
@@ -41,6 +42,10 @@ public final class FrameworkDetector {
             Framework f = Framework.fromId(explicit.strip()).orElseThrow(() -> new BuildException(
                     "unknown framework \"" + explicit + "\"; expected one of " + known()));
             return new Detection(f, "set on the project");
+        }
+        // a Dockerfile says how the app is built: it wins over what the files look like, unless a native kind is set
+        if (Files.isRegularFile(sourceDir.resolve(DOCKERFILE))) {
+            return new Detection(Framework.DOCKER, "a Dockerfile (set a native framework to build without it)");
         }
         Optional<PackageJson> pkg = PackageJson.read(sourceDir);
         if (pkg.isPresent()) {
@@ -71,7 +76,7 @@ public final class FrameworkDetector {
         throw new BuildException("could not detect the framework: looked for package.json "
                 + (pkg.isPresent() ? "(found)" : "(not found)")
                 + " with next, vite or express, a start script, a main or index.js; for requirements.txt, "
-                + "pyproject.toml or manage.py (Python); and for index.html (a static site); found none. "
+                + "pyproject.toml or manage.py (Python); for index.html (a static site); and for a Dockerfile; found none. "
                 + "Set the framework explicitly to one of " + known());
     }
 
@@ -93,7 +98,7 @@ public final class FrameworkDetector {
         if (p.script("start").isPresent()) return Optional.of("package.json has a start script");
         if (p.main() != null && !p.main().isBlank()) return Optional.of("package.json has a main");
         if (Files.isRegularFile(dir.resolve("index.js"))) return Optional.of("package.json and index.js");
-        if (Files.isRegularFile(dir.resolve(Procfile.FILE))) return Optional.of("package.json and a Procfile");
+        if (Files.isRegularFile(dir.resolve(Procfile.NAME))) return Optional.of("package.json and a Procfile");
         return Optional.empty();
     }
 

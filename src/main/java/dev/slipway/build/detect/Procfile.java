@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * command runs once per deployment, after the build and before the app is started and promoted.
  */
 public final class Procfile {
-    static final String FILE = "Procfile";
+    public static final String NAME = "Procfile";
     private static final Pattern LINE = Pattern.compile("^([A-Za-z0-9_-]+)\\s*:\\s*(.*)$");
     private static final Set<String> NOT_WORKERS = Set.of("web", "release");
 
@@ -54,7 +54,7 @@ public final class Procfile {
     }
 
     private static List<String> lines(Path dir) {
-        Path file = dir.resolve(FILE);
+        Path file = dir.resolve(NAME);
         if (!Files.isRegularFile(file)) return List.of();
         try {
             return Files.readAllLines(file);

@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(CommandRunner.class);
     public static final Duration DEFAULT_TIMEOUT = BuildSettings.DEFAULT_COMMAND_TIMEOUT;
+    /** Environment entry {@code SLIPWAY_BUILD_OF=<deployment id>} of every build command: a cancel finds them by it. */
+    public static final String BUILD_MARKER = "SLIPWAY_BUILD_OF";
     static final int LAST_LINES = 20;
     static final int MAX_LINE = 8192;
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]|\u001B][^\u0007]*\u0007");
@@ -93,11 +95,18 @@ public final class CommandRunner {
      * @param name a name unique among running steps (the build's artifact id and a step number)
      * @param readOnly more host paths the step sees read-only (a Node build, a package manager)
      * @param database the project's database as the platform recorded it, or null: the one its network may lead to
+     * @param hidden   for a step that builds an image (buildah), the folder it must not see (the data dir): it then
+     *                 runs as {@link Confinement#startImageBuild} starts it; null for every other step
      */
     public record Confine(String name, String projectId, Path cacheDir, Limits limits, List<Path> readOnly,
-                          DatabaseEndpoint database) {
+                          DatabaseEndpoint database, Path hidden) {
         public Confine {
             readOnly = List.copyOf(readOnly);
+        }
+
+        public Confine(String name, String projectId, Path cacheDir, Limits limits, List<Path> readOnly,
+                       DatabaseEndpoint database) {
+            this(name, projectId, cacheDir, limits, readOnly, database, null);
         }
 
         public Confine(String name, String projectId, Path cacheDir, Limits limits, DatabaseEndpoint database) {
@@ -109,11 +118,16 @@ public final class CommandRunner {
         }
 
         public Confine withReadOnly(List<Path> paths) {
-            return new Confine(name, projectId, cacheDir, limits, paths, database);
+            return new Confine(name, projectId, cacheDir, limits, paths, database, hidden);
         }
 
         public Confine withoutDatabase() {
-            return new Confine(name, projectId, cacheDir, limits, readOnly, null);
+            return new Confine(name, projectId, cacheDir, limits, readOnly, null, hidden);
+        }
+
+        /** A step that builds an image, with {@code dataDir} out of its sight. */
+        public Confine buildingImages(Path dataDir) {
+            return new Confine(name, projectId, cacheDir, limits, readOnly, database, dataDir);
         }
     }
 
@@ -175,8 +189,9 @@ public final class CommandRunner {
                 command.env(), List.of(), List.of(), List.of(), new Limits(0, 0, 0, 0), 0, false));
         List<Path> writable = new ArrayList<>(List.of(command.workDir()));
         if (!command.workDir().startsWith(c.cacheDir())) writable.add(c.cacheDir());
-        return confinement.start(new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
-                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false, c.database(), true));
+        Cell cell = new Cell(c.name() + "-" + steps.incrementAndGet(), c.projectId(), command.argv(),
+                command.workDir(), command.env(), c.readOnly(), writable, List.of(), c.limits(), 0, false, c.database(), true);
+        return c.hidden() != null ? confinement.startImageBuild(cell, c.hidden()) : confinement.start(cell);
     }
 
     private Result run(Command command, Confined cell, LogSink log, Masker masker, String display, String running,

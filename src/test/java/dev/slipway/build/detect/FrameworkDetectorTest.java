@@ -35,6 +35,15 @@ class FrameworkDetectorTest {
     }
 
     @Test
+    void aDockerfileIsBuiltUnlessANativeKindIsSet() throws IOException {
+        write("package.json", """
+                {"dependencies": {"express": "5.0.0"}}""");
+        write("Dockerfile", "FROM node:22\n");
+        assertThat(detect()).isEqualTo(Framework.DOCKER);
+        assertThat(detector.detect(dir, "node-express").framework()).isEqualTo(Framework.NODE_EXPRESS);
+    }
+
+    @Test
     void viteAndReactIsReactViteAcrossDependencyKinds() throws IOException {
         write("package.json", """
                 {"dependencies": {"react": "19.0.0", "express": "5.0.0"}, "devDependencies": {"vite": "7.0.0"}}""");

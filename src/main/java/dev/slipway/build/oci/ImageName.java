@@ -1,4 +1,4 @@
-package dev.slipway.images.pull;
+package dev.slipway.build.oci;
 
 import java.util.Locale;
 import java.util.Optional;

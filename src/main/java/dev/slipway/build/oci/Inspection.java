@@ -1,4 +1,4 @@
-package dev.slipway.images.pull;
+package dev.slipway.build.oci;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.core.Json;

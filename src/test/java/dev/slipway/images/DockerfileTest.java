@@ -1,0 +1,198 @@
+package dev.slipway.images;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.cloud.tools.jib.api.Containerizer;
+import com.google.cloud.tools.jib.api.ImageReference;
+import com.google.cloud.tools.jib.api.Jib;
+import com.google.cloud.tools.jib.api.RegistryImage;
+import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
+import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
+import com.google.cloud.tools.jib.api.buildplan.FilePermissions;
+import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
+import dev.slipway.accounts.Tier;
+import dev.slipway.isolation.SandboxTools;
+import dev.slipway.store.Dialect;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.GitServer;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.Statuses;
+import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Dockerfile builds from a git repository, on a base image made here (a static busybox as {@code /bin/sh}) in a
+ * registry on loopback: a multi-stage build whose {@code RUN} is root in its own user namespace only, a rebuild that
+ * reuses the unchanged steps' layers, a rollback, a Procfile's release line run in the image, and a hostile
+ * {@code RUN} that looks for the host through {@code /proc} and the network and finds nothing. H2 only.
+ */
+@EndToEnd
+class DockerfileTest {
+    private static final Duration RUN = Duration.ofMinutes(4);
+    private static final String SERVE = """
+            B=/bin/busybox
+            $B mkdir -p /tmp/www
+            echo "image:$VERSION $($B cat /www/index.html) runs as $($B id -u)" > /tmp/www/index.html
+            exec $B httpd -f -p $PORT -h /tmp/www
+            """;
+
+    static LoopbackRegistry registry;
+    static GitServer git;
+    static TestServer server;
+    static Http http;
+    static String base;
+    static Path files;
+
+    @BeforeAll
+    static void start() throws Exception {
+        assertThat(SandboxTools.detect().missing()).as("the sandbox's tools (.ci/run installs them)").isEmpty();
+        for (String tool : List.of("/usr/bin/buildah", "/usr/bin/newuidmap", "/usr/bin/skopeo", "/usr/bin/umoci", "/usr/bin/busybox")) {
+            assertThat(Path.of(tool)).as(tool + ": apt-get install buildah uidmap skopeo umoci busybox-static (.ci/run installs them)")
+                    .isExecutable();
+        }
+        registry = LoopbackRegistry.start();
+        git = GitServer.start();
+        server = TestServer.start(Dialect.H2, c -> c.gitHosts(git.hosts()).images(new ImageSettings(null, Map.of(), true)));
+        http = server.tenant(Tier.TEAM).http();
+        files = Files.createTempDirectory("slipway-dockerfile-");
+        base = registry.host() + "/base/busybox:1";
+        FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("busybox");
+        for (String at : List.of("/bin/busybox", "/bin/sh")) {
+            layer.addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get(at), FilePermissions.fromOctalString("755"));
+        }
+        Jib.fromScratch().addFileEntriesLayer(layer.build()).setFormat(ImageFormat.OCI)
+                .setEnvironment(Map.of("PATH", "/bin"))
+                .containerize(Containerizer.to(RegistryImage.named(ImageReference.parse(base))).setAllowInsecureRegistries(true)
+                        .setBaseImageLayersCache(files.resolve("cache-base")).setApplicationLayersCache(files.resolve("cache-app")));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) server.close();
+        if (git != null) git.close();
+        if (registry != null) registry.close();
+        if (files != null) TestStore.deleteTree(files);
+    }
+
+    /** A two-stage Dockerfile: the first stage writes a page in a RUN step, the second copies it and serves it. */
+    private static Map<String, String> app(String version, String run) {
+        return Map.of("Dockerfile", """
+                        # the base is an argument, as teams write it
+                        ARG BASE=%s
+                        FROM ${BASE} AS build
+                        RUN /bin/busybox mkdir -p /out && %s
+                        FROM ${BASE}
+                        COPY --from=build /out /www
+                        COPY serve.sh release.sh /srv/
+                        WORKDIR /srv
+                        ENV VERSION=%s
+                        CMD ["/bin/busybox", "sh", "serve.sh"]
+                        """.formatted(base, run, version),
+                "serve.sh", SERVE,
+                "release.sh", "echo \"releasing $VERSION\"\n",
+                "Procfile", "release: /bin/busybox sh release.sh\n");
+    }
+
+    @Test
+    void aMultiStageDockerfileBuildsDeploysRebuildsFromItsLayersAndRollsBack() {
+        String repo = "docker/web";
+        git.createRepo(repo);
+        String built = "echo \"built as $(/bin/busybox id -u)\" > /out/index.html";
+        git.commit(repo, "main", app("one", built), "one");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
+        assertThat(done.get("framework").asText()).isEqualTo("docker");
+        String projectId = done.get("project_id").asText();
+        String url = http.get("/v1/projects/" + projectId).json().at("/data/url").asText();
+        String page = Apps.get(url).body();
+        assertThat(page).as("root in the RUN step's own namespace; the app runs as the project's uid")
+                .startsWith("image:one built as 0 runs as ").doesNotEndWith("runs as 0\n");
+        String first = done.get("deployment_id").asText();
+        List<String> log = messages(first);
+        assertThat(log).anyMatch(m -> m.startsWith("Image " + base + " is ")).anyMatch(m -> m.contains("STEP 2/2: RUN"))
+                .contains("releasing one");
+
+        git.commit(repo, "main", app("two", built), "two: only the final stage changed");
+        String second = deploy(projectId);
+        assertThat(Apps.get(url).body()).startsWith("image:two built as 0 ");
+        assertThat(messages(second)).as("the first stage is unchanged: its layer is reused").anyMatch(m -> m.contains("Using cache"));
+
+        var rollback = http.send("POST", "/v1/deployments/" + first + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        Statuses.await(http, "deployments", rollback.json().at("/data/id").asText(), "live", RUN);
+        assertThat(Apps.get(url).body()).startsWith("image:one ");
+    }
+
+    @Test
+    void aHostileRunStepFindsNothingOfTheHost() {
+        String repo = "docker/hostile";
+        git.createRepo(repo);
+        String data = server.store().dataDir().toString();
+        String probe = ("B=/bin/busybox; {"
+                + " echo \"uid $($B id -u)\";"
+                + " echo \"host usr via proc $($B ls /proc/1/root/usr/bin 2>/dev/null | $B grep -c .)\";"
+                + " if $B ls /proc/1/root" + data + " 2>/dev/null | $B grep -q .; then echo \"data dir seen\"; else echo \"data dir hidden\"; fi;"
+                + " if $B cat /proc/1/root/etc/shadow >/dev/null 2>&1; then echo \"shadow read\"; else echo \"shadow unreadable\"; fi;"
+                + " if $B nc -w 3 127.0.0.1 " + server.slipway().apiPort() + " </dev/null >/dev/null 2>&1; then echo \"api reached\"; else echo \"api unreachable\"; fi;"
+                + " echo \"processes $($B ls /proc | $B grep -c '^[0-9]')\";"
+                + " } > /out/index.html");
+        git.commit(repo, "main", app("probe", probe), "probe");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
+        String url = http.get("/v1/projects/" + done.get("project_id").asText()).json().at("/data/url").asText();
+        List<String> report = Apps.get(url).body().lines().toList();
+        System.out.println("hostile RUN step reported: " + report);
+        assertThat(report).hasSize(6);
+        assertThat(report.get(0)).startsWith("image:probe uid 0");
+        assertThat(report.subList(1, 5)).as("nothing of the builder's own view through /proc/1/root, nor the API")
+                .containsExactly("host usr via proc 0", "data dir hidden", "shadow unreadable", "api unreachable");
+        int processes = Integer.parseInt(report.get(5).replaceAll("^processes (\\d+).*$", "$1"));
+        assertThat(processes).as("the build's own processes only").isLessThan(15);
+    }
+
+    @Test
+    void aBrokenDockerfileAndAnUnknownBaseFailWithTheirReasons() {
+        String repo = "docker/broken";
+        git.createRepo(repo);
+        git.commit(repo, "main", Map.of("Dockerfile", "FROM " + base + "\nRUN /bin/busybox false\n"), "broken");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        JsonNode failed = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "failed", RUN);
+        assertThat(messages(failed.get("deployment_id").asText())).anyMatch(m -> m.startsWith("Deployment failed: ") && m.contains("buildah"));
+
+        String unknown = "docker/unknown";
+        git.createRepo(unknown);
+        git.commit(unknown, "main", Map.of("Dockerfile", "FROM " + registry.host() + "/no/such:1\nCMD [\"true\"]\n"), "unknown");
+        var other = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + unknown + "\"}");
+        JsonNode gone = Statuses.await(http, "migrations", other.json().at("/data/id").asText(), "failed", RUN);
+        assertThat(messages(gone.get("deployment_id").asText())).anyMatch(m -> m.startsWith("Deployment failed: Cannot pull "
+                + registry.host() + "/no/such:1: ") && m.contains("manifest unknown"));
+    }
+
+    private static String deploy(String projectId) {
+        var r = http.post("/v1/deployments", "{\"project_id\":\"" + projectId + "\"}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        String id = r.json().at("/data/id").asText();
+        Statuses.await(http, "deployments", id, "live", RUN);
+        return id;
+    }
+
+    private static List<String> messages(String deploymentId) {
+        List<String> out = new ArrayList<>();
+        http.get("/v1/deployments/" + deploymentId + "/logs").json().at("/data/logs").forEach(e -> out.add(e.get("message").asText()));
+        return out;
+    }
+}
