@@ -85,7 +85,7 @@ class ClientErrorsTest {
         usage(env, "--status must be one of", "deployments", "list", "--status", "done");
         usage(env, "neither a deployment id (dep_…) nor a migration id (mig_…)", "logs", projectId);
         usage(env, "--zip /no/such.zip is not a readable file", "migrate", "--zip", "/no/such.zip");
-        usage(env, "--source github|gitlab|bitbucket (with --repo), or --zip PATH, is required", "migrate", "--repo", "a/b");
+        usage(env, "--source github|gitlab|bitbucket (with --repo), --zip PATH or --image REF is required", "migrate", "--repo", "a/b");
         usage(env, "needs the service key in SLIPWAY_DATABASE_SERVICE_KEY", "migrate", "--source", "github", "--repo", "a/b",
                 "--database", "type=postgres,action=connect,url=postgres://db.internal:5432/app");
         usage(env, "--database takes no service_key", "migrate", "--source", "github", "--repo", "a/b",

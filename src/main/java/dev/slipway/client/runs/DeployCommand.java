@@ -33,6 +33,9 @@ public final class DeployCommand extends RunCommand {
     @Option(names = "--zip", paramLabel = "PATH", description = "For a zip project: upload this zip and deploy it")
     Path zip;
 
+    @Option(names = "--image", paramLabel = "REF", description = "For an image project: run this image (a new tag, or @sha256:…)")
+    String image;
+
     @Option(names = "--instance-type", paramLabel = "TYPE",
             description = "starter, standard or performance, within your tier (default: production's, else the tier's)")
     String instanceType;
@@ -54,6 +57,7 @@ public final class DeployCommand extends RunCommand {
             String key = idempotencyKey();
             ObjectNode body = JsonTrees.object().put("project_id", projectId);
             if (commit != null) body.put("commit_sha", commit.trim());
+            if (image != null) body.put("image", image.trim());
             EnvPairs.put(body, vars);
             if (instanceType != null) body.put("instance_type", instanceType);
             if (zip != null) body.put("upload_id", Uploads.upload(ctx, api, zip, key + "-upload"));

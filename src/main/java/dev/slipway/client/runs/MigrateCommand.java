@@ -20,12 +20,12 @@ import java.util.Set;
 
 @Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Connect a source, build it and make it live: creates the project and its first deployment.",
-                "A git source (--source github --repo owner/repo) or a zip (--zip PATH, uploaded first).",
+                "A git source (--source github --repo owner/repo), a zip (--zip PATH, uploaded first) or a prebuilt image (--image REF).",
                 "Exit codes: 0 complete (or started, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
 public final class MigrateCommand extends RunCommand {
     private static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
 
-    @Option(names = "--source", paramLabel = "SOURCE", description = "github, gitlab or bitbucket (zip with --zip)")
+    @Option(names = "--source", paramLabel = "SOURCE", description = "github, gitlab or bitbucket (zip with --zip, image with --image)")
     String source;
 
     @Option(names = "--repo", paramLabel = "OWNER/REPO", description = "The repository of a git source")
@@ -34,10 +34,13 @@ public final class MigrateCommand extends RunCommand {
     @Option(names = "--zip", paramLabel = "PATH", description = "Upload this zip and migrate it (source zip)")
     Path zip;
 
+    @Option(names = "--image", paramLabel = "REF", description = "Run this prebuilt OCI image, host[:port]/path[:tag] (source image)")
+    String image;
+
     @Option(names = "--branch", description = "Branch to deploy (default: main)")
     String branch;
 
-    @Option(names = "--framework", description = "react-vite, nextjs, node-express, python-fastapi, node, python or static (default: detected)")
+    @Option(names = "--framework", description = "react-vite, nextjs, node-express, python-fastapi, node, python, static or docker (default: detected; docker when there is a Dockerfile)")
     String framework;
 
     @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An env var of the project (repeatable)")
@@ -84,13 +87,18 @@ public final class MigrateCommand extends RunCommand {
     /** The request, checked before anything is sent. */
     private ObjectNode body() {
         ObjectNode body = JsonTrees.object();
-        if (zip != null) {
+        if (image != null) {
+            if (source != null && !source.equals("image")) throw new UsageException("--image is an image source; leave out --source " + source);
+            if (repo != null || zip != null) throw new UsageException("--image runs an image: leave out --repo and --zip");
+            body.put("source", "image").put("image", image.trim());
+        } else if (zip != null) {
             if (source != null && !source.equals("zip")) throw new UsageException("--zip is a zip source; leave out --source " + source);
             if (repo != null) throw new UsageException("--repo is for git sources, not --zip");
             Uploads.readable(zip);
             body.put("source", "zip");
         } else {
-            if (source == null) throw new UsageException("--source github|gitlab|bitbucket (with --repo), or --zip PATH, is required");
+            if (source == null) throw new UsageException("--source github|gitlab|bitbucket (with --repo), --zip PATH or --image REF is required");
+            if (source.equals("image")) throw new UsageException("--source image needs --image REF");
             if (source.equals("zip")) throw new UsageException("--source zip needs --zip PATH");
             if (!GIT_SOURCES.contains(source)) throw new UsageException("--source must be github, gitlab or bitbucket, not '" + source + "'");
             body.put("source", source).put("repo", required(repo, "--repo (owner/repo)"));
