@@ -1,5 +1,6 @@
 package dev.slipway.build;
 
+import dev.slipway.build.oci.RegistryLogin;
 import dev.slipway.net.DatabaseEndpoint;
 
 import java.nio.file.Path;
@@ -22,9 +23,15 @@ import java.util.Set;
  * @param database     the project's database as the platform recorded it, or null for none: the one database the
  *                     build's steps may reach, whatever their variables say
  * @param secretValues values masked in the log
+ * @param registryLogin the project's login to the registry of its Dockerfile's base images, or null: none
  */
 public record BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
-                           String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues) {
+                           String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
+                           RegistryLogin registryLogin) {
+    public BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
+                        String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues) {
+        this(accountId, projectId, commitSha, sourceDir, framework, appDir, env, database, secretValues, null);
+    }
 
     /** A build of the whole source, without an account (so without build cache) and without a database. */
     public static BuildRequest of(String projectId, String commitSha, Path sourceDir, String framework,

@@ -234,8 +234,8 @@ public final class Builder {
             Steps imageSteps = new Steps(runner, steps.env(), request.secretValues(), config.commandTimeout(),
                     steps.confine().withReadOnly(List.of(workspace)).withoutDatabase().buildingImages(config.dataDir()));
             String marker = request.env().get(CommandRunner.BUILD_MARKER);
-            var caller = new Registries.Caller(null, marker == null ? Map.of() : Map.of(CommandRunner.BUILD_MARKER, marker),
-                    request.secretValues());
+            var caller = new Registries.Caller(request.registryLogin(),
+                    marker == null ? Map.of() : Map.of(CommandRunner.BUILD_MARKER, marker), request.secretValues());
             try {
                 Unpack.Unpacked image = docker.build(new DockerfileBuild.Dirs(app, work, cache.resolve("buildah")), imageSteps,
                         runner.confinement(), request.projectId(), root, caller, log);

@@ -227,7 +227,7 @@ public final class DeploymentRunner implements JobRunner {
         try {
             artifact = image ? pull(d, project, run, log) : p.builds().builder().build(new BuildRequest(project.accountId(),
                     project.id(), source.commitSha(), source.dir(), project.framework(), project.rootDirectory(), buildEnv,
-                    run.database(), run.secretValues()), log);
+                    run.database(), run.secretValues(), records.projects().registryLogin(project.id()).orElse(null)), log);
         } finally {
             watch.ended();
         }
@@ -250,7 +250,8 @@ public final class DeploymentRunner implements JobRunner {
     private Artifact pull(Deployment d, Project project, RunEnvironment run, LogSink log) {
         String asked = d.image() != null ? d.image() : project.repo();
         ImageName name = ImageName.parse(asked).orElseThrow(() -> new IllegalStateException("not an image reference: " + asked));
-        var caller = new Registries.Caller(null, Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
+        var caller = new Registries.Caller(records.projects().registryLogin(project.id()).orElse(null),
+                Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
         ImageName resolved = p.builds().pulls().resolve(name, caller, log);
         if (!resolved.toString().equals(d.image())) records.deployments().recordImage(d.id(), resolved.toString());
         Optional<Artifact> had = p.builds().artifacts().findImage(project.id(), resolved.toString());

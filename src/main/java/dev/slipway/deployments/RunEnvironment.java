@@ -24,6 +24,7 @@ public record RunEnvironment(Map<String, String> env, Set<String> secretValues, 
         database.ifPresent(db -> env.put(DatabaseService.VARIABLE, db.url()));
         Set<String> secretValues = new HashSet<>(env.values());
         database.ifPresent(db -> secretValues.addAll(db.secrets()));
+        projects.registryLogin(d.projectId()).ifPresent(login -> secretValues.add(login.password()));
         return new RunEnvironment(env, secretValues, database.map(DatabaseService.Link::endpoint).orElse(null));
     }
 }

@@ -71,6 +71,7 @@ public final class MigrationService {
         Migration created = jdbi.inTransaction(h -> {
             Project project = projects.create(h, new NewProject(account.id(), name, input.source(), input.repo(),
                     input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
+            if (input.registryLogin() != null) projects.saveRegistryLogin(h, project.id(), input.registryLogin());
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
             Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId, type);

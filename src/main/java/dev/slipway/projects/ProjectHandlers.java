@@ -18,7 +18,7 @@ import java.util.Set;
 /** {@code /v1/projects}: list, read, and create without deploying. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "image", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
+            Set.of("name", "source", "repo", "image", "registry_auth", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -40,13 +40,15 @@ public final class ProjectHandlers {
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
         Page<Project> page = projects.page(principal.accountId(), Paging.request(ctx));
-        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls, certificates)).toList(), page.pagination()));
+        var auths = projects.registryAuths(page.data().stream().map(Project::id).toList());
+        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls, certificates, auths.get(p.id()))).toList(),
+                page.pagination()));
     }
 
     public void get(Context ctx) {
         String id = ctx.pathParam("project_id");
         Project p = Access.owned(Requests.principal(ctx), projects.read(id), Project::accountId, "Project", id);
-        ctx.json(new Envelope<>(ProjectView.of(p, urls, certificates)));
+        ctx.json(new Envelope<>(ProjectView.of(p, urls, certificates, projects.registryAuths(List.of(p.id())).get(p.id()))));
     }
 
     public Reply create(Context ctx) {
@@ -60,8 +62,11 @@ public final class ProjectHandlers {
         body.check();
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.source(), input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
-                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
-        return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates));
+                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()),
+                input.registryLogin());
+        var login = input.registryLogin();
+        return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates,
+                login == null ? null : new ProjectView.RegistryAuth(login.registry(), login.username())));
     }
 
     /** The project if the caller's account owns it; 404 or 403 otherwise. */

@@ -2,6 +2,7 @@ package dev.slipway.projects;
 
 import dev.slipway.api.Body;
 import dev.slipway.build.oci.ImageName;
+import dev.slipway.build.oci.RegistryLogin;
 import dev.slipway.source.GitNames;
 
 import java.util.List;
@@ -13,10 +14,12 @@ import java.util.regex.Pattern;
 /**
  * The fields that describe a project's source and serving, validated the same way wherever they are accepted.
  *
- * @param repo where the source lives: {@code owner/repo} for a git source, the image reference for source {@code image}
+ * @param repo          where the source lives: {@code owner/repo} for a git source, the image reference for source {@code image}
+ * @param registryLogin the login to the registry of its images (null: none)
  */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
-                           String domain, Map<String, String> envVars, String rootDirectory, boolean hsts) {
+                           String domain, Map<String, String> envVars, String rootDirectory, boolean hsts,
+                           RegistryLogin registryLogin) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip", "image");
     /** A prebuilt OCI image: pulled, not built. */
@@ -72,7 +75,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
                 IMAGE.equals(source) ? IMAGE : framework, region, domain, env, IMAGE.equals(source) ? null : rootDirectory(body),
-                hsts(body));
+                hsts(body), RegistryAuthInput.read(body, IMAGE.equals(source) ? repo : null));
     }
 
     /** {@code image}: an image reference ({@link ImageName}); null when absent (a problem when required). */

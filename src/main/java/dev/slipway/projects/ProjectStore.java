@@ -5,6 +5,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.core.Ids;
 import dev.slipway.secrets.SecretBox;
+import dev.slipway.build.oci.RegistryLogin;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -75,6 +76,15 @@ public final class ProjectStore {
 
     public Project create(NewProject p) {
         return jdbi.inTransaction(h -> create(h, p));
+    }
+
+    /** As {@link #create(NewProject)}, with the project's registry login (null: none). */
+    public Project create(NewProject p, RegistryLogin login) {
+        return jdbi.inTransaction(h -> {
+            Project created = create(h, p);
+            if (login != null) saveRegistryLogin(h, created.id(), login);
+            return created;
+        });
     }
 
     /** Creates the project inside the caller's transaction. */
@@ -407,6 +417,38 @@ public final class ProjectStore {
             Page<Project> page = Keyset.page(h, "projects", List.of("account_id = :account"),
                     Map.of("account", accountId), request, MAPPER, Project::createdAt, Project::id);
             return new Page<>(withEnvNames(h, page.data()), page.pagination());
+        });
+    }
+
+    /** Keeps the project's registry login, its password sealed; inside the caller's transaction. */
+    public void saveRegistryLogin(Handle h, String projectId, RegistryLogin login) {
+        h.createUpdate("DELETE FROM project_registry_logins WHERE project_id = :p").bind("p", projectId).execute();
+        h.createUpdate("""
+                        INSERT INTO project_registry_logins (project_id, registry, username, password_enc)
+                        VALUES (:p, :registry, :username, :password)""")
+                .bind("p", projectId).bind("registry", login.registry()).bind("username", login.username())
+                .bind("password", secrets.encrypt(login.password())).execute();
+    }
+
+    /** The project's registry login with its password, for a pull; never for a response. */
+    public Optional<RegistryLogin> registryLogin(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery(
+                        "SELECT registry, username, password_enc FROM project_registry_logins WHERE project_id = :p")
+                .bind("p", projectId)
+                .map((rs, ctx) -> new RegistryLogin(rs.getString(1), rs.getString(2), secrets.decrypt(rs.getString(3))))
+                .findOne());
+    }
+
+    /** The registry and user of each project's login, as reads show them (never the password). */
+    public Map<String, ProjectView.RegistryAuth> registryAuths(Collection<String> projectIds) {
+        if (projectIds.isEmpty()) return Map.of();
+        return jdbi.withHandle(h -> {
+            Map<String, ProjectView.RegistryAuth> out = new HashMap<>();
+            h.createQuery("SELECT project_id, registry, username FROM project_registry_logins WHERE project_id IN (<ids>)")
+                    .bindList("ids", List.copyOf(projectIds))
+                    .map((rs, ctx) -> Map.entry(rs.getString(1), new ProjectView.RegistryAuth(rs.getString(2), rs.getString(3))))
+                    .forEach(e -> out.put(e.getKey(), e.getValue()));
+            return out;
         });
     }
 

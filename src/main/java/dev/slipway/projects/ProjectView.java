@@ -16,7 +16,8 @@ import java.util.Optional;
 public record ProjectView(String id, String name, String source, String repo, String image, String branch, String framework,
                           String rootDirectory, String region, String domain, String domainStatus,
                           DomainVerification domainVerification, String url, String productionDeploymentId,
-                          List<String> envVars, Database database, boolean hsts, Certificate certificate, Instant createdAt) {
+                          List<String> envVars, Database database, boolean hsts, Certificate certificate,
+                          RegistryAuth registryAuth, Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -24,6 +25,11 @@ public record ProjectView(String id, String name, String source, String repo, St
     }
 
     public static ProjectView of(Project p, AppUrls urls, Certificates certificates) {
+        return of(p, urls, certificates, null);
+    }
+
+    /** @param registryAuth the registry and user of its registry login, or null: none */
+    public static ProjectView of(Project p, AppUrls urls, Certificates certificates, RegistryAuth registryAuth) {
         Project.DomainCheck check = p.domain() == null ? null : p.domainCheck();
         boolean image = ProjectInput.IMAGE.equals(p.source());
         return new ProjectView(p.id(), p.name(), p.source(), image ? null : p.repo(), image ? p.repo() : null, p.branch(), p.framework(), p.rootDirectory(), p.region(),
@@ -32,10 +38,13 @@ public record ProjectView(String id, String name, String source, String repo, St
                         check.token(), check.checkedAt(), check.status() == DomainStatus.VERIFIED ? null : check.reason()),
                 urls.production(p.name()), p.productionDeploymentId(), p.envVarNames(),
                 p.database() == null ? null : new Database(p.database().type(), p.database().id(), p.database().state()),
-                p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), p.createdAt());
+                p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), registryAuth, p.createdAt());
     }
 
     public record Database(String type, String projectId, String status) {}
+
+    /** A registry login as reads show it: never its password. */
+    public record RegistryAuth(String registry, String username) {}
 
     /**
      * The DNS record that proves control of the domain: a {@code type} record at {@code name} holding {@code value}.

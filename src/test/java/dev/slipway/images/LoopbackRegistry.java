@@ -9,6 +9,7 @@ import com.google.cloud.tools.jib.api.RegistryImage;
 import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
 import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
 import dev.slipway.testing.Await;
+import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 import java.net.InetAddress;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
@@ -25,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -52,12 +54,33 @@ public final class LoopbackRegistry implements AutoCloseable {
     }
 
     public static LoopbackRegistry start() {
+        return start(null, null);
+    }
+
+    /**
+     * A registry that answers only {@code user} with {@code password} (its htpasswd, bcrypt as the registry wants),
+     * or anyone when {@code user} is null.
+     */
+    public static LoopbackRegistry start(String user, String password) {
         if (!Files.isExecutable(Path.of(BINARY))) throw new AssertionError(BINARY + " is not installed (apt-get install docker-registry)");
         try {
             Path dir = Files.createTempDirectory("slipway-registry");
             int port = freePort();
             Path config = dir.resolve("config.yml");
-            Files.writeString(config, """
+            String auth = "";
+            if (user != null) {
+                byte[] salt = new byte[16];
+                new SecureRandom().nextBytes(salt);
+                Files.writeString(dir.resolve("htpasswd"), user + ":"
+                        + OpenBSDBCrypt.generate("2y", password.toCharArray(), salt, 5) + "\n");
+                auth = """
+                        auth:
+                          htpasswd:
+                            realm: slipway-test
+                            path: %s
+                        """.formatted(dir.resolve("htpasswd"));
+            }
+            Files.writeString(config, auth + """
                     version: 0.1
                     log:
                       level: warn
@@ -73,7 +96,8 @@ public final class LoopbackRegistry implements AutoCloseable {
             Runtime.getRuntime().addShutdownHook(new Thread(r::close));
             Await.until(Duration.ofSeconds(20), "the registry on port " + port, () -> {
                 if (!p.isAlive()) throw new AssertionError("docker-registry exited: " + r.log());
-                return r.status("/v2/") == 200;
+                int status = r.status("/v2/");
+                return status == 200 || user != null && status == 401;
             });
             return r;
         } catch (IOException e) {

@@ -231,12 +231,59 @@ class PrebuiltImageTest {
         assertThat(notAnImageProject.status()).as(notAnImageProject.body()).isEqualTo(400);
     }
 
+    @Test
+    void aPrivateImagePullsWithTheProjectsLoginWhichIsNeverShownNorLogged() {
+        String password = "registry-pass-7c1e9b24";
+        try (LoopbackRegistry locked = LoopbackRegistry.start("ci-bot", password)) {
+            String ref = locked.host() + "/team/private:1";
+            pushAs(ref, "ci-bot", password);
+            var without = http.post("/v1/migrations", "{\"source\":\"image\",\"image\":\"" + ref + "\"}");
+            JsonNode refused = Statuses.await(http, "migrations", without.json().at("/data/id").asText(), "failed", RUN);
+            assertThat(messages(refused.get("deployment_id").asText()))
+                    .anyMatch(m -> m.startsWith("Deployment failed: Cannot pull " + ref + ": ") && m.contains("unauthorized"));
+
+            var created = http.post("/v1/migrations", "{\"source\":\"image\",\"image\":\"" + ref + "\","
+                    + "\"registry_auth\":{\"username\":\"ci-bot\",\"password\":\"" + password + "\"}}");
+            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            assertThat(created.body()).doesNotContain(password);
+            JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
+            var project = http.get("/v1/projects/" + done.get("project_id").asText());
+            assertThat(project.json().at("/data/registry_auth/registry").asText()).isEqualTo(locked.host());
+            assertThat(project.json().at("/data/registry_auth/username").asText()).isEqualTo("ci-bot");
+            assertThat(project.body()).doesNotContain(password);
+            assertThat(http.get("/v1/projects?limit=100").body()).doesNotContain(password);
+            String log = http.get("/v1/deployments/" + done.get("deployment_id").asText() + "/logs").body();
+            assertThat(log).contains("Copying blob").doesNotContain(password);
+            assertThat(Apps.get(project.json().at("/data/url").asText()).body()).startsWith("image:private ");
+        }
+    }
+
     private static String deploy(String body) {
         var r = http.post("/v1/deployments", body);
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         String id = r.json().at("/data/id").asText();
         Statuses.await(http, "deployments", id, "live", RUN);
         return id;
+    }
+
+    /** A serving image pushed to a registry that wants a login. */
+    private static void pushAs(String ref, String user, String password) {
+        System.setProperty("sendCredentialsOverHttp", "true"); // Jib's switch for a plain-HTTP registry on loopback
+        try {
+            Path dir = Files.createTempDirectory(files, "private-");
+            Path serve = Files.writeString(dir.resolve("serve.sh"), SERVE, StandardCharsets.UTF_8);
+            FileEntriesLayer layer = FileEntriesLayer.builder().setName("app")
+                    .addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get("/bin/busybox"), FilePermissions.fromOctalString("755"))
+                    .addEntry(serve, AbsoluteUnixPath.get("/srv/serve.sh"), FilePermissions.fromOctalString("644")).build();
+            Jib.fromScratch().addFileEntriesLayer(layer).setEntrypoint(List.of("/bin/busybox", "sh", "serve.sh"))
+                    .setEnvironment(Map.of("VERSION", "private")).setWorkingDirectory(AbsoluteUnixPath.get("/srv"))
+                    .setFormat(ImageFormat.OCI)
+                    .containerize(Containerizer.to(RegistryImage.named(ImageReference.parse(ref)).addCredential(user, password))
+                            .setAllowInsecureRegistries(true)
+                            .setBaseImageLayersCache(files.resolve("cache-base")).setApplicationLayersCache(files.resolve("cache-app")));
+        } catch (Exception e) {
+            throw new AssertionError("pushing " + ref, e);
+        }
     }
 
     private static List<String> messages(String deploymentId) {

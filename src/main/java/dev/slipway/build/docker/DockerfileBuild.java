@@ -65,8 +65,11 @@ public final class DockerfileBuild {
             String base = from.get(i);
             ImageName name = ImageName.parse(base).orElseThrow(() -> new BuildException("the Dockerfile's FROM " + base
                     + " is not an image reference"));
-            ImageName resolved = registries.resolve(name, caller, log);
-            registries.copy(resolved, bases.resolve("b" + i), TAG, caller, log);
+            // the project's login goes to its own registry only, never to another one a FROM names
+            var login = caller.login() != null && caller.login().registry().equals(name.registry()) ? caller.login() : null;
+            var asker = new Registries.Caller(login, caller.env(), caller.secrets());
+            ImageName resolved = registries.resolve(name, asker, log);
+            registries.copy(resolved, bases.resolve("b" + i), TAG, asker, log);
             List<String> load = new ArrayList<>(List.of("/bin/sh", "-c",
                     "set -e; layout=$1; name=$2; shift 2; id=$(\"$@\" pull -q \"$layout\"); \"$@\" tag \"$id\" \"$name\"",
                     "sh", "oci:" + bases.resolve("b" + i) + ":" + TAG, base));

@@ -37,6 +37,13 @@ public record ImageName(String repository, String tag, String digest) {
         return Optional.of(new ImageName(m.group(1), m.group(2), m.group(3)));
     }
 
+    /** The registry's host ({@code host[:port]}); Docker Hub's when the reference names none. */
+    public String registry() {
+        int slash = repository.indexOf('/');
+        String first = slash < 0 ? "" : repository.substring(0, slash);
+        return first.contains(".") || first.contains(":") || first.equals("localhost") ? first : "docker.io";
+    }
+
     /** The same repository at {@code digest}: what a deployment runs, whatever the tag points to later. */
     public ImageName at(String newDigest) {
         return new ImageName(repository, null, newDigest);
