@@ -19,6 +19,7 @@ import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.ProcessState;
 import dev.slipway.source.GitNames;
 import dev.slipway.source.Upload;
 import dev.slipway.source.UploadStore;
@@ -26,6 +27,7 @@ import io.javalin.http.Context;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -40,9 +42,12 @@ public final class DeploymentHandlers {
     private final UploadStore uploads;
     private final LogHandlers logs;
     private final AppUrls urls;
+    private final Function<String, List<ProcessState>> processes;
 
+    /** @param processes what the runtime runs of a deployment now ({@code AppRuntime#processes}) */
     public DeploymentHandlers(DeploymentStore deployments, DeploymentService service, ProjectStore projects,
-                              UploadStore uploads, LogHandlers logs, AppUrls urls) {
+                              UploadStore uploads, LogHandlers logs, AppUrls urls, Function<String, List<ProcessState>> processes) {
+        this.processes = processes;
         this.deployments = deployments;
         this.service = service;
         this.projects = projects;
@@ -74,7 +79,8 @@ public final class DeploymentHandlers {
         Project project = projects.find(d.projectId()).orElseThrow();
         // a prebuilt image's deployment shows the image it runs from the start: the reference asked for, then its digest
         String image = d.image() != null ? d.image() : d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
-        ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image)));
+        ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image,
+                processes.apply(d.id()))));
     }
 
     public Reply create(Context ctx) {

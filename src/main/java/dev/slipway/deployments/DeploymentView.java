@@ -2,8 +2,10 @@ package dev.slipway.deployments;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.slipway.api.AppUrls;
+import dev.slipway.runtime.ProcessState;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A deployment as the API shows it. The list form has the spec's base fields; the single read adds
@@ -22,18 +24,21 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
     public record Detail(String id, String projectId, String commitSha, String commitMessage, String branch,
                          String status, String url, Instant createdAt, Instant liveAt, String previewUrl,
                          String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
-                         String rollbackOf, String rolledBackFrom, String image) {
+                         String rollbackOf, String rolledBackFrom, String image,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ProcessState> processes) {
         public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
-            return of(d, projectName, production, urls, null);
+            return of(d, projectName, production, urls, null, List.of());
         }
 
         /** @param image the build's OCI image ({@code <repository>@sha256:...}), null when it has none */
-        public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls, String image) {
+        /** @param processes what runs of it on this server now, its app's process first; null: not shown (a webhook) */
+        public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls, String image,
+                                List<ProcessState> processes) {
             String own = urls.deployment(projectName, d.shortId());
             return new Detail(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(), d.status().label(),
                     own, d.createdAt(), d.liveAt(), production ? null : own, d.region(), d.instanceType(),
                     d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
-                    d.rollbackOf(), d.rolledBackFrom(), image);
+                    d.rollbackOf(), d.rolledBackFrom(), image, processes);
         }
     }
 

@@ -51,7 +51,9 @@ final class ProcfileStep {
         Instant started = clock.instant();
         ReleaseCommands.Result result;
         try {
-            result = releases.run(spec, StartCommands.procfile(artifact.workDir(), command.get()), log, TIMEOUT);
+            // an image's commands are paths inside it, as written
+            List<String> argv = artifact.isImage() ? command.get() : StartCommands.procfile(artifact.workDir(), command.get());
+            result = releases.run(spec, argv, log, TIMEOUT);
         } catch (IOException e) {
             throw new IllegalStateException("the release command " + shown + " could not start: " + e.getMessage(), e);
         }

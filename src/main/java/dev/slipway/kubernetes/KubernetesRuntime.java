@@ -5,6 +5,7 @@ import dev.slipway.logs.LogSink;
 import dev.slipway.net.Cidr;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.ProcessState;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.ProductionAddresses;
@@ -200,6 +201,11 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
     @Override
     public boolean runsWorkers() {
         return false;
+    }
+
+    @Override
+    public List<ProcessState> processes(String deploymentId) {
+        return get(deploymentId).map(i -> List.of(new ProcessState(ProcessState.WEB, "running", 0))).orElse(List.of());
     }
 
     @Override

@@ -66,6 +66,9 @@ public interface AppRuntime extends AutoCloseable {
     /** Whether a deployment's other Procfile processes (workers) run beside its app here. */
     boolean runsWorkers();
 
+    /** The deployment's processes this runtime runs now, its app's first; empty when it runs none of them. */
+    List<ProcessState> processes(String deploymentId);
+
     /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
     @Override
     void close();

@@ -74,7 +74,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
                         logHandlers, urls, config.deployments().regions()),
                 new DeploymentHandlers(stores.deployments(), pipelines.deployments(), stores.projects(), stores.uploads(),
-                        logHandlers, urls),
+                        logHandlers, urls, engine.runtime()::processes),
                 new OpenApiDocs(urls, () -> listeners.sandboxBase(urls)),
                 new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),

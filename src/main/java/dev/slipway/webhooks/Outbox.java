@@ -59,7 +59,7 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
         if (targets.isEmpty()) return;
         String[] project = project(h, d.projectId());
         boolean production = d.id().equals(project[1]);
-        Object data = DeploymentView.Detail.of(d, project[0], production, urls, image(h, d.artifactId()));
+        Object data = DeploymentView.Detail.of(d, project[0], production, urls, image(h, d.artifactId()), null);
         enqueue(h, targets, type, data, d.id());
     }
 

@@ -1,5 +1,7 @@
 package dev.slipway.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
@@ -56,8 +58,16 @@ class WorkerTest {
                 .anyMatch(m -> m.matches("error \\[worker] Process worker exited with code 2 after .+; restarting in .+ \\(crash 1 in a row\\)"))
                 .noneMatch(m -> m.startsWith("error [clock]"));
         assertThat(Runs.processesWithEnv("SLIPWAY_DEPLOYMENT_ID", deployment)).as("the app and the clock").hasSizeGreaterThanOrEqualTo(2);
+        JsonNode processes = runs.deployment(deployment).get("processes");
+        assertThat(processes).as("the deployment read shows its processes").hasSize(3);
+        assertThat(processes.get(0).get("type").asText() + " " + processes.get(0).get("state").asText()).isEqualTo("web running");
+        assertThat(processes.get(1).get("type").asText()).isEqualTo("worker");
+        assertThat(processes.get(1).get("restarts").asInt()).as("it crashed at least once").isPositive();
+        assertThat(processes.get(2).get("type").asText() + " " + processes.get(2).get("state").asText() + " "
+                + processes.get(2).get("restarts").asInt()).isEqualTo("clock running 0");
 
         deploys.server().slipway().engine().runtime().stop(deployment);
         Await.until(WAIT, "no process of the stopped deployment", () -> Runs.processesWithEnv("SLIPWAY_DEPLOYMENT_ID", deployment).isEmpty());
+        assertThat(runs.deployment(deployment).get("processes")).as("nothing runs of it").isEmpty();
     }
 }

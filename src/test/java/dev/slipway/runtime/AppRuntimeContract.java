@@ -103,6 +103,8 @@ public abstract class AppRuntimeContract {
         assertThat(answerAt(i)).isEqualTo(answerOf(spec));
         assertThat(runtime.serves(i.port())).isTrue();
         assertThat(runtime.restarting(i.port())).isFalse();
+        assertThat(runtime.processes(spec.deploymentId())).containsExactly(new ProcessState(ProcessState.WEB, "running", 0));
+        assertThat(runtime.processes("dep_never_started")).isEmpty();
     }
 
     @Test

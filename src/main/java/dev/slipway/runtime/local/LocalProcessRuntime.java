@@ -7,6 +7,7 @@ import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.runtime.AppRuntime;
+import dev.slipway.runtime.ProcessState;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
@@ -246,6 +247,15 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     @Override
+    public List<ProcessState> processes(String deploymentId) {
+        Supervisor web = running.get(deploymentId);
+        if (web == null) return List.of();
+        List<ProcessState> out = new ArrayList<>(List.of(web.state()));
+        workers.getOrDefault(deploymentId, List.of()).forEach(w -> out.add(w.state()));
+        return List.copyOf(out);
+    }
+
+    @Override
     public boolean runsWorkers() {
         return true;
     }
@@ -358,7 +368,9 @@ public final class LocalProcessRuntime implements AppRuntime {
         if (processes.isEmpty()) return;
         List<WorkerProcess> started = new ArrayList<>();
         for (Map.Entry<String, List<String>> p : processes.entrySet()) {
-            started.add(new WorkerProcess(spec, p.getKey(), started.size(), StartCommands.procfile(workDir, p.getValue()), log, ctx));
+            // an image's commands are paths inside it, as written
+            List<String> argv = spec.artifact().isImage() ? p.getValue() : StartCommands.procfile(workDir, p.getValue());
+            started.add(new WorkerProcess(spec, p.getKey(), started.size(), argv, log, ctx));
         }
         List<WorkerProcess> before = workers.put(spec.deploymentId(), List.copyOf(started));
         if (before != null) before.forEach(w -> w.stop(options.stopGrace()));

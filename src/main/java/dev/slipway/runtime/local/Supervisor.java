@@ -7,6 +7,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.Masker;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.ProcessState;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
@@ -104,6 +105,12 @@ final class Supervisor {
 
     boolean restarting() {
         return restarting;
+    }
+
+    /** Its process as a deployment read shows it. */
+    synchronized ProcessState state() {
+        String state = stopRequested ? "stopped" : restarting ? "restarting" : "running";
+        return new ProcessState(ProcessState.WEB, state, crashes);
     }
 
     synchronized Instance instance() {

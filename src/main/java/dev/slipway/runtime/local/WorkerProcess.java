@@ -8,6 +8,7 @@ import dev.slipway.logs.Masker;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.OutputPump;
+import dev.slipway.runtime.ProcessState;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -134,6 +135,11 @@ final class WorkerProcess {
         if (crashedGroup > 0) ProcessGroups.terminate(crashedGroup, Duration.ZERO); // what it left running
         if (previous != null) previous.release();
         launch();
+    }
+
+    synchronized ProcessState state() {
+        String state = stopping ? "stopped" : process != null ? "running" : "restarting";
+        return new ProcessState(type, state, crashes);
     }
 
     /** Turns restarts off, then SIGTERM to its group and SIGKILL after {@code grace}. */
