@@ -11,3 +11,5 @@ CREATE TABLE project_registry_logins (
     username     VARCHAR(200)  NOT NULL,
     password_enc VARCHAR(8000) NOT NULL
 );
+-- The Dockerfile a project builds, relative to its app's folder (null: Dockerfile, when there is one).
+ALTER TABLE projects ADD COLUMN dockerfile_path VARCHAR(255);

@@ -1,6 +1,5 @@
 package dev.slipway.build;
 
-import dev.slipway.build.oci.RegistryLogin;
 import dev.slipway.net.DatabaseEndpoint;
 
 import java.nio.file.Path;
@@ -24,13 +23,14 @@ import java.util.Set;
  *                     build's steps may reach, whatever their variables say
  * @param secretValues values masked in the log
  * @param registryLogin the project's login to the registry of its Dockerfile's base images, or null: none
+ * @param dockerfilePath the Dockerfile to build, relative to the app's folder; null: {@code Dockerfile} when there is one
  */
 public record BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
                            String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
-                           RegistryLogin registryLogin) {
+                           RegistryLogin registryLogin, String dockerfilePath) {
     public BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
                         String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues) {
-        this(accountId, projectId, commitSha, sourceDir, framework, appDir, env, database, secretValues, null);
+        this(accountId, projectId, commitSha, sourceDir, framework, appDir, env, database, secretValues, null, null);
     }
 
     /** A build of the whole source, without an account (so without build cache) and without a database. */

@@ -188,7 +188,9 @@ public final class Builder {
         }
 
         private Detected detect(Path app) {
-            FrameworkDetector.Detection detection = detector.detect(app, request.framework());
+            FrameworkDetector.Detection detection = request.dockerfilePath() != null && request.framework() == null
+                    ? new FrameworkDetector.Detection(Framework.DOCKER, "dockerfile_path is " + request.dockerfilePath())
+                    : detector.detect(app, request.framework());
             log.log(Level.INFO, "Detected framework " + detection.framework().id() + " (" + detection.reason() + ")");
             Optional<List<String>> procfile = Procfile.web(app);
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
@@ -237,7 +239,8 @@ public final class Builder {
             var caller = new Registries.Caller(request.registryLogin(),
                     marker == null ? Map.of() : Map.of(CommandRunner.BUILD_MARKER, marker), request.secretValues());
             try {
-                Unpack.Unpacked image = docker.build(new DockerfileBuild.Dirs(app, work, cache.resolve("buildah")), imageSteps,
+                String file = request.dockerfilePath() != null ? request.dockerfilePath() : FrameworkDetector.DOCKERFILE;
+                Unpack.Unpacked image = docker.build(new DockerfileBuild.Dirs(app, file, work, cache.resolve("buildah")), imageSteps,
                         runner.confinement(), request.projectId(), root, caller, log);
                 List<String> start = detected.procfile().orElse(image.command());
                 Path procfile = app.resolve(Procfile.NAME);

@@ -227,7 +227,8 @@ public final class DeploymentRunner implements JobRunner {
         try {
             artifact = image ? pull(d, project, run, log) : p.builds().builder().build(new BuildRequest(project.accountId(),
                     project.id(), source.commitSha(), source.dir(), project.framework(), project.rootDirectory(), buildEnv,
-                    run.database(), run.secretValues(), records.projects().registryLogin(project.id()).orElse(null)), log);
+                    run.database(), run.secretValues(), records.projects().registryLogin(project.id()).orElse(null),
+                    project.dockerfilePath()), log);
         } finally {
             watch.ended();
         }

@@ -70,7 +70,8 @@ public final class MigrationService {
         String migrationId = ids.next("mig");
         Migration created = jdbi.inTransaction(h -> {
             Project project = projects.create(h, new NewProject(account.id(), name, input.source(), input.repo(),
-                    input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()));
+                    input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts(),
+                    input.dockerfilePath()));
             if (input.registryLogin() != null) projects.saveRegistryLogin(h, project.id(), input.registryLogin());
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);

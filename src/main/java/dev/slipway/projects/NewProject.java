@@ -10,7 +10,14 @@ import java.util.Map;
  */
 public record NewProject(String accountId, String name, String source, String repo, String branch,
                          String framework, String region, String domain, Map<String, String> envVars,
-                         String rootDirectory, boolean hsts) {
+                         String rootDirectory, boolean hsts, String dockerfilePath) {
+    /** Without a Dockerfile path. */
+    public NewProject(String accountId, String name, String source, String repo, String branch,
+                      String framework, String region, String domain, Map<String, String> envVars,
+                      String rootDirectory, boolean hsts) {
+        this(accountId, name, source, repo, branch, framework, region, domain, envVars, rootDirectory, hsts, null);
+    }
+
     /** Without HSTS. */
     public NewProject(String accountId, String name, String source, String repo, String branch,
                       String framework, String region, String domain, Map<String, String> envVars, String rootDirectory) {

@@ -10,22 +10,23 @@ import java.util.List;
  * @param rootDirectory the app's folder in its source, or null for the top
  * @param domainCheck   the proof of control of {@code domain}; null when it has none
  * @param hsts          Strict-Transport-Security on its HTTPS answers
+ * @param dockerfilePath the Dockerfile to build, relative to its app's folder; null: {@code Dockerfile} when there is one
  */
 public record Project(String id, String accountId, String name, String source, String repo, String branch,
                       String framework, String region, String domain, String productionDeploymentId,
                       Instant createdAt, List<String> envVarNames, DatabaseRef database, String rootDirectory,
-                      DomainCheck domainCheck, boolean hsts) {
+                      DomainCheck domainCheck, boolean hsts, String dockerfilePath) {
     public Project(String id, String accountId, String name, String source, String repo, String branch,
                    String framework, String region, String domain, String productionDeploymentId,
                    Instant createdAt, List<String> envVarNames) {
         this(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId, createdAt,
-                envVarNames, null, null, null, false);
+                envVarNames, null, null, null, false, null);
     }
 
     /** The same project with its env var names and database as read. */
     public Project with(List<String> names, DatabaseRef db) {
         return new Project(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId,
-                createdAt, List.copyOf(names), db, rootDirectory, domainCheck, hsts);
+                createdAt, List.copyOf(names), db, rootDirectory, domainCheck, hsts, dockerfilePath);
     }
 
     /** The custom domain when the router may serve it (its control is proven), else null. */

@@ -18,7 +18,7 @@ import java.util.Set;
 /** {@code /v1/projects}: list, read, and create without deploying. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "image", "registry_auth", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
+            Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -62,8 +62,8 @@ public final class ProjectHandlers {
         body.check();
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.source(), input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
-                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts()),
-                input.registryLogin());
+                input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts(),
+                input.dockerfilePath()), input.registryLogin());
         var login = input.registryLogin();
         return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates,
                 login == null ? null : new ProjectView.RegistryAuth(login.registry(), login.username())));

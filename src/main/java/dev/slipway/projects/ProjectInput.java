@@ -2,7 +2,7 @@ package dev.slipway.projects;
 
 import dev.slipway.api.Body;
 import dev.slipway.build.oci.ImageName;
-import dev.slipway.build.oci.RegistryLogin;
+import dev.slipway.build.RegistryLogin;
 import dev.slipway.source.GitNames;
 
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
                            String domain, Map<String, String> envVars, String rootDirectory, boolean hsts,
-                           RegistryLogin registryLogin) {
+                           RegistryLogin registryLogin, String dockerfilePath) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip", "image");
     /** A prebuilt OCI image: pulled, not built. */
@@ -55,7 +55,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
         }
         if (!IMAGE.equals(source) && body.has("image")) body.problem("image", "is only for source image");
         if (IMAGE.equals(source)) {
-            for (String field : List.of("repo", "branch", "framework", "root_directory")) {
+            for (String field : List.of("repo", "branch", "framework", "root_directory", "dockerfile_path")) {
                 if (body.has(field)) body.problem(field, "is not for source image: the image is run as it is");
             }
         }
@@ -75,7 +75,18 @@ public record ProjectInput(String source, String repo, String branch, String fra
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
                 IMAGE.equals(source) ? IMAGE : framework, region, domain, env, IMAGE.equals(source) ? null : rootDirectory(body),
-                hsts(body), RegistryAuthInput.read(body, IMAGE.equals(source) ? repo : null));
+                hsts(body), RegistryAuthInput.read(body, IMAGE.equals(source) ? repo : null), dockerfilePath(body, framework));
+    }
+
+    /** {@code dockerfile_path}: a relative file such as {@code deploy/api.Dockerfile}, for a Dockerfile build only. */
+    private static String dockerfilePath(Body body, String framework) {
+        String path = body.string("dockerfile_path", false, 255, ROOT_DIRECTORY,
+                "must be a relative file such as deploy/api.Dockerfile: names of letters, digits, '.', '_' and '-' "
+                        + "separated by '/', without '..'");
+        if (path != null && framework != null && !framework.equals("docker")) {
+            body.problem("dockerfile_path", "is for Dockerfile builds; framework " + framework + " builds without one");
+        }
+        return path;
     }
 
     /** {@code image}: an image reference ({@link ImageName}); null when absent (a problem when required). */

@@ -5,7 +5,7 @@ import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
 import dev.slipway.core.Ids;
 import dev.slipway.secrets.SecretBox;
-import dev.slipway.build.oci.RegistryLogin;
+import dev.slipway.build.RegistryLogin;
 import java.security.SecureRandom;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,7 +31,7 @@ public final class ProjectStore {
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
             rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"), domainCheck(rs),
-            rs.getBoolean("hsts"));
+            rs.getBoolean("hsts"), rs.getString("dockerfile_path"));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -95,9 +95,9 @@ public final class ProjectStore {
         h.createUpdate("""
                         INSERT INTO projects (id, account_id, name, source, repo, branch, framework, region, domain,
                                               root_directory, created_at, domain_status, domain_token,
-                                              domain_next_check_at, domain_verified_at, verified_domain, hsts)
+                                              domain_next_check_at, domain_verified_at, verified_domain, hsts, dockerfile_path)
                         VALUES (:id, :account, :name, :source, :repo, :branch, :framework, :region, :domain, :root, :at,
-                                :status, :token, :next, :verified, :verifiedDomain, :hsts)""")
+                                :status, :token, :next, :verified, :verifiedDomain, :hsts, :dockerfile)""")
                 .bind("id", id).bind("account", p.accountId()).bind("name", p.name()).bind("source", p.source())
                 .bind("repo", p.repo()).bind("branch", p.branch()).bind("framework", p.framework())
                 .bind("region", p.region()).bind("domain", p.domain()).bind("root", p.rootDirectory()).bind("at", now)
@@ -106,7 +106,7 @@ public final class ProjectStore {
                 .bind("next", check == null ? null : now)
                 .bind("verified", check != null && check.status() == DomainStatus.VERIFIED ? now : null)
                 .bind("verifiedDomain", check != null && check.status() == DomainStatus.VERIFIED ? p.domain() : null)
-                .bind("hsts", p.hsts())
+                .bind("hsts", p.hsts()).bind("dockerfile", p.dockerfilePath())
                 .execute();
         Map<String, String> env = p.envVars() == null ? Map.of() : p.envVars();
         for (var e : env.entrySet()) {
@@ -115,7 +115,7 @@ public final class ProjectStore {
         }
         Project created = new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
                 p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory(), check,
-                p.hsts());
+                p.hsts(), p.dockerfilePath());
         verifiedAtOnce(h, check, id);
         return created;
     }

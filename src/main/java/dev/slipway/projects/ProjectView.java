@@ -14,7 +14,7 @@ import java.util.Optional;
  * HTTPS is off), never its key.
  */
 public record ProjectView(String id, String name, String source, String repo, String image, String branch, String framework,
-                          String rootDirectory, String region, String domain, String domainStatus,
+                          String rootDirectory, String dockerfilePath, String region, String domain, String domainStatus,
                           DomainVerification domainVerification, String url, String productionDeploymentId,
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
                           RegistryAuth registryAuth, Instant createdAt) {
@@ -32,7 +32,7 @@ public record ProjectView(String id, String name, String source, String repo, St
     public static ProjectView of(Project p, AppUrls urls, Certificates certificates, RegistryAuth registryAuth) {
         Project.DomainCheck check = p.domain() == null ? null : p.domainCheck();
         boolean image = ProjectInput.IMAGE.equals(p.source());
-        return new ProjectView(p.id(), p.name(), p.source(), image ? null : p.repo(), image ? p.repo() : null, p.branch(), p.framework(), p.rootDirectory(), p.region(),
+        return new ProjectView(p.id(), p.name(), p.source(), image ? null : p.repo(), image ? p.repo() : null, p.branch(), p.framework(), p.rootDirectory(), p.dockerfilePath(), p.region(),
                 p.domain(), check == null || check.status() == null ? null : check.status().label(),
                 check == null || check.token() == null ? null : new DomainVerification("TXT", RECORD_PREFIX + p.domain(),
                         check.token(), check.checkedAt(), check.status() == DomainStatus.VERIFIED ? null : check.reason()),

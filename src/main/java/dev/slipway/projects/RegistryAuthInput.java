@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.api.Body;
 import dev.slipway.build.oci.ImageName;
-import dev.slipway.build.oci.RegistryLogin;
+import dev.slipway.build.RegistryLogin;
 
 import java.util.Set;
 import java.util.regex.Pattern;

@@ -173,6 +173,25 @@ class DockerfileTest {
         JsonNode failed = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "failed", RUN);
         assertThat(messages(failed.get("deployment_id").asText())).anyMatch(m -> m.startsWith("Deployment failed: ") && m.contains("buildah"));
 
+        String elsewhere = "docker/elsewhere";
+        git.createRepo(elsewhere);
+        Map<String, String> files = new java.util.HashMap<>(app("path", "echo elsewhere > /out/index.html"));
+        files.put("deploy/web.Dockerfile", files.remove("Dockerfile"));
+        git.commit(elsewhere, "main", files, "a Dockerfile in deploy/");
+        var missing = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + elsewhere + "\",\"dockerfile_path\":\"deploy/api.Dockerfile\"}");
+        JsonNode notThere = Statuses.await(http, "migrations", missing.json().at("/data/id").asText(), "failed", RUN);
+        assertThat(messages(notThere.get("deployment_id").asText()))
+                .anyMatch(m -> m.equals("Deployment failed: there is no Dockerfile at deploy/api.Dockerfile in the app's folder"));
+        var found = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + elsewhere + "\",\"name\":\"elsewhere-found\","
+                + "\"dockerfile_path\":\"deploy/web.Dockerfile\"}");
+        JsonNode built = Statuses.await(http, "migrations", found.json().at("/data/id").asText(), "complete", RUN);
+        JsonNode project = http.get("/v1/projects/" + built.get("project_id").asText()).json().get("data");
+        assertThat(project.get("dockerfile_path").asText()).isEqualTo("deploy/web.Dockerfile");
+        assertThat(Apps.get(project.get("url").asText()).body()).startsWith("image:path elsewhere");
+        var wrongKind = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"a/b\",\"framework\":\"node\","
+                + "\"dockerfile_path\":\"Dockerfile\"}");
+        assertThat(wrongKind.status()).as(wrongKind.body()).isEqualTo(400);
+
         String unknown = "docker/unknown";
         git.createRepo(unknown);
         git.commit(unknown, "main", Map.of("Dockerfile", "FROM " + registry.host() + "/no/such:1\nCMD [\"true\"]\n"), "unknown");

@@ -63,7 +63,7 @@ class ArchitectureTest {
                 .should().dependOnClassesThat(resideInAPackage("dev.slipway.build..").and(not(resideInAPackage("dev.slipway.build"))))
                 .because("the engine's root holds its entry point, which runs every part, and what the parts share")
                 .check(product);
-        List<String> kinds = List.of("node", "python", "statics");
+        List<String> kinds = List.of("node", "python", "statics", "docker");
         for (String kind : kinds) {
             noClasses().that().resideInAPackage("dev.slipway.build." + kind + "..")
                     .should().dependOnClassesThat().resideInAnyPackage(kinds.stream().filter(k -> !k.equals(kind))

@@ -1,7 +1,6 @@
 package dev.slipway.build.docker;
 
 import dev.slipway.build.BuildException;
-import dev.slipway.build.detect.FrameworkDetector;
 import dev.slipway.build.oci.ImageName;
 import dev.slipway.build.oci.Registries;
 import dev.slipway.build.oci.Unpack;
@@ -14,6 +13,7 @@ import dev.slipway.logs.LogSink;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,7 +42,8 @@ public final class DockerfileBuild {
     }
 
     /** Where a build keeps what is not its context: the base images, its image, buildah's home and scratch. */
-    public record Dirs(Path context, Path work, Path storage) {}
+    /** @param dockerfile the Dockerfile, relative to {@code context} */
+    public record Dirs(Path context, String dockerfile, Path work, Path storage) {}
 
     /**
      * @param steps the build's steps, confined as an image build with the context read-only
@@ -50,8 +51,10 @@ public final class DockerfileBuild {
      */
     public Unpack.Unpacked build(Dirs dirs, Steps steps, Confinement confinement, String projectId, Path root,
                                  Registries.Caller caller, LogSink log) throws IOException {
-        Path dockerfile = dirs.context().resolve(FrameworkDetector.DOCKERFILE);
-        if (!Files.isRegularFile(dockerfile)) throw new BuildException("there is no Dockerfile in the app's folder");
+        Path dockerfile = dirs.context().resolve(dirs.dockerfile()).normalize();
+        if (!dockerfile.startsWith(dirs.context()) || !Files.isRegularFile(dockerfile, LinkOption.NOFOLLOW_LINKS)) {
+            throw new BuildException("there is no Dockerfile at " + dirs.dockerfile() + " in the app's folder");
+        }
         String text = Files.readString(dockerfile, StandardCharsets.UTF_8);
         Path bases = Files.createDirectories(dirs.work().resolve("bases"));
         Path out = dirs.work().resolve("out");

@@ -1,6 +1,7 @@
 package dev.slipway.build.oci;
 
 import dev.slipway.build.BuildException;
+import dev.slipway.build.RegistryLogin;
 import dev.slipway.build.Trees;
 import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.logs.Level;

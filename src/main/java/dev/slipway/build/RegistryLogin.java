@@ -1,4 +1,4 @@
-package dev.slipway.build.oci;
+package dev.slipway.build;
 
 import dev.slipway.core.Json;
 
@@ -13,7 +13,7 @@ import java.util.Map;
 /** A project's login to the registry its images come from; the password is a secret, masked wherever it could show. */
 public record RegistryLogin(String registry, String username, String password) {
     /** Writes it as a containers auth file only the server reads, for one pull; never on a command line. */
-    Path authFile(Path file) throws IOException {
+    public Path authFile(Path file) throws IOException {
         String auth = Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
         Files.deleteIfExists(file);
         Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
