@@ -75,7 +75,8 @@ public final class DockerfileBuild {
             registries.copy(resolved, bases.resolve("b" + i), TAG, asker, log);
             List<String> load = new ArrayList<>(List.of("/bin/sh", "-c",
                     "set -e; layout=$1; name=$2; shift 2; id=$(\"$@\" pull -q \"$layout\"); \"$@\" tag \"$id\" \"$name\"",
-                    "sh", "oci:" + bases.resolve("b" + i) + ":" + TAG, base));
+                    // relative to the step's folder: buildah names what it pulls after the path, which must be lowercase
+                    "sh", "oci:" + dirs.work().relativize(bases.resolve("b" + i)) + ":" + TAG, base));
             load.addAll(buildah);
             loads.add(load);
         }
