@@ -267,13 +267,7 @@ public final class Sandbox implements Confinement {
      */
     private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, List<String> etcArgs)
             throws IOException {
-        List<String> a = new ArrayList<>();
-        StringBuilder join = new StringBuilder();
-        for (Path procs : group.procsFiles()) {
-            if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
-            join.append("echo $$ > '").append(procs).append("' && ");
-        }
-        a.addAll(List.of(tools.sh().toString(), "-c", join + "exec \"$@\"", "sh"));
+        List<String> a = new ArrayList<>(joinCgroups(group));
         if (cell.ownSession()) a.add(tools.setsid().toString());
         a.addAll(List.of(tools.nsenter().toString(), "--net=" + network.handle(), "--"));
         a.addAll(List.of(tools.bwrap().toString(), "--args", "0"));
@@ -318,6 +312,16 @@ public final class Sandbox implements Confinement {
         return a;
     }
 
+    /** A root shell with nothing but PATH that joins the cell's cgroups, then execs the rest of the argv. */
+    private List<String> joinCgroups(Cgroups.Group group) {
+        StringBuilder join = new StringBuilder();
+        for (Path procs : group.procsFiles()) {
+            if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
+            join.append("echo $$ > '").append(procs).append("' && ");
+        }
+        return List.of(tools.sh().toString(), "-c", join + "exec \"$@\"", "sh");
+    }
+
     /**
      * The launcher of an image build ({@link #startImageBuild}): a root shell joins the cgroups, then setsid, nsenter
      * into the network, unshare of the mount and pid namespaces (its own {@code /proc}), and in there, as root,
@@ -327,13 +331,8 @@ public final class Sandbox implements Confinement {
      */
     private List<String> imageBuildArgv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, Path hidden)
             throws IOException {
-        List<String> a = new ArrayList<>();
-        StringBuilder join = new StringBuilder();
-        for (Path procs : group.procsFiles()) {
-            if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
-            join.append("echo $$ > '").append(procs).append("' && ");
-        }
-        a.addAll(List.of(tools.sh().toString(), "-c", join + "exec \"$@\"", "sh", tools.setsid().toString(),
+        List<String> a = new ArrayList<>(joinCgroups(group));
+        a.addAll(List.of(tools.setsid().toString(),
                 tools.nsenter().toString(), "--net=" + network.handle(), "--",
                 tools.unshare().toString(), "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc", "--uts", "--ipc",
                 "--", tools.sh().toString(), "-c", ImageBuildIds.MOUNTS, "sh", hidden.toString(),
