@@ -80,7 +80,14 @@ public final class DeploymentHandlers {
         // a prebuilt image's deployment shows the image it runs from the start: the reference asked for, then its digest
         String image = d.image() != null ? d.image() : d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
         ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image,
-                processes.apply(d.id()))));
+                running(d))));
+    }
+
+    /** What runs of it: a live rollback that switched to its target's still-running app shows that app's processes. */
+    private List<ProcessState> running(Deployment d) {
+        List<ProcessState> own = processes.apply(d.id());
+        if (!own.isEmpty() || d.rollbackOf() == null || d.status() != DeploymentStatus.LIVE) return own;
+        return processes.apply(d.rollbackOf());
     }
 
     public Reply create(Context ctx) {
