@@ -10,9 +10,12 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -34,8 +37,14 @@ final class Rig implements AutoCloseable {
     /** The first server's HTTPS port when Pebble validates TLS-ALPN-01 there; 0 (any) for HTTP-01. */
     final int httpsPort;
     final List<Slipway> servers = new ArrayList<>();
+    /**
+     * The first server's ports, held from the moment Pebble is told them until that server binds them: a port picked
+     * free and left unbound is one another test's connection or app may take meanwhile (a fresh-clone run saw it).
+     */
+    private final List<ServerSocket> held;
 
-    private Rig(LoopbackDns dns, Pebble pebble, TestStore store, int appsPort, int httpsPort) {
+    private Rig(LoopbackDns dns, Pebble pebble, TestStore store, int appsPort, int httpsPort, List<ServerSocket> held) {
+        this.held = new ArrayList<>(held);
         this.dns = dns;
         this.pebble = pebble;
         this.store = store;
@@ -54,16 +63,34 @@ final class Rig implements AutoCloseable {
      */
     static Rig start(Dialect kind, boolean alpn) throws Exception {
         LoopbackDns dns = LoopbackDns.start();
-        int appsPort = Pebble.freePort();
-        int httpsPort = alpn ? Pebble.freePort() : 0;
+        List<ServerSocket> held = new ArrayList<>(List.of(hold()));
+        if (alpn) held.add(hold());
+        int appsPort = held.getFirst().getLocalPort();
+        int httpsPort = alpn ? held.get(1).getLocalPort() : 0;
         Pebble pebble;
         try {
             pebble = alpn ? Pebble.start(Pebble.freePort(), httpsPort, dns) : Pebble.start(appsPort, dns);
         } catch (Exception | AssertionError e) {
             dns.close();
+            release(held);
             throw e;
         }
-        return new Rig(dns, pebble, TestStore.create(kind), appsPort, httpsPort);
+        return new Rig(dns, pebble, TestStore.create(kind), appsPort, httpsPort, held);
+    }
+
+    private static ServerSocket hold() throws IOException {
+        return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    }
+
+    private static void release(List<ServerSocket> sockets) {
+        for (ServerSocket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closed already
+            }
+        }
+        sockets.clear();
     }
 
     /** The test settings: checks every 200 ms, first retry after 1 s. */
@@ -84,6 +111,7 @@ final class Rig implements AutoCloseable {
                 .allowPrivateTargets(true).tls(tls).domainProof(false)
                 .domains(DomainSettings.DEFAULTS.withProof(false).withDnsServers(
                         List.of(new InetSocketAddress("127.0.0.1", dns.port()))))).build();
+        if (first) release(held); // the server binds them at once
         Slipway s = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
         servers.add(s);
         return s;
@@ -114,6 +142,7 @@ final class Rig implements AutoCloseable {
 
     @Override
     public void close() {
+        release(held);
         for (Slipway s : List.copyOf(servers)) {
             try {
                 s.close();
