@@ -22,7 +22,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -59,6 +61,14 @@ public final class PodHealth {
             @Override public void onUpdate(Object old, Object now) { changed.release(); }
             @Override public void onDelete(Object obj, boolean unknownFinalState) { changed.release(); }
         };
+        // every pod state the watch delivers, in order: a state that lasted less than one turn of the loop (a pull's
+        // back-off between two failed pulls) still counts, where the store's snapshot would show only the last one
+        Queue<Pod> podUpdates = new ConcurrentLinkedQueue<>();
+        ResourceEventHandler<Pod> podWake = new ResourceEventHandler<>() {
+            @Override public void onAdd(Pod pod) { podUpdates.add(pod); changed.release(); }
+            @Override public void onUpdate(Pod old, Pod now) { podUpdates.add(now); changed.release(); }
+            @Override public void onDelete(Pod pod, boolean unknownFinalState) { changed.release(); }
+        };
         PodProblems problems = new PodProblems(log);
         PodEvents podEvents = new PodEvents(log, deploymentName);
         SharedIndexInformer<Deployment> deployments = null;
@@ -70,7 +80,7 @@ public final class PodHealth {
             while (true) {
                 Deployment d = deployments.getStore().list().stream().findFirst().orElse(null);
                 if (d != null && pods == null && d.getSpec() != null && d.getSpec().getSelector() != null) {
-                    pods = client.pods().inNamespace(namespace).withLabelSelector(d.getSpec().getSelector()).inform(wake);
+                    pods = client.pods().inNamespace(namespace).withLabelSelector(d.getSpec().getSelector()).inform(podWake);
                 }
                 List<Pod> current = pods == null ? List.of() : pods.getStore().list();
                 Optional<Pod> ready = current.stream().filter(PodHealth::isReady).findFirst();
@@ -80,6 +90,7 @@ public final class PodHealth {
                             + human(Duration.between(started, clock.instant())));
                     return;
                 }
+                for (Pod update; (update = podUpdates.poll()) != null; ) problems.observe(update);
                 for (Pod pod : current) problems.observe(pod);
                 if (events != null) {
                     Set<String> names = new HashSet<>();
