@@ -227,7 +227,7 @@ public final class DeploymentRunner implements JobRunner {
         try {
             artifact = image ? pull(d, project, run, log) : p.builds().builder().build(new BuildRequest(project.accountId(),
                     project.id(), source.commitSha(), source.dir(), project.framework(), project.rootDirectory(), buildEnv,
-                    run.database(), run.secretValues(), records.projects().registryLogin(project.id()).orElse(null),
+                    run.database(), run.secretValues(), run.registryLogin(),
                     project.dockerfilePath()), log);
         } finally {
             watch.ended();
@@ -251,7 +251,7 @@ public final class DeploymentRunner implements JobRunner {
     private Artifact pull(Deployment d, Project project, RunEnvironment run, LogSink log) {
         String asked = d.image() != null ? d.image() : project.repo();
         ImageName name = ImageName.parse(asked).orElseThrow(() -> new IllegalStateException("not an image reference: " + asked));
-        var caller = new Registries.Caller(records.projects().registryLogin(project.id()).orElse(null),
+        var caller = new Registries.Caller(run.registryLogin(),
                 Map.of(BuildProcesses.MARKER, d.id()), run.secretValues());
         ImageName resolved = p.builds().pulls().resolve(name, caller, log);
         if (!resolved.toString().equals(d.image())) records.deployments().recordImage(d.id(), resolved.toString());

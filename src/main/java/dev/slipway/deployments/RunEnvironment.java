@@ -1,5 +1,6 @@
 package dev.slipway.deployments;
 
+import dev.slipway.build.RegistryLogin;
 import dev.slipway.databases.DatabaseService;
 import dev.slipway.net.DatabaseEndpoint;
 import dev.slipway.projects.ProjectStore;
@@ -15,16 +16,19 @@ import java.util.Set;
  * has a database, and one stored before that rule existed does not win); the values its log must mask; and the
  * database as the platform recorded it, which the app's network rules are built from.
  *
- * @param database null when the project has no database the platform made or connected
+ * @param database      null when the project has no database the platform made or connected
+ * @param registryLogin the project's registry login (its password among the masked values), or null: none
  */
-public record RunEnvironment(Map<String, String> env, Set<String> secretValues, DatabaseEndpoint database) {
+public record RunEnvironment(Map<String, String> env, Set<String> secretValues, DatabaseEndpoint database,
+                             RegistryLogin registryLogin) {
     public static RunEnvironment of(Deployment d, DeploymentService service, ProjectStore projects, DatabaseService databases) {
         var database = databases.link(d.projectId());
         Map<String, String> env = new LinkedHashMap<>(service.environment(projects.envVars(d.projectId()), d));
         database.ifPresent(db -> env.put(DatabaseService.VARIABLE, db.url()));
         Set<String> secretValues = new HashSet<>(env.values());
         database.ifPresent(db -> secretValues.addAll(db.secrets()));
-        projects.registryLogin(d.projectId()).ifPresent(login -> secretValues.add(login.password()));
-        return new RunEnvironment(env, secretValues, database.map(DatabaseService.Link::endpoint).orElse(null));
+        RegistryLogin login = projects.registryLogin(d.projectId()).orElse(null);
+        if (login != null) secretValues.add(login.password());
+        return new RunEnvironment(env, secretValues, database.map(DatabaseService.Link::endpoint).orElse(null), login);
     }
 }
