@@ -100,6 +100,7 @@ public final class DeploymentRunner implements JobRunner {
         Project project = records.projects().find(d.projectId()).orElseThrow();
         WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
+        String failure = null; // recorded after a warm rollback's route is put back: whoever sees it failed reaches the old app
         RunEnvironment run = RunEnvironment.of(d, records.service(), records.projects(), records.databases());
         LogSink log = sink(d, run.secretValues());
         try {
@@ -137,7 +138,7 @@ public final class DeploymentRunner implements JobRunner {
             previous.ifPresent(prev -> serving.retiring().retire(p.switches().instanceOwner(prev)));
             pruneArtifacts(project.id());
         } catch (CancelWatch.Cancelled c) {
-            fail(d.id(), "Deployment cancelled");
+            failure = "Deployment cancelled";
         } catch (Exception e) {
             // read and clear the interrupt first: on an interrupted virtual thread every store call fails
             // (the PostgreSQL driver's socket is closed by the interrupt)
@@ -147,7 +148,7 @@ public final class DeploymentRunner implements JobRunner {
                 return;
             }
             if (cancels.requested(d.id())) {
-                fail(d.id(), "Deployment cancelled");
+                failure = "Deployment cancelled";
                 return;
             }
             if (interrupted) {
@@ -155,9 +156,10 @@ public final class DeploymentRunner implements JobRunner {
                 Thread.currentThread().interrupt();
                 return;
             }
-            fail(d.id(), message(e));
+            failure = message(e);
         } finally {
             if (warm != null && !promoted) p.switches().undo(warm);
+            if (failure != null) fail(d.id(), failure);
             if (d.rollbackOf() == null) Workspaces.delete(checkout.workspace(d.id()));
         }
     }
