@@ -82,7 +82,8 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
             "memory limit of each build step under the sandbox (its `/tmp` counts too)");
     public static final Setting CACHE_MB = Setting.env("SLIPWAY_BUILD_CACHE_MB", "`2048`",
             "the most each account's [build cache](#build-cache) holds (installed packages and Next's `.next/cache`), "
-                    + "in MB; its least recently used entries are evicted beyond it; `0` turns the cache off");
+                    + "in MB; its least recently used entries are evicted beyond it; also the most each project's "
+                    + "[Dockerfile layer cache](#dockerfiles) holds, emptied beyond it; `0` turns both off");
 
     /**
      * The machine's extra CA file for Node (a TLS-intercepting proxy's), passed on to Node build steps; not in the

@@ -34,6 +34,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -240,8 +241,9 @@ public final class Builder {
                     marker == null ? Map.of() : Map.of(CommandRunner.BUILD_MARKER, marker), request.secretValues());
             try {
                 String file = request.dockerfilePath() != null ? request.dockerfilePath() : FrameworkDetector.DOCKERFILE;
-                Unpack.Unpacked image = docker.build(new DockerfileBuild.Dirs(app, file, work, cache.resolve("buildah")), imageSteps,
-                        runner.confinement(), request.projectId(), root, caller, log);
+                var dirs = new DockerfileBuild.Dirs(app, file, work, cache.resolve("buildah"));
+                Unpack.Unpacked image = docker.build(new DockerfileBuild.Job(dirs, imageSteps, request.projectId(), id, root,
+                        appVariables(), caller), runner.confinement(), log);
                 List<String> start = detected.procfile().orElse(image.command());
                 Path procfile = app.resolve(Procfile.NAME);
                 if (Files.isRegularFile(procfile, LinkOption.NOFOLLOW_LINKS)) Files.copy(procfile, root.resolve(Procfile.NAME));
@@ -256,6 +258,13 @@ public final class Builder {
                 Trees.delete(work);
                 Trees.delete(workspace);
             }
+        }
+
+        /** The deployment's variables as the app set them (the build's marker is the platform's). */
+        private Map<String, String> appVariables() {
+            Map<String, String> variables = new LinkedHashMap<>(request.env());
+            variables.remove(CommandRunner.BUILD_MARKER);
+            return variables;
         }
 
         /** Keeps only the site's files. */

@@ -189,7 +189,8 @@ public final class Trees {
         return freed;
     }
 
-    private static long size(Path p) throws IOException {
+    /** The bytes of a tree's regular files. */
+    public static long size(Path p) throws IOException {
         try (var walk = Files.walk(p)) {
             return walk.filter(f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)).mapToLong(f -> f.toFile().length()).sum();
         }

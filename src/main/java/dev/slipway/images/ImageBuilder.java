@@ -64,10 +64,13 @@ public final class ImageBuilder {
             return Optional.empty();
         }
         if (a.isImage()) {
-            // a prebuilt image is its registry's digest already; one built from a Dockerfile is not pushed yet
-            if (a.image().reference() == null) log.log(Level.WARNING, "Image: an image built from a Dockerfile is not pushed to "
-                    + settings.registry() + " (only native builds are)");
-            return Optional.ofNullable(a.image().reference());
+            // a prebuilt image is its registry's digest already, one built from a Dockerfile was pushed by its build;
+            // one built before the registry was set was not
+            if (a.image().reference() == null) log.log(Level.WARNING, "Image: this Dockerfile build was made before "
+                    + settings.registry() + " was set, so it was not pushed; deploy again to build and push it");
+            String reference = a.image().reference();
+            if (reference != null && store.find(a.id()).isEmpty()) store.record(a.id(), reference);
+            return Optional.ofNullable(reference);
         }
         Optional<String> recorded = store.find(a.id());
         if (recorded.isPresent()) return recorded;

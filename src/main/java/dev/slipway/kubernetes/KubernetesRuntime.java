@@ -1,5 +1,6 @@
 package dev.slipway.kubernetes;
 
+import dev.slipway.build.ImageRun;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.net.Cidr;
@@ -112,7 +113,9 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
     }
 
     private Instance startNew(AppSpec spec, LogSink log) {
-        String image = imageOfArtifact.apply(spec.artifact().id()).orElseThrow(() -> new StartFailedException(
+        // a prebuilt image, or one built from a Dockerfile and pushed, is its own reference; a native build's is recorded
+        String image = Optional.ofNullable(spec.artifact().image()).map(ImageRun::reference)
+                .or(() -> imageOfArtifact.apply(spec.artifact().id())).orElseThrow(() -> new StartFailedException(
                 "This server runs apps on Kubernetes, which runs images: the build " + spec.artifact().id()
                         + " has none. Set SLIPWAY_IMAGE_REGISTRY (--image-registry) so that builds are pushed, then deploy again"));
         String account = accountOfProject.apply(spec.projectId());

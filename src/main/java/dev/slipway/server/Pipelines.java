@@ -55,7 +55,8 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 config.dataDir().resolve("image-pulls"), config.build().commandTimeout()), clock);
         Unpack unpack = new Unpack(clock, config.build().commandTimeout());
         Builder builder = new Builder(config.build(), new CommandRunner(clock, engine.confinement()), stores.artifacts(), clock,
-                new DockerfileBuild(registries, unpack, config.images().maxBytes()));
+                new DockerfileBuild(registries, unpack, config.images().maxBytes(), config.build().cacheMb() * 1_000_000L,
+                        config.images().registry()));
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
         DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(new DeploymentRunner.Records(stores.deployments(), deployments,
                 stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases),

@@ -1,18 +1,14 @@
 package dev.slipway.images;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.cloud.tools.jib.api.Containerizer;
-import com.google.cloud.tools.jib.api.ImageReference;
-import com.google.cloud.tools.jib.api.Jib;
-import com.google.cloud.tools.jib.api.RegistryImage;
 import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
 import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
 import com.google.cloud.tools.jib.api.buildplan.FilePermissions;
-import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
 import dev.slipway.accounts.Tier;
 import dev.slipway.isolation.SandboxTools;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.GitServer;
 import dev.slipway.testing.Http;
@@ -41,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EndToEnd
 class DockerfileTest {
     private static final Duration RUN = Duration.ofMinutes(4);
+    private static final String TOKEN = "tok-5e3cret-never-built-in";
     private static final String SERVE = """
             B=/bin/busybox
             $B mkdir -p /tmp/www
@@ -67,15 +64,7 @@ class DockerfileTest {
         server = TestServer.start(Dialect.H2, c -> c.gitHosts(git.hosts()).images(new ImageSettings(null, Map.of(), true)));
         http = server.tenant(Tier.TEAM).http();
         files = Files.createTempDirectory("slipway-dockerfile-");
-        base = registry.host() + "/base/busybox:1";
-        FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("busybox");
-        for (String at : List.of("/bin/busybox", "/bin/sh")) {
-            layer.addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get(at), FilePermissions.fromOctalString("755"));
-        }
-        Jib.fromScratch().addFileEntriesLayer(layer.build()).setFormat(ImageFormat.OCI)
-                .setEnvironment(Map.of("PATH", "/bin"))
-                .containerize(Containerizer.to(RegistryImage.named(ImageReference.parse(base))).setAllowInsecureRegistries(true)
-                        .setBaseImageLayersCache(files.resolve("cache-base")).setApplicationLayersCache(files.resolve("cache-app")));
+        base = registry.pushBusybox("base/busybox:1");
     }
 
     @AfterAll
@@ -92,26 +81,30 @@ class DockerfileTest {
                         # the base is an argument, as teams write it
                         ARG BASE=%s
                         FROM ${BASE} AS build
+                        ARG GREETING=unset
                         RUN /bin/busybox mkdir -p /out && %s
                         FROM ${BASE}
                         COPY --from=build /out /www
-                        COPY serve.sh release.sh /srv/
+                        COPY serve.sh release.sh worker.sh /srv/
                         WORKDIR /srv
                         ENV VERSION=%s
                         CMD ["/bin/busybox", "sh", "serve.sh"]
                         """.formatted(base, run, version),
                 "serve.sh", SERVE,
                 "release.sh", "echo \"releasing $VERSION\"\n",
-                "Procfile", "release: /bin/busybox sh release.sh\n");
+                "worker.sh", "echo \"worker $VERSION up\"\nexec /bin/busybox sleep 1000000\n",
+                "Procfile", "release: /bin/busybox sh release.sh\nworker: /bin/busybox sh worker.sh\n");
     }
 
     @Test
     void aMultiStageDockerfileBuildsDeploysRebuildsFromItsLayersAndRollsBack() {
         String repo = "docker/web";
         git.createRepo(repo);
-        String built = "echo \"built as $(/bin/busybox id -u)\" > /out/index.html";
+        // GREETING is a declared ARG, so the app's variable fills it; API_TOKEN is not one, so the build never sees it
+        String built = "echo \"built as $(/bin/busybox id -u) greeting:$GREETING token:${API_TOKEN:-unset}\" > /out/index.html";
         git.commit(repo, "main", app("one", built), "one");
-        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\","
+                + "\"env_vars\":{\"GREETING\":\"hello from env\",\"API_TOKEN\":\"" + TOKEN + "\"}}");
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
         assertThat(done.get("framework").asText()).isEqualTo("docker");
@@ -119,21 +112,119 @@ class DockerfileTest {
         String url = http.get("/v1/projects/" + projectId).json().at("/data/url").asText();
         String page = Apps.get(url).body();
         assertThat(page).as("root in the RUN step's own namespace; the app runs as the project's uid")
-                .startsWith("image:one built as 0 runs as ").doesNotEndWith("runs as 0\n");
+                .startsWith("image:one built as 0 greeting:hello from env token:unset runs as ").doesNotEndWith("runs as 0\n");
         String first = done.get("deployment_id").asText();
+        Await.until(RUN, "the worker's first line in the deployment's log", () -> messages(first).contains("[worker] worker one up"));
         List<String> log = messages(first);
-        assertThat(log).anyMatch(m -> m.startsWith("Image " + base + " is ")).anyMatch(m -> m.contains("STEP 2/2: RUN"))
-                .contains("releasing one");
+        assertThat(log).anyMatch(m -> m.startsWith("Image " + base + " is ")).anyMatch(m -> m.contains("STEP 3/3: RUN"))
+                .anyMatch(m -> m.endsWith("; build arguments from the app's variables: GREETING"))
+                .contains("releasing one").noneMatch(m -> m.contains(TOKEN));
+        JsonNode processes = http.get("/v1/deployments/" + first).json().at("/data/processes");
+        assertThat(processes).extracting(p -> p.get("type").asText()).containsExactly("web", "worker");
 
         git.commit(repo, "main", app("two", built), "two: only the final stage changed");
         String second = deploy(projectId);
-        assertThat(Apps.get(url).body()).startsWith("image:two built as 0 ");
+        assertThat(Apps.get(url).body()).startsWith("image:two built as 0 greeting:hello from env ");
         assertThat(messages(second)).as("the first stage is unchanged: its layer is reused").anyMatch(m -> m.contains("Using cache"));
 
         var rollback = http.send("POST", "/v1/deployments/" + first + "/rollback", null, null);
         assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
         Statuses.await(http, "deployments", rollback.json().at("/data/id").asText(), "live", RUN);
         assertThat(Apps.get(url).body()).startsWith("image:one ");
+    }
+
+    /**
+     * A Go service as teams write it: {@code go build} in a toolchain stage, the static binary alone in a
+     * {@code scratch} stage. The toolchain image is made here from the machine's Go (its compiler, linker and
+     * standard library sources; {@code apt-get install golang-go}).
+     */
+    @Test
+    void aMultiStageGoServiceBuildsServesRedeploysAndRollsBack() throws Exception {
+        String golang = goImage();
+        String repo = "docker/go";
+        git.createRepo(repo);
+        git.commit(repo, "main", goApp(golang, "one"), "one");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
+        assertThat(done.get("framework").asText()).isEqualTo("docker");
+        String projectId = done.get("project_id").asText();
+        String url = http.get("/v1/projects/" + projectId).json().at("/data/url").asText();
+        assertThat(Apps.get(url + "/hello").body()).isEqualTo("go:one /hello\n");
+
+        git.commit(repo, "main", goApp(golang, "two"), "two");
+        String second = deploy(projectId);
+        assertThat(Apps.get(url).body()).isEqualTo("go:two /\n");
+        assertThat(messages(second)).as("the toolchain stage is unchanged: not compiled again").anyMatch(m -> m.contains("Using cache"))
+                .noneMatch(m -> m.contains("The project's layer cache held"));
+
+        var rollback = http.send("POST", "/v1/deployments/" + done.get("deployment_id").asText() + "/rollback", null, null);
+        assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
+        Statuses.await(http, "deployments", rollback.json().at("/data/id").asText(), "live", RUN);
+        assertThat(Apps.get(url).body()).isEqualTo("go:one /\n");
+    }
+
+    private static Map<String, String> goApp(String golang, String version) {
+        return Map.of("go.mod", "module example.com/hello\n\ngo 1.19\n",
+                "main.go", """
+                        package main
+
+                        import (
+                        \t"fmt"
+                        \t"net/http"
+                        \t"os"
+                        )
+
+                        func main() {
+                        \thttp.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+                        \t\tfmt.Fprintf(w, "go:%s %s\\n", os.Getenv("VERSION"), r.URL.Path)
+                        \t})
+                        \tif err := http.ListenAndServe(":"+os.Getenv("PORT"), nil); err != nil {
+                        \t\tpanic(err)
+                        \t}
+                        }
+                        """,
+                "Dockerfile", """
+                        FROM %s AS build
+                        COPY go.mod main.go /src/
+                        RUN cd /src && CGO_ENABLED=0 go build -trimpath -o /out/server . && rm -rf /tmp/go-cache
+                        FROM scratch
+                        COPY --from=build /out/server /server
+                        ENV VERSION=%s
+                        CMD ["/server"]
+                        """.formatted(golang, version));
+    }
+
+    /** The machine's Go toolchain as a base image, with a busybox shell and the C library its {@code go} command needs. */
+    private static String goImage() throws Exception {
+        Path goroot = Path.of("/usr/lib/go-1.19").toRealPath();
+        assertThat(goroot.resolve("bin/go")).as("apt-get install golang-go (.ci/run installs it)").isExecutable();
+        FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("go");
+        FilePermissions exec = FilePermissions.fromOctalString("755");
+        FilePermissions read = FilePermissions.fromOctalString("644");
+        for (String at : List.of("/bin/busybox", "/bin/sh")) layer.addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get(at), exec);
+        for (String lib : List.of("/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6")) {
+            layer.addEntry(Path.of(lib).toRealPath(), AbsoluteUnixPath.get(lib), exec);
+        }
+        layer.addEntry(Files.createDirectories(files.resolve("empty")), AbsoluteUnixPath.get("/tmp"), FilePermissions.fromOctalString("777"));
+        layer.addEntry(goroot.resolve("bin/go"), AbsoluteUnixPath.get("/usr/local/go/bin/go"), exec);
+        layer.addEntry(goroot.resolve("VERSION"), AbsoluteUnixPath.get("/usr/local/go/VERSION"), read);
+        for (String tool : List.of("compile", "link", "asm", "buildid", "pack")) {
+            layer.addEntry(goroot.resolve("pkg/tool/linux_amd64/" + tool), AbsoluteUnixPath.get("/usr/local/go/pkg/tool/linux_amd64/" + tool), exec);
+        }
+        // the standard library's sources, without the commands, the tests and their data: what go build compiles
+        for (String dir : List.of("src", "pkg/include")) {
+            Path from = goroot.resolve(dir).toRealPath();
+            try (var walk = Files.walk(from)) {
+                for (Path f : (Iterable<Path>) walk::iterator) {
+                    String rel = from.relativize(f).toString();
+                    if (!Files.isRegularFile(f) || rel.startsWith("cmd/") || rel.contains("testdata/") || rel.endsWith("_test.go")) continue;
+                    layer.addEntry(f, AbsoluteUnixPath.get("/usr/local/go/" + dir + "/" + rel), read);
+                }
+            }
+        }
+        return registry.push("base/golang:1.19", layer.build(), Map.of("PATH", "/usr/local/go/bin:/bin", "GOROOT", "/usr/local/go",
+                "GOPATH", "/tmp/go", "GOCACHE", "/tmp/go-cache", "HOME", "/tmp"));
     }
 
     @Test

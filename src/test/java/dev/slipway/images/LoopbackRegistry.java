@@ -8,6 +8,9 @@ import com.google.cloud.tools.jib.api.Jib;
 import com.google.cloud.tools.jib.api.RegistryImage;
 import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
 import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
+import java.util.List;
+import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
+import com.google.cloud.tools.jib.api.buildplan.FilePermissions;
 import dev.slipway.testing.Await;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 import java.net.InetAddress;
@@ -128,8 +131,30 @@ public final class LoopbackRegistry implements AutoCloseable {
         }
     }
 
+    /** Pushes an image of one layer, in the OCI format, with {@code env} as its environment; answers its reference. */
+    public String push(String name, FileEntriesLayer layer, Map<String, String> env) {
+        String ref = host() + "/" + name;
+        try {
+            Jib.fromScratch().addFileEntriesLayer(layer).setFormat(ImageFormat.OCI).setEnvironment(env)
+                    .containerize(Containerizer.to(RegistryImage.named(ImageReference.parse(ref))).setAllowInsecureRegistries(true)
+                            .setBaseImageLayersCache(dir.resolve("cache-base")).setApplicationLayersCache(dir.resolve("cache-app")));
+            return ref;
+        } catch (Exception e) {
+            throw new AssertionError("pushing " + ref, e);
+        }
+    }
+
+    /** A base with a shell and nothing else: the machine's static busybox as {@code /bin/busybox} and {@code /bin/sh}. */
+    public String pushBusybox(String name) {
+        FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("busybox");
+        for (String at : List.of("/bin/busybox", "/bin/sh")) {
+            layer.addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get(at), FilePermissions.fromOctalString("755"));
+        }
+        return push(name, layer.build(), Map.of("PATH", "/bin"));
+    }
+
     /** The manifest of {@code repository@digest}, asking for the OCI and Docker v2 types. */
-    JsonNode manifest(String repository, String reference) {
+    public JsonNode manifest(String repository, String reference) {
         return JSON_read(get("/v2/" + repository + "/manifests/" + reference, ACCEPT));
     }
 

@@ -48,22 +48,7 @@ class KubernetesServersTest {
     void aDeployThroughOneServerIsServedThroughTheOther_kubeletAndKubeProxyPlayed() throws Exception {
         String pg = System.getenv(TestStore.POSTGRES_ENV);
         assumeTrue(pg != null && !pg.isBlank(), "two servers share a store only on PostgreSQL");
-        Path kubeconfig = Files.createTempFile("kubeconfig", ".yaml");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: mock
-                  cluster:
-                    server: %s
-                contexts:
-                - name: mock
-                  context: {cluster: mock, user: test, namespace: default}
-                current-context: mock
-                users:
-                - name: test
-                  user: {token: test}
-                """.formatted(client.getConfiguration().getMasterUrl()));
+        Path kubeconfig = kubeconfig();
         try (LoopbackRegistry registry = LoopbackRegistry.start(); GitServer git = GitServer.start();
              ClusterPlayer cluster = new ClusterPlayer(client)) {
             String base = registry.pushBase("base/node:test");
@@ -83,7 +68,7 @@ class KubernetesServersTest {
                     git.commit("kube/app", "main", Map.of(
                             "package.json", "{\"name\":\"kube-app\",\"version\":\"1.0.0\",\"private\":true,\"scripts\":{\"start\":\"node server.js\"}}",
                             "server.js", "require('http').createServer((q, s) => s.end('local')).listen(process.env.PORT);"), "the app");
-                    JsonNode done = migrate(http);
+                    JsonNode done = migrate(http, "{\"source\":\"github\",\"repo\":\"kube/app\",\"framework\":\"node\"}");
                     String project = done.get("project_id").asText();
                     JsonNode deployments = http.get("/v1/deployments?project_id=" + project).json().get("data");
                     String deploymentId = deployments.get(0).get("id").asText();
@@ -157,8 +142,72 @@ class KubernetesServersTest {
         }
     }
 
-    private static JsonNode migrate(Http who) throws Exception {
-        var m = who.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"kube/app\",\"framework\":\"node\"}");
+    /**
+     * An image built from a Dockerfile is pushed to the platform's registry by its build, and a prebuilt image is
+     * run at the digest its tag had: the cluster pulls each as the registry has it.
+     */
+    @Test
+    void aDockerfileBuildAndAPrebuiltImageRunAsTheRegistryHasThem() throws Exception {
+        Path kubeconfig = kubeconfig();
+        try (LoopbackRegistry registry = LoopbackRegistry.start(); GitServer git = GitServer.start();
+             ClusterPlayer cluster = new ClusterPlayer(client)) {
+            String busybox = registry.pushBusybox("base/busybox:1");
+            KubernetesSettings kube = KubernetesSettings.LOCAL.withEnabled(true).withKubeconfig(kubeconfig.toString());
+            try (TestServer s = TestServer.start(Dialect.H2, c -> c.images(new ImageSettings(registry.host() + "/slipway", Map.of(), true))
+                    .kubernetes(kube).gitHosts(git.hosts()))) {
+                Http http = s.tenant(Tier.TEAM).http();
+                git.createRepo("kube/docker");
+                git.commit("kube/docker", "main", Map.of("Dockerfile", "FROM " + busybox + "\nRUN echo built > /built.txt\n"
+                        + "CMD [\"/bin/busybox\", \"httpd\", \"-f\"]\n"), "a Dockerfile");
+                JsonNode built = migrate(http, "{\"source\":\"github\",\"repo\":\"kube/docker\"}");
+                String project = built.get("project_id").asText();
+                String deploymentId = built.get("deployment_id").asText();
+                String image = http.get("/v1/deployments/" + deploymentId).json().at("/data/image").asText();
+                String repository = "slipway/" + project.toLowerCase(java.util.Locale.ROOT);
+                assertThat(image).startsWith(registry.host() + "/" + repository + "@sha256:");
+                assertThat(registry.manifest(repository, image.substring(image.indexOf('@') + 1)).get("layers")).as("pushed").isNotEmpty();
+                assertThat(containerImage(deploymentId)).isEqualTo(image);
+                String name = http.get("/v1/projects/" + project).json().at("/data/name").asText();
+                assertThat(Apps.get("http://" + name + ".localhost:" + s.slipway().appsPort() + "/").body()).isEqualTo("app " + deploymentId);
+
+                JsonNode pulled = migrate(http, "{\"source\":\"image\",\"image\":\"" + busybox + "\"}");
+                String pulledId = pulled.get("deployment_id").asText();
+                String digest = http.get("/v1/deployments/" + pulledId).json().at("/data/image").asText();
+                assertThat(digest).startsWith(registry.host() + "/base/busybox@sha256:");
+                assertThat(containerImage(pulledId)).isEqualTo(digest);
+            }
+        } finally {
+            Files.deleteIfExists(kubeconfig);
+        }
+    }
+
+    private static String containerImage(String deploymentId) {
+        Deployment d = client.apps().deployments().inNamespace("slipway-apps").withName(Names.deployment(deploymentId)).get();
+        return d.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage();
+    }
+
+    private static Path kubeconfig() throws java.io.IOException {
+        Path kubeconfig = Files.createTempFile("kubeconfig", ".yaml");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: mock
+                  cluster:
+                    server: %s
+                contexts:
+                - name: mock
+                  context: {cluster: mock, user: test, namespace: default}
+                current-context: mock
+                users:
+                - name: test
+                  user: {token: test}
+                """.formatted(client.getConfiguration().getMasterUrl()));
+        return kubeconfig;
+    }
+
+    private static JsonNode migrate(Http who, String body) throws Exception {
+        var m = who.post("/v1/migrations", body);
         assertThat(m.status()).as(m.body()).isEqualTo(201);
         String id = m.json().at("/data/id").asText();
         return Await.value(RUN, "migration " + id + " to complete", () -> {

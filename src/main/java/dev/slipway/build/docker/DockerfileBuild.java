@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -34,33 +35,58 @@ public final class DockerfileBuild {
     private final Registries registries;
     private final Unpack unpack;
     private final long maxBytes;
+    private final long layerCacheBytes;
+    private final String pushTo;
 
-    public DockerfileBuild(Registries registries, Unpack unpack, long maxBytes) {
+    /**
+     * @param maxBytes        the most an image holds, unpacked
+     * @param layerCacheBytes the most a project's buildah storage (its layer cache) holds after a build; 0: none kept
+     * @param pushTo          the platform's image registry ({@code SLIPWAY_IMAGE_REGISTRY}), where each built image is
+     *                        pushed for runtimes that pull images (Kubernetes); null: not pushed
+     */
+    public DockerfileBuild(Registries registries, Unpack unpack, long maxBytes, long layerCacheBytes, String pushTo) {
         this.registries = registries;
         this.unpack = unpack;
         this.maxBytes = maxBytes;
+        this.layerCacheBytes = layerCacheBytes;
+        this.pushTo = pushTo;
     }
 
-    /** Where a build keeps what is not its context: the base images, its image, buildah's home and scratch. */
-    /** @param dockerfile the Dockerfile, relative to {@code context} */
+    /**
+     * Where a build keeps what is not its context: the base images, its image, buildah's home and scratch.
+     *
+     * @param dockerfile the Dockerfile, relative to {@code context}
+     */
     public record Dirs(Path context, String dockerfile, Path work, Path storage) {}
 
     /**
-     * @param steps the build's steps, confined as an image build with the context read-only
-     * @param root  the artifact's folder, made here (the unpacked image)
+     * One build of a project's Dockerfile.
+     *
+     * @param steps      the build's steps, confined as an image build with the context read-only
+     * @param artifactId the build's artifact, whose folder {@code root} is made here (the unpacked image)
+     * @param variables  the app's variables: those the Dockerfile declares as {@code ARG}s are its build arguments
      */
-    public Unpack.Unpacked build(Dirs dirs, Steps steps, Confinement confinement, String projectId, Path root,
-                                 Registries.Caller caller, LogSink log) throws IOException {
+    public record Job(Dirs dirs, Steps steps, String projectId, String artifactId, Path root, Map<String, String> variables,
+                      Registries.Caller caller) {}
+
+    public Unpack.Unpacked build(Job job, Confinement confinement, LogSink log) throws IOException {
+        Dirs dirs = job.dirs();
+        Steps steps = job.steps();
+        Registries.Caller caller = job.caller();
+        String projectId = job.projectId();
+        Map<String, String> variables = job.variables();
         Path dockerfile = dirs.context().resolve(dirs.dockerfile()).normalize();
         if (!dockerfile.startsWith(dirs.context()) || !Files.isRegularFile(dockerfile, LinkOption.NOFOLLOW_LINKS)) {
             throw new BuildException("there is no Dockerfile at " + dirs.dockerfile() + " in the app's folder");
         }
-        String text = Files.readString(dockerfile, StandardCharsets.UTF_8);
+        DockerfileText text = DockerfileText.parse(Files.readString(dockerfile, StandardCharsets.UTF_8));
+        Map<String, String> arguments = new LinkedHashMap<>();
+        for (String name : text.arguments()) if (variables.containsKey(name)) arguments.put(name, variables.get(name));
         Path bases = Files.createDirectories(dirs.work().resolve("bases"));
         Path out = dirs.work().resolve("out");
         for (String d : List.of("home", "tmp", "run")) Files.createDirectories(dirs.work().resolve(d));
         Files.createDirectories(dirs.storage());
-        List<String> from = BaseImages.of(text);
+        List<String> from = text.baseImages(arguments);
         List<String> buildah = List.of("buildah", "--root", dirs.storage().resolve("root").toString(),
                 "--runroot", dirs.storage().resolve("run").toString(), "--storage-driver", "vfs");
         List<List<String>> loads = new ArrayList<>();
@@ -82,19 +108,31 @@ public final class DockerfileBuild {
         }
         confinement.handOver(dirs.work(), projectId);
         confinement.handOver(dirs.storage(), projectId);
-        Steps docker = new Steps(steps.runner(), environment(dirs, steps.env()), steps.secrets(), steps.timeout(), steps.confine());
+        Map<String, String> env = environment(dirs, steps.env());
+        env.putAll(arguments);
+        Steps docker = new Steps(steps.runner(), env, steps.secrets(), steps.timeout(), steps.confine());
         for (List<String> load : loads) docker.run(load, dirs.work(), log);
         // one name per project: the image it held before keeps its layers, as the cache of this build's steps
         String image = "localhost/slipway-build:latest";
         List<String> bud = new ArrayList<>(buildah);
-        bud.addAll(List.of("bud", "--pull=never", "--isolation", "chroot", "--layers", "-f", dockerfile.toString(), "-t", image,
-                dirs.context().toString()));
-        log.log(Level.INFO, "Building the Dockerfile (" + (from.isEmpty() ? "from scratch" : "on " + String.join(", ", from)) + ")");
+        bud.addAll(List.of("bud", "--pull=never", "--isolation", "chroot", "--layers", "-f", dockerfile.toString(), "-t", image));
+        // by name only: buildah reads the value from its environment, so no value is on a command line
+        for (String name : arguments.keySet()) bud.addAll(List.of("--build-arg", name));
+        bud.add(dirs.context().toString());
+        log.log(Level.INFO, "Building the Dockerfile (" + (from.isEmpty() ? "from scratch" : "on " + String.join(", ", from)) + ")"
+                + (arguments.isEmpty() ? "" : "; build arguments from the app's variables: " + String.join(", ", arguments.keySet())));
         docker.run(bud, dirs.work(), log);
         List<String> push = new ArrayList<>(buildah);
         push.addAll(List.of("push", "--quiet", image, "oci:" + out + ":" + TAG));
         docker.run(push, dirs.work(), log);
-        return unpack.unpack(out, TAG, root, maxBytes, null, caller.env(), steps.secrets(), log);
+        LayerCache.bound(dirs.storage(), layerCacheBytes, log);
+        String pushed = null;
+        if (pushTo != null) {
+            pushed = registries.push(out, TAG, pushTo + "/" + projectId.toLowerCase(Locale.ROOT) + ":"
+                    + job.artifactId().toLowerCase(Locale.ROOT), caller, log);
+            log.log(Level.INFO, "Image pushed: " + pushed);
+        }
+        return unpack.unpack(out, TAG, job.root(), maxBytes, pushed, caller.env(), steps.secrets(), log);
     }
 
     /** buildah's own environment: its home, scratch and runtime dir in the build's folder; chroot isolation. */

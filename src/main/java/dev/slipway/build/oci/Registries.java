@@ -102,6 +102,31 @@ public final class Registries {
         }
     }
 
+    /**
+     * Copies the image {@code tag} of the OCI layout {@code layout} to {@code target} ({@code host[:port]/path:tag}),
+     * with the server's own registry logins (the platform's registry is the operator's, not a tenant's).
+     *
+     * @return {@code target}'s repository at the digest it now has there
+     */
+    public String push(Path layout, String tag, String target, Caller caller, LogSink log) {
+        Path dir = callDir();
+        try {
+            Path digest = dir.resolve("digest");
+            List<String> argv = new ArrayList<>(List.of("skopeo", "--policy", policy(dir).toString(), "copy", "--quiet"));
+            argv.addAll(tls("--dest-tls-verify"));
+            argv.addAll(List.of("--digestfile", digest.toString(), "oci:" + layout + ":" + tag, "docker://" + target));
+            Map<String, String> env = new LinkedHashMap<>(CommandRunner.baseEnvironment());
+            env.putAll(caller.env());
+            runner.run(new CommandRunner.Command(argv, dir, env, settings.timeout(), caller.secrets()), log);
+            String repository = target.substring(0, target.lastIndexOf(':'));
+            return repository + "@" + Files.readString(digest).strip();
+        } catch (IOException e) {
+            throw new BuildException("Cannot push the image to " + target + ": " + e.getMessage(), e);
+        } finally {
+            Trees.delete(dir);
+        }
+    }
+
     /** What skopeo inspect prints of {@code image}: its summary, or ({@code raw}) its manifest as the registry has it. */
     private String inspect(Caller caller, Path dir, ImageName image, boolean raw) throws IOException {
         List<String> argv = new ArrayList<>(List.of("skopeo", "--policy", policy(dir).toString(), "inspect"));

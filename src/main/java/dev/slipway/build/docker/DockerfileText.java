@@ -11,28 +11,40 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The base images a Dockerfile names in its {@code FROM} lines, which the platform pulls before the build (the build
- * itself runs with pulling off): not {@code scratch}, not an earlier stage's name; {@code ARG}s declared before the
- * first {@code FROM} are replaced by their defaults, as the builder would.
+ * What the platform reads of a Dockerfile before building it: the base images its {@code FROM} lines name, which
+ * the platform pulls (the build itself runs with pulling off), and the {@code ARG}s it declares, which the app's
+ * variables of the same name fill.
  */
-final class BaseImages {
+final class DockerfileText {
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}|\\$([A-Za-z_][A-Za-z0-9_]*)");
 
-    private BaseImages() {}
+    private final List<String> instructions;
 
-    static List<String> of(String dockerfile) {
+    private DockerfileText(List<String> instructions) {
+        this.instructions = instructions;
+    }
+
+    static DockerfileText parse(String dockerfile) {
+        return new DockerfileText(instructions(dockerfile));
+    }
+
+    /**
+     * The images the {@code FROM} lines name: not {@code scratch}, not an earlier stage's name; the {@code ARG}s
+     * declared before the first {@code FROM} are replaced by {@code given} values, else by their defaults, as the
+     * builder does.
+     */
+    List<String> baseImages(Map<String, String> given) {
         Map<String, String> args = new LinkedHashMap<>();
         Set<String> stages = new LinkedHashSet<>();
         Set<String> bases = new LinkedHashSet<>();
         boolean seenFrom = false;
-        for (String line : instructions(dockerfile)) {
-            String[] words = line.trim().split("\\s+");
-            if (words.length == 0 || words[0].isEmpty()) continue;
+        for (String[] words : words()) {
             String keyword = words[0].toUpperCase(Locale.ROOT);
             if (keyword.equals("ARG") && !seenFrom && words.length > 1) {
                 int eq = words[1].indexOf('=');
-                if (eq > 0) args.put(words[1].substring(0, eq), unquote(words[1].substring(eq + 1)));
-                else args.putIfAbsent(words[1], "");
+                String name = eq > 0 ? words[1].substring(0, eq) : words[1];
+                String value = given.containsKey(name) ? given.get(name) : eq > 0 ? unquote(words[1].substring(eq + 1)) : "";
+                args.put(name, value);
             } else if (keyword.equals("FROM")) {
                 seenFrom = true;
                 List<String> rest = new ArrayList<>();
@@ -44,6 +56,29 @@ final class BaseImages {
             }
         }
         return List.copyOf(bases);
+    }
+
+    /** The names every {@code ARG} declares, in any stage ({@code ARG A=1 B} declares both). */
+    Set<String> arguments() {
+        Set<String> names = new LinkedHashSet<>();
+        for (String[] words : words()) {
+            if (!words[0].equalsIgnoreCase("ARG")) continue;
+            for (int i = 1; i < words.length; i++) {
+                int eq = words[i].indexOf('=');
+                String name = eq > 0 ? words[i].substring(0, eq) : words[i];
+                if (name.matches("[A-Za-z_][A-Za-z0-9_]*")) names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private List<String[]> words() {
+        List<String[]> out = new ArrayList<>();
+        for (String line : instructions) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length > 0 && !words[0].isEmpty()) out.add(words);
+        }
+        return out;
     }
 
     /** The Dockerfile's instructions: comments dropped, continued lines joined. */
