@@ -327,7 +327,8 @@ public final class Sandbox implements Confinement {
      * into the network, unshare of the mount and pid namespaces (its own {@code /proc}), and in there, as root,
      * {@link ImageBuildIds#MOUNTS}: the binds kept aside, {@code hidden} and {@code /tmp} made empty, the binds back at
      * their paths, the uid's passwd and subordinate ids in place; then setpriv to the project's uid, and the step with
-     * its environment (nothing secret: what an image build is given is on its command line).
+     * its environment, given on {@code env}'s command line: the build arguments' values are there for the instant
+     * before {@code env} becomes the step, in sight of the host's users (a tenant's cell has its own pid namespace).
      */
     private List<String> imageBuildArgv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, Path hidden)
             throws IOException {

@@ -116,7 +116,7 @@ public final class DockerfileBuild {
         String image = "localhost/slipway-build:latest";
         List<String> bud = new ArrayList<>(buildah);
         bud.addAll(List.of("bud", "--pull=never", "--isolation", "chroot", "--layers", "-f", dockerfile.toString(), "-t", image));
-        // by name only: buildah reads the value from its environment, so no value is on a command line
+        // by name only: buildah reads the value from its environment, so its own command line holds none
         for (String name : arguments.keySet()) bud.addAll(List.of("--build-arg", name));
         bud.add(dirs.context().toString());
         log.log(Level.INFO, "Building the Dockerfile (" + (from.isEmpty() ? "from scratch" : "on " + String.join(", ", from)) + ")"
