@@ -327,8 +327,7 @@ public final class Sandbox implements Confinement {
      * into the network, unshare of the mount and pid namespaces (its own {@code /proc}), and in there, as root,
      * {@link ImageBuildIds#MOUNTS}: the binds kept aside, {@code hidden} and {@code /tmp} made empty, the binds back at
      * their paths, the uid's passwd and subordinate ids in place; then setpriv to the project's uid, and the step with
-     * its environment, given on {@code env}'s command line: the build arguments' values are there for the instant
-     * before {@code env} becomes the step, in sight of the host's users (a tenant's cell has its own pid namespace).
+     * its environment on {@code env}'s command line (nothing secret: a Dockerfile's build arguments come from a file).
      */
     private List<String> imageBuildArgv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, Path hidden)
             throws IOException {

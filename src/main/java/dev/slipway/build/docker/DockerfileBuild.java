@@ -80,8 +80,7 @@ public final class DockerfileBuild {
             throw new BuildException("there is no Dockerfile at " + dirs.dockerfile() + " in the app's folder");
         }
         DockerfileText text = DockerfileText.parse(Files.readString(dockerfile, StandardCharsets.UTF_8));
-        Map<String, String> arguments = new LinkedHashMap<>();
-        for (String name : text.arguments()) if (variables.containsKey(name)) arguments.put(name, variables.get(name));
+        Map<String, String> arguments = BuildArguments.of(text, variables, log);
         Path bases = Files.createDirectories(dirs.work().resolve("bases"));
         Path out = dirs.work().resolve("out");
         for (String d : List.of("home", "tmp", "run")) Files.createDirectories(dirs.work().resolve(d));
@@ -106,19 +105,18 @@ public final class DockerfileBuild {
             load.addAll(buildah);
             loads.add(load);
         }
+        Path argumentsFile = arguments.isEmpty() ? null : BuildArguments.write(dirs.work().resolve("arguments"), arguments);
         confinement.handOver(dirs.work(), projectId);
         confinement.handOver(dirs.storage(), projectId);
-        Map<String, String> env = environment(dirs, steps.env());
-        env.putAll(arguments);
-        Steps docker = new Steps(steps.runner(), env, steps.secrets(), steps.timeout(), steps.confine());
+        Steps docker = new Steps(steps.runner(), environment(dirs, steps.env()), steps.secrets(), steps.timeout(), steps.confine());
         for (List<String> load : loads) docker.run(load, dirs.work(), log);
         // one name per project: the image it held before keeps its layers, as the cache of this build's steps
         String image = "localhost/slipway-build:latest";
         List<String> bud = new ArrayList<>(buildah);
         bud.addAll(List.of("bud", "--pull=never", "--isolation", "chroot", "--layers", "-f", dockerfile.toString(), "-t", image));
-        // by name only: buildah reads the value from its environment, so its own command line holds none
         for (String name : arguments.keySet()) bud.addAll(List.of("--build-arg", name));
         bud.add(dirs.context().toString());
+        if (argumentsFile != null) bud = BuildArguments.withArguments(argumentsFile, bud);
         log.log(Level.INFO, "Building the Dockerfile (" + (from.isEmpty() ? "from scratch" : "on " + String.join(", ", from)) + ")"
                 + (arguments.isEmpty() ? "" : "; build arguments from the app's variables: " + String.join(", ", arguments.keySet())));
         docker.run(bud, dirs.work(), log);
