@@ -233,8 +233,20 @@ class WarmNetworksTest {
         assertThat(pastas).hasSizeGreaterThanOrEqualTo(2);
         String hostUsers = Files.readSymbolicLink(Path.of("/proc/self/ns/user")).toString();
         Set<Integer> uids = new HashSet<>();
+        int alive = 0;
         for (long pid : pastas) {
-            List<String> ids = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
+            // pasta starts as root and drops to its --runas uid once set up: one being made ahead may be starting now
+            Path status = Path.of("/proc", Long.toString(pid), "status");
+            Await.until(Duration.ofSeconds(60), "pasta " + pid + " to drop root (or to end)", () -> {
+                try {
+                    return Files.readAllLines(status).stream().noneMatch(l -> l.matches("Uid:\\s+0\\b.*"));
+                } catch (IOException gone) {
+                    return true;
+                }
+            });
+            if (!Files.exists(status)) continue;
+            alive++;
+            List<String> ids = Files.readAllLines(status).stream()
                     .filter(l -> l.startsWith("Uid:") || l.startsWith("Gid:"))
                     .flatMap(l -> Arrays.stream(l.substring(4).trim().split("\\s+"))).distinct().toList();
             assertThat(ids).as("pasta %d's real, effective, saved and file-system uid and gid", pid).hasSize(1);
@@ -244,7 +256,8 @@ class WarmNetworksTest {
                     .as("pasta %d's user namespace", pid).isNotEqualTo(hostUsers);
             uids.add(uid);
         }
-        assertThat(uids).as("one uid per network").hasSameSizeAs(pastas);
+        assertThat(alive).isGreaterThanOrEqualTo(2);
+        assertThat(uids).as("one uid per network").hasSize(alive);
     }
 
     /**
