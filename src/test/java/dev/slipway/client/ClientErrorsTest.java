@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.ServerSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -131,14 +133,16 @@ class ClientErrorsTest {
 
     @Test
     void anUnreachableApiIsRetriedFiveTimesThenExitsFour() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        // a port bound but not listening, held for the whole test: connecting is refused, and no other test's
+        // server can be given it meanwhile (a port only picked free was, in a fresh-clone run)
+        try (Socket held = new Socket()) {
+            held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = held.getLocalPort();
+            Cli.Result r = Cli.run(with("SLIPWAY_API_URL", "http://127.0.0.1:" + port), "projects", "list");
+            assertThat(r.exit()).as(r.toString()).isEqualTo(4);
+            assertThat(r.err()).contains("(try 2/5)").contains("(try 5/5)").contains("gave up after 5 tries");
+            // 0.5 + 1 + 2 + 4 s of backoff, each with up to 25 % jitter
+            assertThat(r.took()).isBetween(Duration.ofMillis(7_500), Duration.ofSeconds(20));
         }
-        Cli.Result r = Cli.run(with("SLIPWAY_API_URL", "http://127.0.0.1:" + port), "projects", "list");
-        assertThat(r.exit()).as(r.toString()).isEqualTo(4);
-        assertThat(r.err()).contains("(try 2/5)").contains("(try 5/5)").contains("gave up after 5 tries");
-        // 0.5 + 1 + 2 + 4 s of backoff, each with up to 25 % jitter
-        assertThat(r.took()).isBetween(Duration.ofMillis(7_500), Duration.ofSeconds(20));
     }
 }
