@@ -37,7 +37,7 @@ public final class Gate {
     public void check(Context ctx) {
         String path = ctx.path();
         if (!(path.equals("/v1") || path.startsWith("/v1/"))) return;
-        if (publicPaths.contains(path)) {
+        if (isPublic(path)) {
             // no key needed, but still counted (per address) and still answered with the limit headers
             Decision decision = byClient(ctx);
             setHeaders(ctx, decision);
@@ -63,6 +63,14 @@ public final class Gate {
         Optional<String> refused = refusal.apply(principal.get().accountId());
         if (refused.isPresent()) throw notServed(refused.get());
         ctx.attribute(Requests.PRINCIPAL, principal.get());
+    }
+
+    private boolean isPublic(String path) {
+        if (publicPaths.contains(path)) return true;
+        for (String p : publicPaths) {
+            if (p.endsWith("/") && path.startsWith(p) && path.length() > p.length()) return true;
+        }
+        return false;
     }
 
     /** 403 {@code sandbox_unavailable}: this server has no working sandbox and serves only its first account. */

@@ -180,7 +180,8 @@ public record ServerConfig(
             mysqlAdminUrl = env.text(DatabaseAdminSettings.MYSQL_URL, mysqlAdminUrl);
             regions = env.list(DeploymentSettings.REGIONS, regions);
             uploadLimitBytes = env.number(DeploymentSettings.UPLOAD_LIMIT, 1, Long.MAX_VALUE, uploadLimitBytes);
-            gitHosts = env.text(GitHosts.GIT_HOSTS).map(GitHosts::parse).orElse(gitHosts);
+            gitHosts = env.text(GitHosts.GIT_HOSTS).map(gitHosts::withHttps).orElse(gitHosts);
+            gitHosts = env.text(GitHosts.GIT_SSH_HOSTS).map(gitHosts::withSsh).orElse(gitHosts);
             buildSlots = env.integer(DeploymentSettings.BUILD_SLOTS, 1, 64, buildSlots);
             isolation = env.parsed(IsolationSettings.ISOLATION, "sandbox, none or auto", IsolationMode::parse, isolation);
             warmNetworks = env.integer(IsolationSettings.WARM_NETWORKS, 0, 16, IsolationSettings.DEFAULT_WARM_NETWORKS);
@@ -215,6 +216,10 @@ public record ServerConfig(
         public Builder createDefaultAccount(boolean v) { createDefaultAccount = v; return this; }
         public Builder uploadLimit(long bytes) { uploadLimitBytes = bytes; return this; }
         public Builder gitHosts(GitHosts v) { gitHosts = v; return this; }
+        /** {@code kind=url,…} over the default clone bases, keeping the SSH bases. */
+        public Builder gitHosts(String spec) { gitHosts = gitHosts.withHttps(spec); return this; }
+        /** {@code kind=ssh://user@host[:port],…} over the default SSH bases, keeping the clone bases. */
+        public Builder gitSshHosts(String spec) { gitHosts = gitHosts.withSsh(spec); return this; }
         public Builder buildSlots(int v) { buildSlots = v; return this; }
         /** Either may be null: that provider is not configured. */
         public Builder databaseAdmins(String postgres, String mysql) {

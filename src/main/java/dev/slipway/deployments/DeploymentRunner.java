@@ -17,6 +17,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectGitStore;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
@@ -61,7 +62,8 @@ public final class DeploymentRunner implements JobRunner {
                           MigrationProgress migrations, LogStore logs, DatabaseService databases) {}
 
     /** Where a build's source comes from, and the directory of the workspaces it is put in. */
-    public record Sources(GitFetcher git, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
+    /** @param gitSettings the projects' git credentials, for private repositories */
+    public record Sources(GitFetcher git, ProjectGitStore gitSettings, UploadStore uploads, ZipExtractor zips, Path workspaces) {}
 
     /**
      * The builder, the builds kept per project, what makes a build an OCI image (when a registry is set), and what

@@ -73,6 +73,7 @@ public final class MigrationService {
                     input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts(),
                     input.dockerfilePath()));
             if (input.registryLogin() != null) projects.saveRegistryLogin(h, project.id(), input.registryLogin());
+            projects.git().apply(h, project.id(), input.git());
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
             Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId, type);

@@ -10,7 +10,6 @@ import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DbKind;
 import dev.slipway.domains.DomainSettings;
 import dev.slipway.isolation.IsolationMode;
-import dev.slipway.source.GitHosts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -97,6 +96,12 @@ public final class ServerCommand implements Callable<Integer> {
                     + "(env SLIPWAY_GIT_HOSTS; default: github=https://github.com,gitlab=https://gitlab.com,"
                     + "bitbucket=https://bitbucket.org)")
     String gitHosts;
+
+    @Option(names = "--git-ssh-hosts",
+            description = "SSH bases for projects with a deploy key, e.g. github=ssh://git@github.com,gitlab=ssh://git@git.example.com:2222 "
+                    + "(env SLIPWAY_GIT_SSH_HOSTS; default: github=ssh://git@github.com,gitlab=ssh://git@gitlab.com,"
+                    + "bitbucket=ssh://git@bitbucket.org)")
+    String gitSshHosts;
 
     @Option(names = "--sandbox-port",
             description = "Serve the plant-store sandbox on its own port instead of <api>/sandbox (env SLIPWAY_SANDBOX_PORT; default: none)")
@@ -210,7 +215,8 @@ public final class ServerCommand implements Callable<Integer> {
         if (appsDomain != null) b.appsDomain(appsDomain);
         if (publicUrl != null) b.publicUrl(blankToNull(publicUrl));
         if (regions != null) b.regions(Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList());
-        if (gitHosts != null) b.gitHosts(GitHosts.parse(gitHosts));
+        if (gitHosts != null) b.gitHosts(gitHosts);
+        if (gitSshHosts != null) b.gitSshHosts(gitSshHosts);
         if (postgresAdminUrl != null) b.postgresAdminUrl(blankToNull(postgresAdminUrl));
         if (mysqlAdminUrl != null) b.mysqlAdminUrl(blankToNull(mysqlAdminUrl));
         if (sandboxPort != null) b.sandboxPort(sandboxPort);

@@ -10,15 +10,18 @@ import dev.slipway.store.PageRequest;
 import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
 import dev.slipway.api.AppUrls;
+import dev.slipway.source.GitNames;
 import io.javalin.http.Context;
 
 import java.util.List;
 import java.util.Set;
 
-/** {@code /v1/projects}: list, read, and create without deploying. */
+/** {@code /v1/projects}: list, read, create without deploying, and change. */
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
-            Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain", "env_vars", "root_directory", "hsts");
+            Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
+                    "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths");
+    private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths");
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -40,15 +43,44 @@ public final class ProjectHandlers {
     public void list(Context ctx) {
         Principal principal = Requests.principal(ctx);
         Page<Project> page = projects.page(principal.accountId(), Paging.request(ctx));
-        var auths = projects.registryAuths(page.data().stream().map(Project::id).toList());
-        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls, certificates, auths.get(p.id()))).toList(),
-                page.pagination()));
+        List<String> ids = page.data().stream().map(Project::id).toList();
+        var auths = projects.registryAuths(ids);
+        var git = projects.git().shown(ids);
+        ctx.json(new Page<>(page.data().stream().map(p -> ProjectView.of(p, urls, certificates, auths.get(p.id()),
+                git.getOrDefault(p.id(), ProjectGit.NONE))).toList(), page.pagination()));
     }
 
     public void get(Context ctx) {
         String id = ctx.pathParam("project_id");
         Project p = Access.owned(Requests.principal(ctx), projects.read(id), Project::accountId, "Project", id);
-        ctx.json(new Envelope<>(ProjectView.of(p, urls, certificates, projects.registryAuths(List.of(p.id())).get(p.id()))));
+        ctx.json(new Envelope<>(view(p)));
+    }
+
+    /**
+     * {@code PATCH}: changes the fields the request names ({@code branch}, {@code git_credentials}, {@code watch_paths})
+     * and keeps the others; answers the project as a read does.
+     */
+    public void update(Context ctx) {
+        Project p = owned(ctx, ctx.pathParam("project_id"));
+        Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
+        body.only(UPDATE_FIELDS);
+        String branch = null;
+        if (body.node().has("branch")) {
+            if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
+                body.problem("branch", "is only for git sources (github, gitlab, bitbucket)");
+            } else {
+                branch = body.string("branch", true, 255, null, null);
+                if (branch != null && !GitNames.validBranch(branch)) body.problem("branch", "is not a valid git branch name");
+            }
+        }
+        GitInput git = GitInput.read(body, p.source());
+        body.check();
+        projects.update(p.id(), branch, git);
+        ctx.json(new Envelope<>(view(projects.find(p.id()).orElseThrow())));
+    }
+
+    private ProjectView view(Project p) {
+        return ProjectView.of(p, urls, certificates, projects.registryAuths(List.of(p.id())).get(p.id()), projects.git().shown(p.id()));
     }
 
     public Reply create(Context ctx) {
@@ -63,10 +95,8 @@ public final class ProjectHandlers {
         if (name == null) name = projects.freeName(ProjectInput.nameFrom(input.source(), input.repo()));
         Project created = projects.create(new NewProject(principal.accountId(), name, input.source(), input.repo(),
                 input.branch(), input.framework(), input.region(), input.domain(), input.envVars(), input.rootDirectory(), input.hsts(),
-                input.dockerfilePath()), input.registryLogin());
-        var login = input.registryLogin();
-        return Reply.created("/v1/projects/" + created.id(), ProjectView.of(created, urls, certificates,
-                login == null ? null : new ProjectView.RegistryAuth(login.registry(), login.username())));
+                input.dockerfilePath()), input.registryLogin(), input.git());
+        return Reply.created("/v1/projects/" + created.id(), view(created));
     }
 
     /** The project if the caller's account owns it; 404 or 403 otherwise. */

@@ -16,10 +16,11 @@ import java.util.regex.Pattern;
  *
  * @param repo          where the source lives: {@code owner/repo} for a git source, the image reference for source {@code image}
  * @param registryLogin the login to the registry of its images (null: none)
+ * @param git           its git credentials and watch paths ({@link GitInput#NONE}: none)
  */
 public record ProjectInput(String source, String repo, String branch, String framework, String region,
                            String domain, Map<String, String> envVars, String rootDirectory, boolean hsts,
-                           RegistryLogin registryLogin, String dockerfilePath) {
+                           RegistryLogin registryLogin, String dockerfilePath, GitInput git) {
     public static final Set<String> GIT_SOURCES = Set.of("github", "gitlab", "bitbucket");
     public static final Set<String> SOURCES = Set.of("github", "gitlab", "bitbucket", "zip", "image");
     /** A prebuilt OCI image: pulled, not built. */
@@ -75,7 +76,8 @@ public record ProjectInput(String source, String repo, String branch, String fra
                 "is not a valid variable name (letters, digits and '_', not starting with a digit)", MAX_ENV_VALUE);
         return new ProjectInput(source, repo, source == null || GIT_SOURCES.contains(source) ? branch : null,
                 IMAGE.equals(source) ? IMAGE : framework, region, domain, env, IMAGE.equals(source) ? null : rootDirectory(body),
-                hsts(body), RegistryAuthInput.read(body, IMAGE.equals(source) ? repo : null), dockerfilePath(body, framework));
+                hsts(body), RegistryAuthInput.read(body, IMAGE.equals(source) ? repo : null), dockerfilePath(body, framework),
+                GitInput.read(body, source));
     }
 
     /** {@code dockerfile_path}: a relative file such as {@code deploy/api.Dockerfile}, for a Dockerfile build only. */

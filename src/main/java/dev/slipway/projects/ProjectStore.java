@@ -49,6 +49,7 @@ public final class ProjectStore {
     private final ProjectCache cache;
     private final boolean domainProof;
     private final DomainListener domainListener;
+    private final ProjectGitStore git;
 
     /** Told inside the transaction that verifies a project's domain (the webhook outbox). */
     public interface DomainListener {
@@ -72,6 +73,12 @@ public final class ProjectStore {
         this.cache = cache;
         this.domainProof = domainProof;
         this.domainListener = domainListener;
+        this.git = new ProjectGitStore(jdbi, secrets);
+    }
+
+    /** The projects' git settings: credentials, watch paths, push webhooks. */
+    public ProjectGitStore git() {
+        return git;
     }
 
     public Project create(NewProject p) {
@@ -80,10 +87,31 @@ public final class ProjectStore {
 
     /** As {@link #create(NewProject)}, with the project's registry login (null: none). */
     public Project create(NewProject p, RegistryLogin login) {
+        return create(p, login, GitInput.NONE);
+    }
+
+    /** As {@link #create(NewProject)}, with the project's registry login (null: none) and git settings. */
+    public Project create(NewProject p, RegistryLogin login, GitInput gitInput) {
         return jdbi.inTransaction(h -> {
             Project created = create(h, p);
             if (login != null) saveRegistryLogin(h, created.id(), login);
+            git.apply(h, created.id(), gitInput);
             return created;
+        });
+    }
+
+    /**
+     * Changes what a {@code PATCH} names: the branch (null: unchanged) and the git settings. Deployed builds keep the
+     * source they were built from.
+     */
+    public void update(String projectId, String branch, GitInput gitInput) {
+        jdbi.useTransaction(h -> {
+            h.createQuery("SELECT id FROM projects WHERE id = :p FOR UPDATE").bind("p", projectId).mapTo(String.class).one();
+            if (branch != null) {
+                h.createUpdate("UPDATE projects SET branch = :b WHERE id = :p").bind("b", branch).bind("p", projectId).execute();
+            }
+            git.apply(h, projectId, gitInput);
+            cache.changedAfterCommit(h, projectId);
         });
     }
 

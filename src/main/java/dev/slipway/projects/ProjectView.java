@@ -11,13 +11,14 @@ import java.util.Optional;
  * {@code {type, project_id (the db_ id), status}} (null: none), never its URL or credentials. With a custom
  * domain, {@code domain_status} and the TXT record that proves it ({@code domain_verification}); both null without.
  * Its custom domain's certificate as {@code {status, expires_at, last_error}} (null: no certificate wanted, or
- * HTTPS is off), never its key.
+ * HTTPS is off), never its key. Its git credentials by kind and user, never their token or key.
  */
 public record ProjectView(String id, String name, String source, String repo, String image, String branch, String framework,
                           String rootDirectory, String dockerfilePath, String region, String domain, String domainStatus,
                           DomainVerification domainVerification, String url, String productionDeploymentId,
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
-                          RegistryAuth registryAuth, Instant createdAt) {
+                          RegistryAuth registryAuth, GitAuth gitCredentials, String gitSshPublicKey, List<String> watchPaths,
+                          GitWebhook gitWebhook, Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -30,6 +31,11 @@ public record ProjectView(String id, String name, String source, String repo, St
 
     /** @param registryAuth the registry and user of its registry login, or null: none */
     public static ProjectView of(Project p, AppUrls urls, Certificates certificates, RegistryAuth registryAuth) {
+        return of(p, urls, certificates, registryAuth, ProjectGit.NONE);
+    }
+
+    /** @param git its git settings ({@link ProjectGit#NONE}: none) */
+    public static ProjectView of(Project p, AppUrls urls, Certificates certificates, RegistryAuth registryAuth, ProjectGit git) {
         Project.DomainCheck check = p.domain() == null ? null : p.domainCheck();
         boolean image = ProjectInput.IMAGE.equals(p.source());
         return new ProjectView(p.id(), p.name(), p.source(), image ? null : p.repo(), image ? p.repo() : null, p.branch(), p.framework(), p.rootDirectory(), p.dockerfilePath(), p.region(),
@@ -38,7 +44,19 @@ public record ProjectView(String id, String name, String source, String repo, St
                         check.token(), check.checkedAt(), check.status() == DomainStatus.VERIFIED ? null : check.reason()),
                 urls.production(p.name()), p.productionDeploymentId(), p.envVarNames(),
                 p.database() == null ? null : new Database(p.database().type(), p.database().id(), p.database().state()),
-                p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), registryAuth, p.createdAt());
+                p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), registryAuth,
+                git.credentialType() == null ? null : new GitAuth(git.credentialType(), git.username()), git.sshPublicKey(),
+                git.watchPaths(), git.webhookId() == null ? null
+                        : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()), p.createdAt());
+    }
+
+    /** Its git credentials as reads show them: {@code token} or {@code ssh}, and the user; never the token or key. */
+    public record GitAuth(String type, String username) {}
+
+    /** Its push webhook as reads show it: where the git host sends pushes; never its secret. */
+    public record GitWebhook(String url, Instant createdAt) {
+        /** The path of a push webhook's URL, before its id. */
+        public static final String PATH = "/v1/git-webhooks/";
     }
 
     public record Database(String type, String projectId, String status) {}

@@ -25,6 +25,8 @@ import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.ClientGate;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectView;
+import dev.slipway.pushes.PushHandlers;
+import dev.slipway.pushes.PushHookStore;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
@@ -78,7 +80,9 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new OpenApiDocs(urls, () -> listeners.sandboxBase(urls)),
                 new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
-                new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls));
+                new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls),
+                new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
+                        pipelines.deployments(), urls, engine.admission()::refusal));
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null).start();

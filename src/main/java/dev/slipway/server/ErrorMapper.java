@@ -24,7 +24,7 @@ public final class ErrorMapper {
         routes.exception(PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
-            LOG.error("request {} {} failed (request id {})", ctx.method(), ctx.path(), Requests.requestId(ctx), e);
+            LOG.error("request {} {} failed (request id {})", ctx.method(), Routes.loggable(ctx.path()), Requests.requestId(ctx), e);
             write(ctx, new ApiException(500, "internal_error",
                     "Internal error; quote request id " + Requests.requestId(ctx) + " when reporting it", null, Map.of()));
         });

@@ -25,6 +25,7 @@ import dev.slipway.jobs.Workers;
 import dev.slipway.migrations.MigrationRecords;
 import dev.slipway.migrations.MigrationService;
 import dev.slipway.source.GitFetcher;
+import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.wake.DormantApps;
 
@@ -60,8 +61,9 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         ZipExtractor zips = new ZipExtractor(ZipExtractor.Limits.DEFAULTS);
         DeploymentRunner runner = new DeploymentRunner(new DeploymentRunner.Parts(new DeploymentRunner.Records(stores.deployments(), deployments,
                 stores.projects(), new MigrationRecords(stores.migrations()), stores.logs(), databases),
-                new DeploymentRunner.Sources(new GitFetcher(config.deployments().gitHosts(), GitFetcher.Limits.DEFAULTS, clock),
-                        stores.uploads(), zips, config.dataDir().resolve("workspaces")),
+                new DeploymentRunner.Sources(new GitFetcher(config.deployments().gitHosts(), GitFetcher.Limits.DEFAULTS, clock,
+                        new HostKeyStore(jdbi, clock)),
+                        stores.projects().git(), stores.uploads(), zips, config.dataDir().resolve("workspaces")),
                 new DeploymentRunner.Builds(builder, stores.artifacts(), config.build().keepArtifacts(),
                         new ImageBuilder(config.images(), new ImageStore(jdbi), config.dataDir().resolve("image-cache"), clock),
                         new ImagePull(registries, unpack, stores.artifacts(),

@@ -11,6 +11,8 @@ import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.monitoring.HealthHandlers;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.projects.ProjectHandlers;
+import dev.slipway.projects.ProjectView;
+import dev.slipway.pushes.PushHandlers;
 import dev.slipway.source.UploadHandlers;
 import dev.slipway.webhooks.WebhookHandlers;
 import io.javalin.config.RoutesConfig;
@@ -20,15 +22,20 @@ import java.util.Set;
 
 /** The route table of the API listener: every path the control plane answers, in one place. */
 public final class Routes {
-    /** Paths under /v1 that need no API key. */
-    public static final Set<String> PUBLIC_V1 = Set.of("/v1/openapi.json");
+    /** Paths under /v1 that need no API key (one ending in '/': every path under it). */
+    public static final Set<String> PUBLIC_V1 = Set.of("/v1/openapi.json", ProjectView.GitWebhook.PATH, PushHandlers.DEPLOY_HOOK_PATH);
 
     public record Handlers(HealthHandlers health, Metrics metrics, Idempotency idempotency, ProjectHandlers projects,
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
-                           DomainHandlers domains) {}
+                           DomainHandlers domains, PushHandlers pushes) {}
 
     private Routes() {}
+
+    /** The path as a log line may show it: a deploy hook's token (its secret) masked. */
+    public static String loggable(String path) {
+        return path.startsWith(PushHandlers.DEPLOY_HOOK_PATH) ? PushHandlers.DEPLOY_HOOK_PATH + "***" : path;
+    }
 
     /** The plant-store sample API: its own bearer check and flat error shape; on the API listener or its own. */
     public static void registerSandbox(RoutesConfig r, Handlers h) {
@@ -48,6 +55,10 @@ public final class Routes {
         r.get("/v1/projects", h.projects()::list);
         r.post("/v1/projects", once.wrap(h.projects()::create));
         r.get("/v1/projects/{project_id}", h.projects()::get);
+        r.patch("/v1/projects/{project_id}", h.projects()::update);
+        // answers the webhook's secret: not kept by the idempotency layer, which stores answers in clear
+        r.post("/v1/projects/{project_id}/git-webhook", h.pushes()::create);
+        r.post("/v1/projects/{project_id}/deploy-hook", h.pushes()::createDeployHook);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));
 
@@ -76,6 +87,11 @@ public final class Routes {
         r.post("/v1/webhooks/{webhook_id}/test", h.webhooks()::test);
         r.get("/v1/webhooks/{webhook_id}/deliveries", h.webhooks()::deliveries);
         r.post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", h.webhooks()::redeliver);
+
+        // a git host's push deliveries: no API key, the host's signature over the body is the proof
+        r.post(ProjectView.GitWebhook.PATH + "{hook_id}", h.pushes()::receive);
+        // a deploy hook: the secret token in its URL is the proof
+        r.post(PushHandlers.DEPLOY_HOOK_PATH + "{token}", h.pushes()::deploy);
 
         registerDashboard(r, h.dashboard());
     }

@@ -8,6 +8,7 @@ import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import org.eclipse.jgit.api.FetchCommand;
+import org.eclipse.jgit.api.LsRemoteCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.dircache.DirCacheCheckout;
 import org.eclipse.jgit.errors.NoRemoteRepositoryException;
@@ -18,6 +19,7 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.api.TransportCommand;
 import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.treewalk.TreeWalk;
@@ -50,18 +52,33 @@ public final class GitFetcher {
     private final GitHosts hosts;
     private final Limits limits;
     private final Clock clock;
+    private final HostKeyStore hostKeys;
 
+    /** A fetcher for public repositories and HTTPS tokens: a deploy key is refused. */
     public GitFetcher(GitHosts hosts, Limits limits, Clock clock) {
+        this(hosts, limits, clock, null);
+    }
+
+    /** @param hostKeys the SSH host keys recorded on first use, for deploy keys */
+    public GitFetcher(GitHosts hosts, Limits limits, Clock clock, HostKeyStore hostKeys) {
         this.hosts = hosts;
         this.limits = limits;
         this.clock = clock;
+        this.hostKeys = hostKeys;
     }
 
     /** The full sha at the head of {@code branch}, asked of the host without downloading anything. */
     public String resolveHead(String kind, String repo, String branch) {
+        return resolveHead(kind, repo, branch, null);
+    }
+
+    /** As above, signed in with {@code credentials} (null: anonymously). */
+    public String resolveHead(String kind, String repo, String branch, GitCredentials credentials) {
         validate(kind, repo, branch, null);
         FetchDeadline deadline = new FetchDeadline(clock, limits.timeout());
-        return remoteHead(new Target(kind, repo, branch), deadline).name();
+        try (Target target = target(kind, repo, branch, credentials)) {
+            return remoteHead(target, deadline).name();
+        }
     }
 
     /**
@@ -70,20 +87,27 @@ public final class GitFetcher {
      * workspace is removed.
      */
     public FetchedSource fetch(String kind, String repo, String branch, String commitSha, Path workspace, LogSink log) {
+        return fetch(kind, repo, branch, commitSha, workspace, log, null);
+    }
+
+    /** As above, signed in with {@code credentials} (null: anonymously). */
+    public FetchedSource fetch(String kind, String repo, String branch, String commitSha, Path workspace, LogSink log,
+                               GitCredentials credentials) {
         String wanted = commitSha == null ? null : commitSha.trim().toLowerCase(Locale.ROOT);
         validate(kind, repo, branch, wanted);
-        Target target = new Target(kind, repo, branch);
         FetchDeadline deadline = new FetchDeadline(clock, limits.timeout());
-        log.log(Level.INFO, "Cloning " + target + " (branch " + branch + ")");
-        ObjectId head = remoteHead(target, deadline);
-        Workspaces.prepare(workspace);
-        boolean done = false;
-        try {
-            FetchedSource source = checkout(target, head, wanted, workspace, deadline, log);
-            done = true;
-            return source;
-        } finally {
-            if (!done) Workspaces.delete(workspace);
+        try (Target target = target(kind, repo, branch, credentials)) {
+            log.log(Level.INFO, "Cloning " + target + " (branch " + branch + (target.ssh() != null ? ", over SSH" : "") + ")");
+            ObjectId head = remoteHead(target, deadline);
+            Workspaces.prepare(workspace);
+            boolean done = false;
+            try {
+                FetchedSource source = checkout(target, head, wanted, workspace, deadline, log);
+                done = true;
+                return source;
+            } finally {
+                if (!done) Workspaces.delete(workspace);
+            }
         }
     }
 
@@ -132,11 +156,12 @@ public final class GitFetcher {
     private ObjectId fetch(Git git, Target target, int depth, boolean unshallow, FetchDeadline deadline) throws Exception {
         String remoteRef = "refs/remotes/origin/" + target.branch();
         FetchCommand fetch = git.fetch()
-                .setRemote(hosts.cloneUrl(target.kind(), target.repo()))
+                .setRemote(target.url())
                 .setRefSpecs(new RefSpec("+" + Constants.R_HEADS + target.branch() + ":" + remoteRef))
                 .setTagOpt(TagOpt.NO_TAGS)
                 .setProgressMonitor(deadline)
                 .setTimeout(deadline.ioTimeoutSeconds());
+        target.configure(fetch);
         if (unshallow) fetch.setUnshallow(true);
         else if (depth > 0) fetch.setDepth(depth);
         fetch.call();
@@ -183,11 +208,12 @@ public final class GitFetcher {
 
     private ObjectId remoteHead(Target target, FetchDeadline deadline) {
         try {
-            Ref ref = Git.lsRemoteRepository()
-                    .setRemote(hosts.cloneUrl(target.kind(), target.repo()))
+            LsRemoteCommand ls = Git.lsRemoteRepository()
+                    .setRemote(target.url())
                     .setHeads(true)
-                    .setTimeout(deadline.ioTimeoutSeconds())
-                    .callAsMap()
+                    .setTimeout(deadline.ioTimeoutSeconds());
+            target.configure(ls);
+            Ref ref = ls.callAsMap()
                     .get(Constants.R_HEADS + target.branch());
             if (ref == null || ref.getObjectId() == null) throw branchNotFound(target);
             return ref.getObjectId();
@@ -218,13 +244,20 @@ public final class GitFetcher {
 
     private SourceException classify(Exception e, Target target, FetchDeadline deadline) {
         if (deadline.passed()) return timedOut(target);
+        if (target.ssh() != null && target.ssh().refusedHost() != null) {
+            return new SourceException(SourceException.Reason.FAILED, "The SSH host key of " + target.ssh().refusedHost()
+                    + " is not the one recorded the first time the server connected to it: refused (if the host really "
+                    + "changed its key, an operator removes the old one from git_host_keys)");
+        }
         for (Throwable t = e; t != null; t = t.getCause()) {
             String message = t.getMessage() == null ? "" : t.getMessage();
             if (t instanceof SourceException s) return s;
             if (t instanceof NoRemoteRepositoryException
-                    || message.contains("not authorized") || message.contains("Authentication is required")) {
-                return new SourceException(SourceException.Reason.REPO_NOT_FOUND,
-                        "Repository " + target + " not found (or it is private)");
+                    || message.contains("not authorized") || message.contains("Authentication is required")
+                    || message.contains("No more authentication methods")) {
+                return new SourceException(SourceException.Reason.REPO_NOT_FOUND, target.credentials() == null
+                        ? "Repository " + target + " not found, or it is private: give the project git_credentials"
+                        : "Repository " + target + " refused the project's git_credentials (or it does not exist)");
             }
             if (message.contains("Remote does not have " + Constants.R_HEADS)) return branchNotFound(target);
             if (t instanceof ConnectException || t instanceof UnknownHostException
@@ -239,6 +272,7 @@ public final class GitFetcher {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         String detail = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        if (target.credentials() instanceof GitCredentials.Token token) detail = detail.replace(token.token(), "***");
         return new SourceException(SourceException.Reason.FAILED,
                 "Fetching " + target + " failed: " + GitHosts.redact(detail));
     }
@@ -253,7 +287,40 @@ public final class GitFetcher {
                 "Branch " + target.branch() + " not found in " + target);
     }
 
-    private record Target(String kind, String repo, String branch) {
+    private Target target(String kind, String repo, String branch, GitCredentials credentials) {
+        if (!(credentials instanceof GitCredentials.SshKey key)) {
+            return new Target(kind, repo, branch, credentials, hosts.cloneUrl(kind, repo), null, null);
+        }
+        if (hostKeys == null) throw new IllegalStateException("this fetcher has no host key store for deploy keys");
+        Path home = Workspaces.temporary("slipway-ssh-");
+        try {
+            return new Target(kind, repo, branch, credentials, hosts.sshCloneUrl(kind, repo),
+                    new SshSessions(key, hostKeys, home.toFile()), home);
+        } catch (RuntimeException e) {
+            Workspaces.delete(home);
+            throw e;
+        }
+    }
+
+    /**
+     * Where a fetch goes and how it signs in.
+     *
+     * @param ssh  the deploy key's sessions (null: HTTPS, with a token or anonymously)
+     * @param home an empty folder of the fetch's own for sshd, removed with it (null without SSH)
+     */
+    private record Target(String kind, String repo, String branch, GitCredentials credentials, String url,
+                          SshSessions ssh, Path home) implements AutoCloseable {
+        void configure(TransportCommand<?, ?> command) {
+            if (credentials instanceof GitCredentials.Token token) command.setCredentialsProvider(token.provider());
+            if (ssh != null) ssh.configure(command);
+        }
+
+        @Override
+        public void close() {
+            if (ssh != null) ssh.close();
+            if (home != null) Workspaces.delete(home);
+        }
+
         @Override
         public String toString() {
             return kind + " " + repo;

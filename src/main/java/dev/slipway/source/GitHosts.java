@@ -20,48 +20,69 @@ public final class GitHosts {
     public static final Setting GIT_HOSTS = Setting.flag("--git-hosts", "SLIPWAY_GIT_HOSTS",
             "`github=https://github.com,gitlab=https://gitlab.com,bitbucket=https://bitbucket.org`",
             "where each `source` kind is cloned from (`<base>/<owner>/<repo>.git`); point them at your own git server");
+    public static final Setting GIT_SSH_HOSTS = Setting.flag("--git-ssh-hosts", "SLIPWAY_GIT_SSH_HOSTS",
+            "`github=ssh://git@github.com,gitlab=ssh://git@gitlab.com,bitbucket=ssh://git@bitbucket.org`",
+            "where a project with an SSH deploy key clones each `source` kind from (`<base>/<owner>/<repo>.git`)");
     public static final String ENV = GIT_HOSTS.variable();
     public static final Map<String, String> DEFAULTS = defaultsInOrder();
+    public static final Map<String, String> SSH_DEFAULTS = sshDefaultsInOrder();
     private static final Set<String> SCHEMES = Set.of("http", "https", "git");
+    private static final Set<String> SSH_SCHEMES = Set.of("ssh");
 
     private final Map<String, String> bases;
+    private final Map<String, String> sshBases;
 
-    private GitHosts(Map<String, String> bases) {
+    private GitHosts(Map<String, String> bases, Map<String, String> sshBases) {
         this.bases = Collections.unmodifiableMap(bases);
+        this.sshBases = Collections.unmodifiableMap(sshBases);
     }
 
     public static GitHosts defaults() {
-        return new GitHosts(new LinkedHashMap<>(DEFAULTS));
+        return new GitHosts(new LinkedHashMap<>(DEFAULTS), new LinkedHashMap<>(SSH_DEFAULTS));
     }
 
     /** The defaults with the overrides of {@code spec} ({@code kind=url,kind=url}); null or blank means none. */
     public static GitHosts parse(String spec) {
-        Map<String, String> bases = new LinkedHashMap<>(DEFAULTS);
-        if (spec == null || spec.isBlank()) return new GitHosts(bases);
+        return new GitHosts(overridden(DEFAULTS, spec, ENV, SCHEMES), new LinkedHashMap<>(SSH_DEFAULTS));
+    }
+
+    /** These hosts with the clone bases of {@code spec} over the defaults, and the same SSH bases. */
+    public GitHosts withHttps(String spec) {
+        return new GitHosts(overridden(DEFAULTS, spec, ENV, SCHEMES), new LinkedHashMap<>(sshBases));
+    }
+
+    /** These hosts with the SSH bases of {@code spec} ({@code kind=ssh://user@host[:port],…}); null or blank: none. */
+    public GitHosts withSsh(String spec) {
+        return new GitHosts(new LinkedHashMap<>(bases), overridden(SSH_DEFAULTS, spec, GIT_SSH_HOSTS.variable(), SSH_SCHEMES));
+    }
+
+    private static Map<String, String> overridden(Map<String, String> given, String spec, String env, Set<String> schemes) {
+        Map<String, String> bases = new LinkedHashMap<>(given);
+        if (spec == null || spec.isBlank()) return bases;
         Set<String> seen = new HashSet<>();
         for (String item : spec.split(",", -1)) {
             String entry = item.trim();
             int eq = entry.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException(ENV + ": expected kind=url, got '" + redact(entry) + "'");
+                throw new IllegalArgumentException(env + ": expected kind=url, got '" + redact(entry) + "'");
             }
             String kind = entry.substring(0, eq).trim().toLowerCase(Locale.ROOT);
             if (!DEFAULTS.containsKey(kind)) {
-                throw new IllegalArgumentException(ENV + ": unknown host kind '" + kind + "' (known: "
+                throw new IllegalArgumentException(env + ": unknown host kind '" + kind + "' (known: "
                         + String.join(", ", DEFAULTS.keySet()) + ")");
             }
-            if (!seen.add(kind)) throw new IllegalArgumentException(ENV + ": '" + kind + "' is given twice");
-            bases.put(kind, checkedBase(kind, entry.substring(eq + 1).trim()));
+            if (!seen.add(kind)) throw new IllegalArgumentException(env + ": '" + kind + "' is given twice");
+            bases.put(kind, checkedBase(kind, entry.substring(eq + 1).trim(), env, schemes));
         }
-        return new GitHosts(bases);
+        return bases;
     }
 
     /** A copy with one kind pointing elsewhere (tests). */
     public GitHosts with(String kind, String base) {
         if (!DEFAULTS.containsKey(kind)) throw new IllegalArgumentException("unknown host kind '" + kind + "'");
         Map<String, String> copy = new LinkedHashMap<>(bases);
-        copy.put(kind, checkedBase(kind, base));
-        return new GitHosts(copy);
+        copy.put(kind, checkedBase(kind, base, ENV, SCHEMES));
+        return new GitHosts(copy, new LinkedHashMap<>(sshBases));
     }
 
     public Set<String> kinds() { return bases.keySet(); }
@@ -79,6 +100,13 @@ public final class GitHosts {
         return base(kind) + "/" + repo + ".git";
     }
 
+    /** {@code <ssh base>/<owner>/<repo>.git}, for a project with a deploy key. */
+    public String sshCloneUrl(String kind, String repo) {
+        String base = sshBases.get(kind);
+        if (base == null) throw new IllegalArgumentException("unknown host kind '" + kind + "'");
+        return base + "/" + repo + ".git";
+    }
+
     /** The base without any user-info, safe for messages and logs. */
     public String displayBase(String kind) {
         return redact(base(kind));
@@ -89,9 +117,10 @@ public final class GitHosts {
         return text == null ? null : text.replaceAll("(?i)([a-z][a-z0-9+.-]*://)[^/@\\s]*@", "$1");
     }
 
-    private static String checkedBase(String kind, String value) {
-        IllegalArgumentException invalid = new IllegalArgumentException(ENV + ": " + kind
-                + " must be an http, https or git URL with a host, got '" + redact(value) + "'");
+    private static String checkedBase(String kind, String value, String env, Set<String> schemes) {
+        IllegalArgumentException invalid = new IllegalArgumentException(env + ": " + kind + " must be "
+                + (schemes.contains("ssh") ? "an ssh://user@host[:port] URL" : "an http, https or git URL with a host")
+                + ", got '" + redact(value) + "'");
         URI uri;
         try {
             uri = new URI(value);
@@ -99,7 +128,7 @@ public final class GitHosts {
             throw invalid;
         }
         String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (scheme == null || !SCHEMES.contains(scheme) || uri.getHost() == null || uri.getQuery() != null
+        if (scheme == null || !schemes.contains(scheme) || uri.getHost() == null || uri.getQuery() != null
                 || uri.getFragment() != null) {
             throw invalid;
         }
@@ -113,6 +142,14 @@ public final class GitHosts {
         m.put("github", "https://github.com");
         m.put("gitlab", "https://gitlab.com");
         m.put("bitbucket", "https://bitbucket.org");
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static Map<String, String> sshDefaultsInOrder() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("github", "ssh://git@github.com");
+        m.put("gitlab", "ssh://git@gitlab.com");
+        m.put("bitbucket", "ssh://git@bitbucket.org");
         return Collections.unmodifiableMap(m);
     }
 

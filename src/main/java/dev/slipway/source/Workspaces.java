@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /** Creating and removing the directories sources are unpacked into. */
 public final class Workspaces {
@@ -26,6 +27,15 @@ public final class Workspaces {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create workspace " + dir, e);
+        }
+    }
+
+    /** A new empty folder under the system's temporary folder, owner-only. */
+    static Path temporary(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder", e);
         }
     }
 

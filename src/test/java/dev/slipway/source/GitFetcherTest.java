@@ -152,7 +152,7 @@ class GitFetcherTest {
 
         var noRepo = refused(() -> fetcher.fetch("github", "acme/does-not-exist", "main", null, workspace, LogSink.DISCARD),
                 SourceException.Reason.REPO_NOT_FOUND);
-        assertThat(noRepo.getMessage()).isEqualTo("Repository github acme/does-not-exist not found (or it is private)");
+        assertThat(noRepo.getMessage()).isEqualTo("Repository github acme/does-not-exist not found, or it is private: give the project git_credentials");
         var noBranch = refused(() -> fetcher.fetch("github", repo, "nope", null, workspace, LogSink.DISCARD),
                 SourceException.Reason.BRANCH_NOT_FOUND);
         assertThat(noBranch.getMessage()).isEqualTo("Branch nope not found in github " + repo);

@@ -50,4 +50,18 @@ class GitHostsTest {
         assertThatThrownBy(() -> GitHosts.parse("gitlab=ftp://deploy:s3cret@git.example.com"))
                 .hasMessageNotContaining("s3cret");
     }
+
+    @Test
+    void sshBasesDefaultToThePublicHostsAndAreOverriddenApart() {
+        GitHosts hosts = GitHosts.defaults();
+        assertThat(hosts.sshCloneUrl("github", "acme/web")).isEqualTo("ssh://git@github.com/acme/web.git");
+        GitHosts mine = GitHosts.parse("gitlab=https://git.example.com").withSsh("gitlab=ssh://git@git.example.com:2222/");
+        assertThat(mine.sshCloneUrl("gitlab", "a/b")).isEqualTo("ssh://git@git.example.com:2222/a/b.git");
+        assertThat(mine.sshCloneUrl("github", "a/b")).isEqualTo("ssh://git@github.com/a/b.git");
+        assertThat(mine.withHttps("github=http://127.0.0.1:3000").sshCloneUrl("gitlab", "a/b"))
+                .as("new clone bases keep the SSH bases").isEqualTo("ssh://git@git.example.com:2222/a/b.git");
+        assertThatThrownBy(() -> hosts.withSsh("github=https://github.com")).hasMessageContaining("SLIPWAY_GIT_SSH_HOSTS")
+                .hasMessageContaining("ssh://user@host");
+        assertThatThrownBy(() -> hosts.withSsh("svn=ssh://git@a")).hasMessageContaining("unknown host kind");
+    }
 }

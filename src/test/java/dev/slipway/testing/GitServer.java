@@ -1,6 +1,15 @@
 package dev.slipway.testing;
 
 import dev.slipway.source.GitHosts;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -30,6 +39,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Base64;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,6 +68,8 @@ public final class GitServer implements AutoCloseable {
     private final Server jetty;
     private final Map<String, Repository> repositories = new ConcurrentHashMap<>();
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger deniedRequests = new AtomicInteger();
+    private final Map<String, Login> privateRepos = new ConcurrentHashMap<>();
 
     private GitServer(Path root) throws Exception {
         this.root = root;
@@ -75,9 +88,55 @@ public final class GitServer implements AutoCloseable {
         jetty.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
+        context.addFilter(new FilterHolder((Filter) this::authorize), "/*", EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(new ServletHolder(servlet), "/*");
         jetty.setHandler(context);
         jetty.start();
+    }
+
+    /**
+     * Basic auth, as GitHub and GitLab ask it of a private repository over HTTPS: a request for a private repository
+     * without the token (and the user name, when one is set) gets 401 with a Basic challenge.
+     */
+    private void authorize(ServletRequest request, ServletResponse response, FilterChain chain) throws IOException, ServletException {
+        HttpServletRequest http = (HttpServletRequest) request;
+        String path = http.getRequestURI();
+        for (var e : privateRepos.entrySet()) {
+            String name = "/" + e.getKey();
+            if (!path.startsWith(name + "/") && !path.startsWith(name + ".git/")) continue;
+            if (!e.getValue().accepts(http.getHeader("Authorization"))) {
+                deniedRequests.incrementAndGet();
+                HttpServletResponse out = (HttpServletResponse) response;
+                out.setHeader("WWW-Authenticate", "Basic realm=\"git\"");
+                out.sendError(401, "Authentication is required");
+                return;
+            }
+        }
+        chain.doFilter(request, response);
+    }
+
+    private record Login(String user, String token) {
+        boolean accepts(String header) {
+            if (header == null || !header.startsWith("Basic ")) return false;
+            String pair;
+            try {
+                pair = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+            int colon = pair.indexOf(':');
+            return colon >= 0 && pair.substring(colon + 1).equals(token) && (user == null || pair.substring(0, colon).equals(user));
+        }
+    }
+
+    /** Makes {@code name} private: cloned only with {@code token} as the password (and {@code user} as the name, unless null). */
+    public void makePrivate(String name, String user, String token) {
+        privateRepos.put(name, new Login(user, token));
+    }
+
+    /** How many requests for a private repository were refused for want of its credentials. */
+    public int deniedRequests() {
+        return deniedRequests.get();
     }
 
     public static GitServer start() {
@@ -101,6 +160,11 @@ public final class GitServer implements AutoCloseable {
         GitHosts hosts = GitHosts.defaults();
         for (String kind : GitHosts.DEFAULTS.keySet()) hosts = hosts.with(kind, baseUrl());
         return hosts;
+    }
+
+    /** The folder of the bare repositories, {@code <owner>/<name>.git} (an SSH server may serve it too). */
+    public Path root() {
+        return root;
     }
 
     /** How many requests reached a repository (for proving that something made none). */

@@ -1,0 +1,22 @@
+package dev.slipway.projects;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A project's git settings as reads show them: the kind of its credentials and their user (never the token or
+ * key), the public half of its SSH deploy key, its watch paths, and its push webhook (never the secret).
+ *
+ * @param credentialType {@code token}, {@code ssh}, or null: it clones anonymously
+ * @param watchPaths     globs relative to the repository's top; empty: every push deploys (or, with a root
+ *                       directory, every push that changes something under it)
+ * @param webhookId      the last part of its push webhook's URL, or null: it has none
+ */
+public record ProjectGit(String credentialType, String username, String sshPublicKey, List<String> watchPaths,
+                         String webhookId, Instant webhookCreatedAt) {
+    public static final ProjectGit NONE = new ProjectGit(null, null, null, List.of(), null, null);
+
+    public ProjectGit {
+        watchPaths = watchPaths == null ? List.of() : List.copyOf(watchPaths);
+    }
+}

@@ -1,0 +1,194 @@
+package dev.slipway.pushes;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Account;
+import dev.slipway.accounts.AccountStore;
+import dev.slipway.api.Access;
+import dev.slipway.api.ApiException;
+import dev.slipway.api.AppUrls;
+import dev.slipway.api.Envelope;
+import dev.slipway.api.Gate;
+import dev.slipway.api.Requests;
+import dev.slipway.core.Json;
+import dev.slipway.deployments.Deployment;
+import dev.slipway.deployments.DeploymentService;
+import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectInput;
+import dev.slipway.projects.ProjectStore;
+import dev.slipway.projects.ProjectView;
+import dev.slipway.projects.WatchPaths;
+import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Deploy on push: {@code POST /v1/projects/{id}/git-webhook} makes or rotates a project's push webhook, and the git
+ * host's deliveries to its URL ({@code POST /v1/git-webhooks/{id}}, no API key: the host's signature is the proof) deploy
+ * a push to the project's branch. A delivery whose proof does not verify, or whose id was received before, is
+ * refused with 401 and changes nothing.
+ */
+public final class PushHandlers {
+    private static final Logger LOG = LoggerFactory.getLogger(PushHandlers.class);
+    /** Above what git hosts send for a push (GitHub caps payloads at 25 MB, but a push's is far smaller). */
+    static final int MAX_PAYLOAD = 8 * 1024 * 1024;
+    private static final int MAX_DELIVERY_ID = 200;
+    /** The path of a deploy hook's URL, before its token. */
+    public static final String DEPLOY_HOOK_PATH = "/v1/deploy-hooks/";
+
+    private final PushHookStore hooks;
+    private final ProjectStore projects;
+    private final AccountStore accounts;
+    private final DeploymentService deployments;
+    private final AppUrls urls;
+    private final Function<String, Optional<String>> refusal;
+
+    /** The webhook as its creation answers it: the secret is shown here only. */
+    public record Created(String url, String secret) {}
+
+    /** The deploy hook as its creation answers it: the URL is the secret, shown here only. */
+    public record DeployHook(String url) {}
+
+    /** What a delivery did: the deployment it started, or why it started none. */
+    public record Outcome(String deploymentId, String skipped) {}
+
+    /** @param refusal why this server does not serve an account (by id); empty when it does */
+    public PushHandlers(PushHookStore hooks, ProjectStore projects, AccountStore accounts, DeploymentService deployments,
+                        AppUrls urls, Function<String, Optional<String>> refusal) {
+        this.hooks = hooks;
+        this.projects = projects;
+        this.accounts = accounts;
+        this.deployments = deployments;
+        this.urls = urls;
+        this.refusal = refusal;
+    }
+
+    public void create(Context ctx) {
+        String id = ctx.pathParam("project_id");
+        Project p = Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
+        if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
+            throw ApiException.invalidState("Project " + p.id() + " has source " + p.source()
+                    + ": push webhooks are for git sources (github, gitlab, bitbucket)");
+        }
+        PushHookStore.Hook hook = hooks.rotate(p.id());
+        ctx.json(new Envelope<>(new Created(urls.api(ProjectView.GitWebhook.PATH + hook.id()), hook.secret())));
+    }
+
+    /** {@code POST /v1/projects/{id}/deploy-hook}: makes or rotates the project's deploy hook; its URL is its secret. */
+    public void createDeployHook(Context ctx) {
+        String id = ctx.pathParam("project_id");
+        Project p = Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
+        if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
+            throw ApiException.invalidState("Project " + p.id() + " has source " + p.source()
+                    + ": a deploy hook deploys the head of a git branch");
+        }
+        ctx.json(new Envelope<>(new DeployHook(urls.api(DEPLOY_HOOK_PATH + hooks.rotateDeployHook(p.id())))));
+    }
+
+    /** A {@code POST} to a deploy hook's URL: deploys the head of the project's branch, for tools that cannot sign. */
+    public void deploy(Context ctx) {
+        Requests.bytes(ctx, MAX_PAYLOAD); // read and dropped: a hook's body says nothing
+        String token = ctx.pathParam("token");
+        Project project = (token.length() > 100 ? Optional.<String>empty() : hooks.deployHookProject(token))
+                .flatMap(projects::find)
+                .orElseThrow(() -> ApiException.notFound("No deploy hook at this address (it may have been rotated)"));
+        Deployment d = start(project, null);
+        LOG.info("deploy hook of project {}: the head of branch {} is deploying as {}", project.id(), project.branch(), d.id());
+        ctx.status(202).json(new Envelope<>(new Outcome(d.id(), null)));
+    }
+
+    public void receive(Context ctx) {
+        Optional<PushHookStore.Hook> found = hooks.find(ctx.pathParam("hook_id"));
+        byte[] body = Requests.bytes(ctx, MAX_PAYLOAD);
+        if (found.isEmpty()) throw ApiException.notFound("No push webhook at this address (it may have been rotated)");
+        PushHookStore.Hook hook = found.get();
+        GitHost host = GitHost.of(ctx::header).orElseThrow(() -> ApiException.unauthorized(
+                "The delivery carries no signature: expected " + GitHost.HEADERS));
+        if (!host.verify(host.proof(ctx::header).orElseThrow(), hook.secret(), body)) {
+            LOG.info("push webhook {}: a {} delivery whose signature does not match was refused", hook.id(), host.title());
+            throw ApiException.unauthorized("The " + host.title() + " signature does not match this webhook's secret");
+        }
+        String event = host.event(ctx::header).orElseThrow(() -> ApiException.invalid(
+                "The delivery does not name its event (the " + host.title() + " event header is missing)", null));
+        String delivery = host.delivery(ctx::header).orElseThrow(() -> ApiException.invalid(
+                "The delivery has no id (the " + host.title() + " delivery header is missing)", null));
+        if (delivery.length() > MAX_DELIVERY_ID) throw ApiException.invalid("The delivery id is longer than " + MAX_DELIVERY_ID, null);
+        PushEvent push;
+        try {
+            push = PushEvent.parse(host, event, payload(ctx, body));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("Not a push delivery Slipway understands: " + e.getMessage(), null);
+        }
+        if (!hooks.firstDelivery(hook.id(), delivery)) {
+            LOG.info("push webhook {}: {} delivery {} was received before: refused as a replay", hook.id(), host.title(), delivery);
+            throw ApiException.unauthorized("Delivery " + delivery + " was received before: a replay is refused");
+        }
+        Outcome outcome = handle(hook, push);
+        if (outcome.skipped() != null) {
+            LOG.info("push webhook {} ({} {}): {}", hook.id(), host.title(), delivery, outcome.skipped());
+        }
+        ctx.status(outcome.deploymentId() != null ? 202 : 200).json(new Envelope<>(outcome));
+    }
+
+    private Outcome handle(PushHookStore.Hook hook, PushEvent push) {
+        Project project = projects.find(hook.projectId()).orElseThrow(() -> ApiException.notFound("The project is gone"));
+        switch (push.kind()) {
+            case PING -> { return skipped("a ping: the webhook is reachable and its secret matches"); }
+            case OTHER -> { return skipped("not a push: only pushes deploy"); }
+            case DELETED -> { return skipped(push.ref() + " was deleted: nothing to deploy"); }
+            case TAG -> { return skipped("a push of " + push.ref() + ": pushes to branch " + project.branch() + " deploy"); }
+            case BRANCH -> { }
+        }
+        if (!push.branch().equals(project.branch())) {
+            return skipped("a push to branch " + push.branch() + ": pushes to branch " + project.branch() + " deploy");
+        }
+        List<String> watched = WatchPaths.effective(projects.git().watchPaths(project.id()), project.rootDirectory());
+        if (!watched.isEmpty() && push.changed() != null && !WatchPaths.matchesAny(watched, push.changed())) {
+            return skipped("commit " + push.after().substring(0, 7) + " changes nothing under the watch paths "
+                    + String.join(", ", watched));
+        }
+        Deployment d = start(project, push.after());
+        LOG.info("push webhook {}: commit {} of branch {} is deploying as {}", hook.id(), push.after(), push.branch(), d.id());
+        return new Outcome(d.id(), null);
+    }
+
+    /** A deployment of {@code commitSha} (null: the branch's head), as the project's account would start it. */
+    private Deployment start(Project project, String commitSha) {
+        Account account = accounts.find(project.accountId()).orElseThrow(() -> ApiException.notFound("The project's account is gone"));
+        refusal.apply(account.id()).ifPresent(why -> {
+            throw Gate.notServed(why);
+        });
+        return deployments.create(account.tier(), project, commitSha, null, null, null);
+    }
+
+    private static Outcome skipped(String why) {
+        return new Outcome(null, why);
+    }
+
+    /** The JSON payload: the body, or GitHub's form-encoded {@code payload} field. */
+    private static JsonNode payload(Context ctx, byte[] body) {
+        String type = ctx.header("Content-Type");
+        String raw = new String(body, StandardCharsets.UTF_8);
+        if (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            raw = null;
+            for (String pair : new String(body, StandardCharsets.US_ASCII).split("&")) {
+                if (pair.startsWith("payload=")) raw = URLDecoder.decode(pair.substring(8), StandardCharsets.UTF_8);
+            }
+            if (raw == null) throw new IllegalArgumentException("the form has no payload field");
+        }
+        try {
+            JsonNode node = Json.MAPPER.readTree(raw);
+            if (node == null || !node.isObject()) throw new IllegalArgumentException("the payload is not a JSON object");
+            return node;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("the payload is not valid JSON");
+        }
+    }
+}
