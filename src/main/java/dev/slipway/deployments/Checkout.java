@@ -35,7 +35,9 @@ final class Checkout {
             log.log(Level.INFO, "Extracting upload " + upload.id() + " (" + upload.sizeBytes() + " bytes, sha256 " + upload.sha256().substring(0, 12) + "…)");
             return new Source(sources.zips().extract(upload.path(), workspace), d.commitSha());
         }
-        FetchedSource fetched = sources.git().fetch(project.source(), project.repo(), project.branch(), d.commitSha(), workspace, log,
+        // the branch the deployment was asked for (a preview's), which a later change of the project's does not move
+        String branch = d.branch() != null ? d.branch() : project.branch();
+        FetchedSource fetched = sources.git().fetch(project.source(), project.repo(), branch, d.commitSha(), workspace, log,
                 sources.gitSettings().credentials(project.id()).orElse(null));
         deployments.recordSource(d.id(), fetched.commitSha(), fetched.commitMessage());
         return new Source(fetched.dir(), fetched.commitSha());

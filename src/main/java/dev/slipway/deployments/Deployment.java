@@ -5,14 +5,40 @@ import java.time.Instant;
 /**
  * A deployment as stored. {@code rollbackOf} is the target when this deployment is a rollback.
  *
- * @param image of a prebuilt image's project: the image asked for, then the {@code <repository>@sha256:…} it was
- *              resolved to once (what a rollback runs again); null for a build from source
+ * @param image        of a prebuilt image's project: the image asked for, then the {@code <repository>@sha256:…} it
+ *                     was resolved to once (what a rollback runs again); null for a build from source
+ * @param target       {@link #PRODUCTION} or {@link #PREVIEW}
+ * @param promotedFrom the preview whose build a promotion runs as production; null otherwise
  */
 public record Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
                          String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
                          String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
                          String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
-                         Instant finishedAt, boolean cancelRequested, String uploadId, String image) {
+                         Instant finishedAt, boolean cancelRequested, String uploadId, String image, String target,
+                         String promotedFrom) {
+    public static final String PRODUCTION = "production";
+    public static final String PREVIEW = "preview";
+
+    /** A production deployment. */
+    public Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
+                      String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
+                      String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
+                      String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
+                      Instant finishedAt, boolean cancelRequested, String uploadId, String image) {
+        this(id, accountId, projectId, migrationId, commitSha, commitMessage, branch, status, rollbackOf, rolledBackFrom,
+                artifactId, envOverridesEnc, region, instanceType, buildDurationSeconds, createdAt, liveAt, finishedAt,
+                cancelRequested, uploadId, image, PRODUCTION, null);
+    }
+
+    /** Served at its own address only: never production. */
+    public boolean preview() {
+        return PREVIEW.equals(target);
+    }
+
+    /** The deployment whose build this one runs without building: a rollback's target or a promoted preview. */
+    public String reusesBuildOf() {
+        return rollbackOf != null ? rollbackOf : promotedFrom;
+    }
 
     /** A build from source. */
     public Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,

@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
 
 /** {@code /v1/deployments}: list, read (with {@code ?wait}), trigger, roll back, cancel, logs. */
 public final class DeploymentHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id", "image",
+    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id", "image", "target", "branch",
             InstanceTypeField.NAME);
 
     private final DeploymentStore deployments;
@@ -101,6 +101,9 @@ public final class DeploymentHandlers {
         String uploadId = body.string("upload_id", false, 40, null, null);
         String image = ProjectInput.image(body, false);
         InstanceType type = InstanceTypeField.read(body, principal.account().tier());
+        String target = body.oneOf("target", false, Set.of(Deployment.PRODUCTION, Deployment.PREVIEW));
+        String branch = body.string("branch", false, 255, null, null);
+        if (branch != null && !GitNames.validBranch(branch)) body.problem("branch", "is not a valid git branch name");
         body.check();
         Project project = Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
         boolean ofImage = ProjectInput.IMAGE.equals(project.source());
@@ -112,11 +115,20 @@ public final class DeploymentHandlers {
             throw ApiException.invalidField("upload_id", "is only for projects with a zip source");
         }
         if (uploadId != null) Access.owned(principal, uploads.find(uploadId), Upload::accountId, "Upload", uploadId);
-        if (env != null && env.containsKey(DatabaseService.VARIABLE) && hasDatabase(project)) {
+        boolean preview = Deployment.PREVIEW.equals(target);
+        if (env != null && env.containsKey(DatabaseService.VARIABLE) && hasDatabase(project) && !preview) {
             throw ApiException.invalidField("env_vars." + DatabaseService.VARIABLE, "is set by the project's database ("
                     + project.database().id() + "); remove it from env_vars");
         }
-        Deployment d = service.create(principal.account().tier(), project, sha, env, uploadId, type, image);
+        if (branch != null && !ProjectInput.GIT_SOURCES.contains(project.source())) {
+            throw ApiException.invalidField("branch", "is only for projects with a git source");
+        }
+        if (branch != null && !preview && !branch.equals(project.branch())) {
+            throw ApiException.invalidField("branch", "production deploys the project's branch (" + project.branch()
+                    + "); deploy another branch with \"target\": \"preview\", or change the project's branch with PATCH");
+        }
+        Deployment d = preview ? service.createPreview(principal.account().tier(), project, branch, sha, env, uploadId, image, type)
+                : service.create(principal.account().tier(), project, sha, env, uploadId, type, image);
         return Reply.created("/v1/deployments/" + d.id(),
                 new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));
     }
@@ -132,6 +144,15 @@ public final class DeploymentHandlers {
         Deployment d = service.rollback(project, target);
         return Reply.created("/v1/deployments/" + d.id(), new DeploymentView.RolledBack(d.id(), d.projectId(),
                 d.rolledBackFrom(), target.id(), d.status().label(), d.createdAt()));
+    }
+
+    /** Makes a live preview production without rebuilding it; answers like a rollback. */
+    public Reply promote(Context ctx) {
+        Deployment preview = owned(ctx, ctx.pathParam("deployment_id"));
+        Project project = projects.find(preview.projectId()).orElseThrow(() -> ApiException.notFound("Project " + preview.projectId()));
+        Deployment d = service.promote(project, preview);
+        return Reply.created("/v1/deployments/" + d.id(), new DeploymentView.RolledBack(d.id(), d.projectId(),
+                project.productionDeploymentId(), preview.id(), d.status().label(), d.createdAt()));
     }
 
     public Reply cancel(Context ctx) {

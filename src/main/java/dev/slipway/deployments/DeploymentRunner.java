@@ -116,11 +116,11 @@ public final class DeploymentRunner implements JobRunner {
                 if (killed > 0) log.log(Level.INFO, "Stopped " + killed + " build process(es) left by the interrupted attempt");
             }
             startMigration(d);
-            records.databases().prepare(project.id(), log);
+            if (!d.preview()) records.databases().prepare(project.id(), log);
             Artifact artifact = reusable(d, log);
             if (artifact == null) artifact = build(d, project, run, log, lease);
-            else if (d.rollbackOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
-                    "Reusing the build " + artifact.id() + " of " + d.rollbackOf() + " (no rebuild)");
+            else if (d.reusesBuildOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
+                    "Reusing the build " + artifact.id() + " of " + d.reusesBuildOf() + " (no rebuild)");
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
             // a static site is served by the router: no process, no Procfile
@@ -132,6 +132,11 @@ public final class DeploymentRunner implements JobRunner {
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
             records.logs().flush(); // the run's lines are stored before anyone sees it live
+            if (d.preview()) {
+                promotion.preview(d, serving.urls().deployment(project.name(), d.shortId()));
+                promoted = true;
+                return;
+            }
             var previous = promoteAndRoute(d, project, target, url, warm == null ? null : warm.before());
             promoted = true;
             // read again: the domain may have been changed or verified while this deployment built
@@ -162,7 +167,7 @@ public final class DeploymentRunner implements JobRunner {
         } finally {
             if (warm != null && !promoted) p.switches().undo(warm);
             if (failure != null) fail(d.id(), failure);
-            if (d.rollbackOf() == null) Workspaces.delete(checkout.workspace(d.id()));
+            if (d.reusesBuildOf() == null) Workspaces.delete(checkout.workspace(d.id()));
         }
     }
 
@@ -201,7 +206,7 @@ public final class DeploymentRunner implements JobRunner {
      * which the runtime may already run again since its recovery.
      */
     private Artifact reusable(Deployment d, LogSink log) {
-        boolean rollback = d.rollbackOf() != null;
+        boolean rollback = d.reusesBuildOf() != null;
         if (!rollback && (d.status() != DeploymentStatus.DEPLOYING || d.artifactId() == null)) return null;
         var found = p.builds().artifacts().find(d.artifactId()).filter(a -> a.root().toFile().isDirectory());
         if (found.isEmpty()) {

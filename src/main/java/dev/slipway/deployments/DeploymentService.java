@@ -140,8 +140,58 @@ public final class DeploymentService {
                 : List.of(new LogStore.Line(Level.WARNING, Confinement.NOT_ISOLATED), new LogStore.Line(Level.INFO, queued)));
     }
 
+    /**
+     * A preview of the project: built from {@code branch} (null: the project's) at {@code commitSha} (null: its head),
+     * served at its own address, never production.
+     */
+    public Deployment createPreview(Tier tier, Project project, String branch, String commitSha, Map<String, String> envOverrides,
+                                    String uploadId, String image, InstanceType requested) {
+        InstanceType type = requested != null ? requested : inherited(tier, project);
+        String from = branch != null ? branch : project.branch();
+        String runs = ProjectInput.IMAGE.equals(project.source()) ? (image != null ? image : project.repo()) : null;
+        Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), null, commitSha, null, from,
+                DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(), type.label(), null,
+                clock.instant(), null, null, false, uploadId, runs, Deployment.PREVIEW, null);
+        deployments.jdbi().useTransaction(h -> {
+            deployments.insert(h, d);
+            firstLines(h, d.id(), "Preview queued" + (commitSha != null ? " for commit " + commitSha
+                    : from != null ? " for the head of " + from : ""));
+            jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+        });
+        workers.wake();
+        return d;
+    }
+
+    /**
+     * Makes a live preview production without building it again: a new deployment that runs the preview's build with
+     * production's variables (not the preview's overrides), queued like a build.
+     */
+    public Deployment promote(Project project, Deployment preview) {
+        if (!preview.preview()) {
+            throw ApiException.invalidState("Deployment " + preview.id() + " is not a preview: roll back to it instead");
+        }
+        if (preview.status() != DeploymentStatus.LIVE || preview.artifactId() == null) {
+            throw ApiException.invalidState("Deployment " + preview.id() + " is " + preview.status().label()
+                    + "; only a live preview can be promoted");
+        }
+        Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), null, preview.commitSha(),
+                preview.commitMessage(), preview.branch(), DeploymentStatus.QUEUED, null, null, preview.artifactId(), null, preview.region(), preview.instanceType(), null, clock.instant(), null, null,
+                false, preview.uploadId(), preview.image(), Deployment.PRODUCTION, preview.id());
+        deployments.jdbi().useTransaction(h -> {
+            deployments.insert(h, d);
+            firstLines(h, d.id(), "Promotion queued: the build of preview " + preview.id() + " becomes production"
+                    + (preview.commitSha() != null ? " (commit " + preview.commitSha().substring(0, 7) + ")" : ""));
+            jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+        });
+        workers.wake();
+        return d;
+    }
+
     /** Why production cannot be rolled back to {@code target} now, or empty when it can (the API's 409 rule). */
     public Optional<String> rollbackRefusal(Project project, Deployment target) {
+        if (target.preview()) {
+            return Optional.of("Deployment " + target.id() + " is a preview, never production: promote it instead");
+        }
         if (target.status() != DeploymentStatus.LIVE && target.status() != DeploymentStatus.ROLLED_BACK) {
             return Optional.of("Deployment " + target.id() + " is " + target.status().label()
                     + "; only a live or rolled_back deployment can be rolled back to");

@@ -24,7 +24,7 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
     public record Detail(String id, String projectId, String commitSha, String commitMessage, String branch,
                          String status, String url, Instant createdAt, Instant liveAt, String previewUrl,
                          String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
-                         String rollbackOf, String rolledBackFrom, String image,
+                         String rollbackOf, String rolledBackFrom, String image, String target, String promotedFrom,
                          @JsonInclude(JsonInclude.Include.NON_NULL) List<ProcessState> processes) {
         public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
             return of(d, projectName, production, urls, null, List.of());
@@ -38,7 +38,7 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
             return new Detail(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(), d.status().label(),
                     own, d.createdAt(), d.liveAt(), production ? null : own, d.region(), d.instanceType(),
                     d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
-                    d.rollbackOf(), d.rolledBackFrom(), image, processes);
+                    d.rollbackOf(), d.rolledBackFrom(), image, d.target(), d.promotedFrom(), processes);
         }
     }
 

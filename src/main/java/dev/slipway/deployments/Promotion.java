@@ -20,6 +20,14 @@ final class Promotion {
         this.migrations = migrations;
     }
 
+    /** A preview goes live at its own address; production does not change. */
+    void preview(Deployment d, String url) {
+        if (!deployments.transition(d.id(), DeploymentStatus.DEPLOYING, DeploymentStatus.LIVE, Level.SUCCESS,
+                "Preview is live at " + url + " (production is unchanged)")) {
+            throw new IllegalStateException("deployment " + d.id() + " left deploying while going live");
+        }
+    }
+
     /** Returns the deployment that was production before, if another. */
     Optional<String> promote(Deployment d, String url) {
         return deployments.jdbi().inTransaction(h -> {

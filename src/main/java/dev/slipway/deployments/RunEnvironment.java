@@ -8,6 +8,7 @@ import dev.slipway.projects.ProjectStore;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,7 +23,8 @@ import java.util.Set;
 public record RunEnvironment(Map<String, String> env, Set<String> secretValues, DatabaseEndpoint database,
                              RegistryLogin registryLogin) {
     public static RunEnvironment of(Deployment d, DeploymentService service, ProjectStore projects, DatabaseService databases) {
-        var database = databases.link(d.projectId());
+        // a preview runs unreleased code: it never gets production's database
+        var database = d.preview() ? Optional.<DatabaseService.Link>empty() : databases.link(d.projectId());
         Map<String, String> env = new LinkedHashMap<>(service.environment(projects.envVars(d.projectId()), d));
         database.ifPresent(db -> env.put(DatabaseService.VARIABLE, db.url()));
         Set<String> secretValues = new HashSet<>(env.values());

@@ -71,24 +71,14 @@ public final class PushHandlers {
     }
 
     public void create(Context ctx) {
-        String id = ctx.pathParam("project_id");
-        Project p = Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
-        if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
-            throw ApiException.invalidState("Project " + p.id() + " has source " + p.source()
-                    + ": push webhooks are for git sources (github, gitlab, bitbucket)");
-        }
+        Project p = ownedGitProject(ctx, "push webhooks are for git sources (github, gitlab, bitbucket)");
         PushHookStore.Hook hook = hooks.rotate(p.id());
         ctx.json(new Envelope<>(new Created(urls.api(ProjectView.GitWebhook.PATH + hook.id()), hook.secret())));
     }
 
     /** {@code POST /v1/projects/{id}/deploy-hook}: makes or rotates the project's deploy hook; its URL is its secret. */
     public void createDeployHook(Context ctx) {
-        String id = ctx.pathParam("project_id");
-        Project p = Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
-        if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
-            throw ApiException.invalidState("Project " + p.id() + " has source " + p.source()
-                    + ": a deploy hook deploys the head of a git branch");
-        }
+        Project p = ownedGitProject(ctx, "a deploy hook deploys the head of a git branch");
         ctx.json(new Envelope<>(new DeployHook(urls.api(DEPLOY_HOOK_PATH + hooks.rotateDeployHook(p.id())))));
     }
 
@@ -157,6 +147,16 @@ public final class PushHandlers {
         Deployment d = start(project, push.after());
         LOG.info("push webhook {}: commit {} of branch {} is deploying as {}", hook.id(), push.after(), push.branch(), d.id());
         return new Outcome(d.id(), null);
+    }
+
+    /** The path's project when the caller owns it and it has a git source; 409 with {@code why} otherwise. */
+    private Project ownedGitProject(Context ctx, String why) {
+        String id = ctx.pathParam("project_id");
+        Project p = Access.owned(Requests.principal(ctx), projects.find(id), Project::accountId, "Project", id);
+        if (!ProjectInput.GIT_SOURCES.contains(p.source())) {
+            throw ApiException.invalidState("Project " + p.id() + " has source " + p.source() + ": " + why);
+        }
+        return p;
     }
 
     /** A deployment of {@code commitSha} (null: the branch's head), as the project's account would start it. */

@@ -74,6 +74,7 @@ public final class Routes {
         r.post("/v1/deployments", once.wrap(h.deployments()::create));
         r.get("/v1/deployments/{deployment_id}", h.deployments()::get);
         r.post("/v1/deployments/{deployment_id}/rollback", once.wrap(h.deployments()::rollback));
+        r.post("/v1/deployments/{deployment_id}/promote", once.wrap(h.deployments()::promote));
         r.post("/v1/deployments/{deployment_id}/cancel", once.wrap(h.deployments()::cancel));
         r.get("/v1/deployments/{deployment_id}/logs", h.deployments()::logs);
 

@@ -183,6 +183,52 @@ class GitWorkflowTest {
     }
 
     @Test
+    void aPreviewOfABranchNeverTouchesProductionAndPromotingItServesItsBuild() {
+        String repo = repo("preview");
+        server.git().commit(repo, "main", site("preview main"), "main");
+        String migration = migrate(repo, null);
+        String projectId = Statuses.await(tenant.http(), "migrations", migration, "complete", RUN).get("project_id").asText();
+        JsonNode project = project(projectId);
+        serves(project, "preview main");
+        String production = production(projectId);
+        String featureSha = server.git().commit(repo, "feature/login", site("preview feature"), "feature");
+
+        var wrong = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"branch\":\"feature/login\"}");
+        assertThat(wrong.status()).as("production from another branch: " + wrong.body()).isEqualTo(400);
+        var made = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId
+                + "\",\"target\":\"preview\",\"branch\":\"feature/login\"}");
+        assertThat(made.status()).as(made.body()).isEqualTo(201);
+        String previewId = made.json().at("/data/id").asText();
+        JsonNode preview = Statuses.await(tenant.http(), "deployments", previewId, "live", RUN);
+        assertThat(preview.get("target").asText()).isEqualTo("preview");
+        assertThat(preview.get("branch").asText()).isEqualTo("feature/login");
+        assertThat(preview.get("commit_sha").asText()).isEqualTo(featureSha);
+        assertThat(preview.get("preview_url").asText()).isEqualTo(preview.get("url").asText());
+        Await.until(RUN, "the preview at its address", () -> Apps.get(preview.get("preview_url").asText()).body().contains("preview feature"));
+        assertThat(production(projectId)).isEqualTo(production);
+        serves(project, "preview main");
+        assertThat(logs("deployments", previewId)).contains("Preview is live at");
+
+        var rollback = tenant.http().send("POST", "/v1/deployments/" + previewId + "/rollback", null, null);
+        assertThat(rollback.status()).as("a rollback to a preview: " + rollback.body()).isEqualTo(409);
+        var notPreview = tenant.http().send("POST", "/v1/deployments/" + production + "/promote", null, null);
+        assertThat(notPreview.status()).as(notPreview.body()).isEqualTo(409);
+
+        var promoted = tenant.http().send("POST", "/v1/deployments/" + previewId + "/promote", null, null);
+        assertThat(promoted.status()).as(promoted.body()).isEqualTo(201);
+        assertThat(promoted.json().at("/data/rolled_back_to").asText()).isEqualTo(previewId);
+        String promotedId = promoted.json().at("/data/id").asText();
+        JsonNode live = Statuses.await(tenant.http(), "deployments", promotedId, "live", RUN);
+        assertThat(live.get("promoted_from").asText()).isEqualTo(previewId);
+        assertThat(live.get("target").asText()).isEqualTo("production");
+        assertThat(live.get("commit_sha").asText()).isEqualTo(featureSha);
+        assertThat(live.get("preview_url").isNull()).isTrue();
+        assertThat(production(projectId)).isEqualTo(promotedId);
+        serves(project, "preview feature");
+        assertThat(logs("deployments", promotedId)).contains("Reusing the build").doesNotContain("Build started");
+    }
+
+    @Test
     void aPatchThatIsRefusedChangesNothing() {
         String repo = repo("patch");
         var created = tenant.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"" + repo
