@@ -168,6 +168,15 @@ public final class DeploymentStore {
     }
 
     /** The upload the project's newest deployment with one was built from. */
+    /** The live previews of a project's branch. */
+    public List<String> livePreviews(String projectId, String branch) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT id FROM deployments
+                        WHERE project_id = :p AND target = :preview AND branch = :branch AND status = :live ORDER BY id""")
+                .bind("p", projectId).bind("preview", Deployment.PREVIEW).bind("branch", branch)
+                .bind("live", DeploymentStatus.LIVE.label()).mapTo(String.class).list());
+    }
+
     public Optional<String> latestUploadId(String projectId) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT upload_id FROM deployments WHERE project_id = :p AND upload_id IS NOT NULL

@@ -11,7 +11,11 @@ import java.util.regex.Pattern;
  * What a git host's webhook delivery says, reduced to what decides a deployment: its kind, the ref it moved, the
  * commit it moved it to, and the paths its commits changed (null when the payload does not list them all).
  */
-record PushEvent(Kind kind, String ref, String after, Set<String> changed) {
+record PushEvent(Kind kind, String ref, String after, Set<String> changed, boolean fork) {
+    PushEvent(Kind kind, String ref, String after, Set<String> changed) {
+        this(kind, ref, after, changed, false);
+    }
+
     enum Kind {
         /** A branch moved to {@code after}. */
         BRANCH,
@@ -19,6 +23,10 @@ record PushEvent(Kind kind, String ref, String after, Set<String> changed) {
         TAG,
         /** A branch or tag was deleted. */
         DELETED,
+        /** A pull (merge) request was opened, reopened or got new commits: {@code ref} is its head branch. */
+        PULL_REQUEST,
+        /** A pull (merge) request was closed or merged. */
+        PULL_REQUEST_CLOSED,
         /** The host checks that the webhook answers. */
         PING,
         /** Anything else (issues, pull requests, …): nothing to deploy. */
@@ -44,6 +52,9 @@ record PushEvent(Kind kind, String ref, String after, Set<String> changed) {
         String name = event.trim().toLowerCase(Locale.ROOT);
         boolean push = host == GitHost.GITLAB ? name.equals("push hook") || name.equals("tag push hook") : name.equals("push");
         if (host == GitHost.GITHUB && name.equals("ping")) return new PushEvent(Kind.PING, null, null, null);
+        if (host == GitHost.GITLAB ? name.equals("merge request hook") : name.equals("pull_request")) {
+            return host == GitHost.GITLAB ? mergeRequest(payload) : pullRequest(payload);
+        }
         if (!push) return new PushEvent(Kind.OTHER, null, null, null);
         String ref = text(payload, "ref");
         String after = text(payload, "after");
@@ -58,6 +69,42 @@ record PushEvent(Kind kind, String ref, String after, Set<String> changed) {
             return new PushEvent(Kind.TAG, ref, after, null);
         }
         return new PushEvent(Kind.BRANCH, ref, after, changed(host, payload));
+    }
+
+    /** GitHub's and Gitea's {@code pull_request}: opened, synchronize(d), reopened, closed. */
+    private static PushEvent pullRequest(JsonNode payload) {
+        Kind kind = switch (payload.path("action").asText()) {
+            case "opened", "reopened", "synchronize", "synchronized" -> Kind.PULL_REQUEST;
+            case "closed" -> Kind.PULL_REQUEST_CLOSED;
+            default -> Kind.OTHER;
+        };
+        if (kind == Kind.OTHER) return new PushEvent(kind, null, null, null);
+        JsonNode head = payload.path("pull_request").path("head");
+        String headRepo = head.path("repo").path("full_name").asText("");
+        String baseRepo = payload.path("pull_request").path("base").path("repo").path("full_name").asText("");
+        return pr(kind, text(head, "ref"), text(head, "sha"), !headRepo.equalsIgnoreCase(baseRepo));
+    }
+
+    /** GitLab's {@code Merge Request Hook}: open, reopen, update with new commits, close, merge. */
+    private static PushEvent mergeRequest(JsonNode payload) {
+        JsonNode mr = payload.path("object_attributes");
+        Kind kind = switch (mr.path("action").asText()) {
+            case "open", "reopen" -> Kind.PULL_REQUEST;
+            case "update" -> mr.hasNonNull("oldrev") ? Kind.PULL_REQUEST : Kind.OTHER; // no oldrev: no new commit
+            case "close", "merge" -> Kind.PULL_REQUEST_CLOSED;
+            default -> Kind.OTHER;
+        };
+        if (kind == Kind.OTHER) return new PushEvent(kind, null, null, null);
+        boolean fork = mr.path("source_project_id").asLong(-1) != mr.path("target_project_id").asLong(-2);
+        return pr(kind, text(mr, "source_branch"), text(mr.path("last_commit"), "id"), fork);
+    }
+
+    private static PushEvent pr(Kind kind, String branch, String sha, boolean fork) {
+        if (branch == null) throw new IllegalArgumentException("the pull request payload has no head branch");
+        if (kind == Kind.PULL_REQUEST && (sha == null || !SHA.matcher(sha.toLowerCase(Locale.ROOT)).matches())) {
+            throw new IllegalArgumentException("the pull request payload's head is not a commit sha");
+        }
+        return new PushEvent(kind, BRANCH_PREFIX + branch, sha == null ? null : sha.toLowerCase(Locale.ROOT), null, fork);
     }
 
     /** The paths the pushed commits added, changed or removed; null when the payload may not list every commit. */

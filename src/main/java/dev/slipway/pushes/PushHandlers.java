@@ -12,11 +12,13 @@ import dev.slipway.api.Requests;
 import dev.slipway.core.Json;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
+import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.projects.ProjectView;
 import dev.slipway.projects.WatchPaths;
+import dev.slipway.source.GitNames;
 import io.javalin.http.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -49,6 +52,8 @@ public final class PushHandlers {
     private final DeploymentService deployments;
     private final AppUrls urls;
     private final Function<String, Optional<String>> refusal;
+    private final DeploymentStore store;
+    private final Consumer<String> retire;
 
     /** The webhook as its creation answers it: the secret is shown here only. */
     public record Created(String url, String secret) {}
@@ -59,15 +64,20 @@ public final class PushHandlers {
     /** What a delivery did: the deployment it started, or why it started none. */
     public record Outcome(String deploymentId, String skipped) {}
 
-    /** @param refusal why this server does not serve an account (by id); empty when it does */
+    /**
+     * @param refusal why this server does not serve an account (by id); empty when it does
+     * @param retire  stops a deployment's app once it is idle
+     */
     public PushHandlers(PushHookStore hooks, ProjectStore projects, AccountStore accounts, DeploymentService deployments,
-                        AppUrls urls, Function<String, Optional<String>> refusal) {
+                        DeploymentStore store, AppUrls urls, Function<String, Optional<String>> refusal, Consumer<String> retire) {
         this.hooks = hooks;
         this.projects = projects;
         this.accounts = accounts;
         this.deployments = deployments;
         this.urls = urls;
         this.refusal = refusal;
+        this.store = store;
+        this.retire = retire;
     }
 
     public void create(Context ctx) {
@@ -134,6 +144,8 @@ public final class PushHandlers {
             case OTHER -> { return skipped("not a push: only pushes deploy"); }
             case DELETED -> { return skipped(push.ref() + " was deleted: nothing to deploy"); }
             case TAG -> { return skipped("a push of " + push.ref() + ": pushes to branch " + project.branch() + " deploy"); }
+            case PULL_REQUEST -> { return preview(project, push); }
+            case PULL_REQUEST_CLOSED -> { return closed(project, push); }
             case BRANCH -> { }
         }
         if (!push.branch().equals(project.branch())) {
@@ -159,13 +171,35 @@ public final class PushHandlers {
         return p;
     }
 
-    /** A deployment of {@code commitSha} (null: the branch's head), as the project's account would start it. */
-    private Deployment start(Project project, String commitSha) {
+    /** A pull request's head, previewed; never one from a fork, whose code would run with the project's variables. */
+    private Outcome preview(Project project, PushEvent pr) {
+        if (pr.fork()) return skipped("a pull request from a fork: forks are not previewed (their code would get the project's variables)");
+        if (!GitNames.validBranch(pr.branch())) return skipped("the pull request's branch is not a valid git branch name");
+        Account account = account(project);
+        Deployment d = deployments.createPreview(account.tier(), project, pr.branch(), pr.after(), null, null, null, null);
+        LOG.info("push webhook: pull request of branch {} at {} is previewing as {}", pr.branch(), pr.after(), d.id());
+        return new Outcome(d.id(), null);
+    }
+
+    /** A closed pull request: the live previews of its branch are retired (stopped once idle). */
+    private Outcome closed(Project project, PushEvent pr) {
+        List<String> previews = store.livePreviews(project.id(), pr.branch());
+        previews.forEach(retire);
+        return skipped("the pull request of branch " + pr.branch() + " was closed: " + previews.size()
+                + " preview(s) retired");
+    }
+
+    private Account account(Project project) {
         Account account = accounts.find(project.accountId()).orElseThrow(() -> ApiException.notFound("The project's account is gone"));
         refusal.apply(account.id()).ifPresent(why -> {
             throw Gate.notServed(why);
         });
-        return deployments.create(account.tier(), project, commitSha, null, null, null);
+        return account;
+    }
+
+    /** A deployment of {@code commitSha} (null: the branch's head), as the project's account would start it. */
+    private Deployment start(Project project, String commitSha) {
+        return deployments.create(account(project).tier(), project, commitSha, null, null, null);
     }
 
     private static Outcome skipped(String why) {

@@ -82,7 +82,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
                 new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls),
                 new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
-                        pipelines.deployments(), urls, engine.admission()::refusal));
+                        pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire));
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null).start();

@@ -404,6 +404,51 @@ class GitWorkflowTest {
         assertThat(deliver(server.baseUrl() + "/v1/deploy-hooks/dh_guess", Map.of(), "application/json", new byte[0]).status()).isEqualTo(404);
     }
 
+    static Http.Response signedGithub(String url, String secret, String event, String payload) {
+        return deliver(url, Map.of("X-GitHub-Event", event, "X-GitHub-Delivery", UUID.randomUUID().toString(),
+                "X-Hub-Signature-256", "sha256=" + GitHost.hmac(secret, payload.getBytes(StandardCharsets.UTF_8))),
+                "application/json", payload.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void pullRequestsArePreviewedAndClosingOneRetiresItsPreviewsWhileProductionStays() {
+        String repo = repo("pulls");
+        server.git().commit(repo, "main", site("pulls main"), "main");
+        String projectId = Statuses.await(tenant.http(), "migrations", migrate(repo, null), "complete", RUN).get("project_id").asText();
+        JsonNode project = project(projectId);
+        String production = production(projectId);
+        var made = tenant.http().send("POST", "/v1/projects/" + projectId + "/git-webhook", null, null).json().get("data");
+        String url = made.get("url").asText();
+        String secret = made.get("secret").asText();
+
+        String first = server.git().commit(repo, "feature/pay", site("pulls pay 1"), "pay 1");
+        var opened = signedGithub(url, secret, "pull_request", PushEventTest.githubPullRequest("opened", "feature/pay", first, "acme/web"));
+        assertThat(opened.status()).as(opened.body()).isEqualTo(202);
+        JsonNode preview = Statuses.await(tenant.http(), "deployments", opened.json().at("/data/deployment_id").asText(), "live", RUN);
+        assertThat(preview.get("target").asText()).isEqualTo("preview");
+        assertThat(preview.get("commit_sha").asText()).isEqualTo(first);
+        Await.until(RUN, "the first preview", () -> Apps.get(preview.get("preview_url").asText()).body().contains("pulls pay 1"));
+
+        String second = server.git().commit(repo, "feature/pay", site("pulls pay 2"), "pay 2");
+        String payload = PushEventTest.githubPullRequest("synchronized", "feature/pay", second, "acme/web");
+        String hmac = GitHost.hmac(secret, payload.getBytes(StandardCharsets.UTF_8));
+        var synced = deliver(url, Map.of("X-Gitea-Event", "pull_request", "X-Gitea-Delivery", UUID.randomUUID().toString(),
+                "X-Gitea-Signature", hmac), "application/json", payload.getBytes(StandardCharsets.UTF_8));
+        assertThat(synced.status()).as(synced.body()).isEqualTo(202);
+        JsonNode next = Statuses.await(tenant.http(), "deployments", synced.json().at("/data/deployment_id").asText(), "live", RUN);
+        Await.until(RUN, "the second preview", () -> Apps.get(next.get("preview_url").asText()).body().contains("pulls pay 2"));
+
+        var fork = signedGithub(url, secret, "pull_request", PushEventTest.githubPullRequest("opened", "feature/pay", second, "mallory/web"));
+        assertThat(fork.status()).as(fork.body()).isEqualTo(200);
+        assertThat(fork.json().at("/data/skipped").asText()).contains("fork");
+
+        var closed = signedGithub(url, secret, "pull_request", PushEventTest.githubPullRequest("closed", "feature/pay", second, "acme/web"));
+        assertThat(closed.status()).as(closed.body()).isEqualTo(200);
+        assertThat(closed.json().at("/data/skipped").asText()).contains("2 preview(s) retired");
+        assertThat(production(projectId)).isEqualTo(production);
+        serves(project, "pulls main");
+    }
+
     interface HostMaker {
         Host make(String secret, String ref, String sha, List<String> changed);
     }

@@ -79,7 +79,7 @@ class PushEventTest {
                 .isEqualTo(PushEvent.Kind.DELETED);
         assertThat(PushEvent.parse(GitHost.GITHUB, "ping", json("{\"zen\":\"Keep it logically awesome.\",\"hook_id\":1}")).kind())
                 .isEqualTo(PushEvent.Kind.PING);
-        assertThat(PushEvent.parse(GitHost.GITHUB, "pull_request", json("{\"action\":\"opened\"}")).kind()).isEqualTo(PushEvent.Kind.OTHER);
+        assertThat(PushEvent.parse(GitHost.GITHUB, "pull_request", json("{\"action\":\"edited\"}")).kind()).isEqualTo(PushEvent.Kind.OTHER);
         assertThat(PushEvent.parse(GitHost.GITLAB, "Merge Request Hook", json("{\"object_kind\":\"merge_request\"}")).kind())
                 .isEqualTo(PushEvent.Kind.OTHER);
     }
@@ -92,5 +92,48 @@ class PushEventTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a commit sha");
         assertThatThrownBy(() -> PushEvent.parse(GitHost.GITHUB, "push", json("{\"ref\":\"refs/heads/main\",\"after\":5}")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no after");
+    }
+
+    static String githubPullRequest(String action, String branch, String sha, String headRepo) {
+        return """
+                {"action":"%s","number":7,"pull_request":{"number":7,"state":"open","title":"Login",
+                 "head":{"ref":"%s","sha":"%s","repo":{"full_name":"%s"}},
+                 "base":{"ref":"main","sha":"95790bf891e76fee5e1747ab589903a6a1f80f22","repo":{"full_name":"acme/web"}}},
+                 "repository":{"full_name":"acme/web"},"sender":{"login":"octocat"}}"""
+                .formatted(action, branch, sha, headRepo);
+    }
+
+    static String gitlabMergeRequest(String action, String branch, String sha, int sourceProject, boolean newCommits) {
+        return """
+                {"object_kind":"merge_request","event_type":"merge_request","project":{"id":15},
+                 "object_attributes":{"iid":3,"action":"%s","source_branch":"%s","target_branch":"main",
+                  "source_project_id":%d,"target_project_id":15,%s"last_commit":{"id":"%s","message":"x"}}}"""
+                .formatted(action, branch, sourceProject, newCommits ? "\"oldrev\":\"95790bf891e76fee5e1747ab589903a6a1f80f22\"," : "", sha);
+    }
+
+    @Test
+    void pullAndMergeRequestsGiveTheirHeadBranchAndCommitAndWhetherTheyComeFromAFork() {
+        PushEvent opened = PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("opened", "feature/x", SHA, "acme/web")));
+        assertThat(opened.kind()).isEqualTo(PushEvent.Kind.PULL_REQUEST);
+        assertThat(opened.branch()).isEqualTo("feature/x");
+        assertThat(opened.after()).isEqualTo(SHA);
+        assertThat(opened.fork()).isFalse();
+        assertThat(PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("synchronize", "f", SHA, "evil/web"))).fork()).isTrue();
+        assertThat(PushEvent.parse(GitHost.GITEA, "pull_request", json(githubPullRequest("synchronized", "f", SHA, "acme/web"))).kind())
+                .isEqualTo(PushEvent.Kind.PULL_REQUEST);
+        assertThat(PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("closed", "f", SHA, "acme/web"))).kind())
+                .isEqualTo(PushEvent.Kind.PULL_REQUEST_CLOSED);
+        assertThat(PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("labeled", "f", SHA, "acme/web"))).kind())
+                .isEqualTo(PushEvent.Kind.OTHER);
+        PushEvent mr = PushEvent.parse(GitHost.GITLAB, "Merge Request Hook", json(gitlabMergeRequest("update", "fix", SHA, 15, true)));
+        assertThat(mr.kind()).isEqualTo(PushEvent.Kind.PULL_REQUEST);
+        assertThat(mr.branch()).isEqualTo("fix");
+        assertThat(PushEvent.parse(GitHost.GITLAB, "Merge Request Hook", json(gitlabMergeRequest("update", "fix", SHA, 15, false))).kind())
+                .as("an update without new commits").isEqualTo(PushEvent.Kind.OTHER);
+        assertThat(PushEvent.parse(GitHost.GITLAB, "Merge Request Hook", json(gitlabMergeRequest("open", "fix", SHA, 99, false))).fork()).isTrue();
+        assertThat(PushEvent.parse(GitHost.GITLAB, "Merge Request Hook", json(gitlabMergeRequest("merge", "fix", SHA, 15, false))).kind())
+                .isEqualTo(PushEvent.Kind.PULL_REQUEST_CLOSED);
+        assertThatThrownBy(() -> PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("opened", "f", "$(id)", "acme/web"))))
+                .hasMessageContaining("not a commit sha");
     }
 }
