@@ -33,7 +33,12 @@ public final class AppUrls {
         return "http://" + projectName + "-" + shortId + "." + appsDomain + ":" + appsPort;
     }
 
-    /** Absolute address of an API path such as {@code /v1/deployments/dep_…/logs}. */
+    /** The address of a branch's newest preview: {@code <label>} from {@code PreviewAddress}. */
+    public String branchLabel(String label) {
+        return "http://" + label + "." + appsDomain + ":" + appsPort;
+    }
+
+        /** Absolute address of an API path such as {@code /v1/deployments/dep_…/logs}. */
     public String api(String path) {
         return apiBase() + path;
     }

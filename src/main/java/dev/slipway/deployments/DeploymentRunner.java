@@ -17,6 +17,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.PreviewAddress;
 import dev.slipway.projects.ProjectGitStore;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
@@ -135,6 +136,7 @@ public final class DeploymentRunner implements JobRunner {
             if (d.preview()) {
                 promotion.preview(d, serving.urls().deployment(project.name(), d.shortId()));
                 promoted = true;
+                routeBranch(d, project, target, log);
                 return;
             }
             var previous = promoteAndRoute(d, project, target, url, warm == null ? null : warm.before());
@@ -169,6 +171,18 @@ public final class DeploymentRunner implements JobRunner {
             if (failure != null) fail(d.id(), failure);
             if (d.reusesBuildOf() == null) Workspaces.delete(checkout.workspace(d.id()));
         }
+    }
+
+    /** A live preview also answers at its branch's address, {@code <project>-git-<branch>}, unless that is taken. */
+    private void routeBranch(Deployment d, Project project, Target target, LogSink log) {
+        if (d.branch() == null) return;
+        String label = PreviewAddress.label(project.name(), d.branch());
+        if (!records.projects().previewLabelFree(label)) {
+            log.log(Level.WARNING, "The branch address " + label + " reads as another project's address: the preview is served at its own only");
+            return;
+        }
+        serving.routes().setDeployment(project.name(), PreviewAddress.suffix(project.name(), d.branch()), target);
+        log.log(Level.INFO, "Branch " + d.branch() + " is served at " + serving.urls().branchLabel(label));
     }
 
     /**

@@ -168,6 +168,15 @@ public final class DeploymentStore {
     }
 
     /** The upload the project's newest deployment with one was built from. */
+    /** The live previews of a project, newest first. */
+    public List<Deployment> livePreviews(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT * FROM deployments WHERE project_id = :p AND target = :preview AND status = :live
+                        ORDER BY created_at DESC, id DESC""")
+                .bind("p", projectId).bind("preview", Deployment.PREVIEW).bind("live", DeploymentStatus.LIVE.label())
+                .map(MAPPER).list());
+    }
+
     /** The live previews of a project's branch. */
     public List<String> livePreviews(String projectId, String branch) {
         return jdbi.withHandle(h -> h.createQuery("""

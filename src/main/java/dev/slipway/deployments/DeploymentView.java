@@ -2,6 +2,7 @@ package dev.slipway.deployments;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.slipway.api.AppUrls;
+import dev.slipway.projects.PreviewAddress;
 import dev.slipway.runtime.ProcessState;
 
 import java.time.Instant;
@@ -25,6 +26,7 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
                          String status, String url, Instant createdAt, Instant liveAt, String previewUrl,
                          String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
                          String rollbackOf, String rolledBackFrom, String image, String target, String promotedFrom,
+                         String branchUrl,
                          @JsonInclude(JsonInclude.Include.NON_NULL) List<ProcessState> processes) {
         public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
             return of(d, projectName, production, urls, null, List.of());
@@ -38,7 +40,9 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
             return new Detail(d.id(), d.projectId(), d.commitSha(), d.commitMessage(), d.branch(), d.status().label(),
                     own, d.createdAt(), d.liveAt(), production ? null : own, d.region(), d.instanceType(),
                     d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
-                    d.rollbackOf(), d.rolledBackFrom(), image, d.target(), d.promotedFrom(), processes);
+                    d.rollbackOf(), d.rolledBackFrom(), image, d.target(), d.promotedFrom(),
+                    d.preview() && d.branch() != null ? urls.branchLabel(PreviewAddress.label(projectName, d.branch())) : null,
+                    processes);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.slipway.deployments;
 
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.PreviewAddress;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
@@ -42,12 +43,20 @@ public final class RouteRestorer {
             }));
         }
         deployments.jdbi().useHandle(h -> h.createQuery(
-                        "SELECT d.*, p.name AS project_name FROM deployments d JOIN projects p ON p.id = d.project_id WHERE d.status = :live")
+                        "SELECT d.*, p.name AS project_name FROM deployments d JOIN projects p ON p.id = d.project_id WHERE d.status = :live"
+                                + " ORDER BY d.created_at, d.id")
                 .bind("live", DeploymentStatus.LIVE.label())
                 .map((rs, ctx) -> new Object[]{DeploymentStore.MAPPER.map(rs, ctx), rs.getString("project_name")})
                 .forEach(row -> {
                     Deployment d = (Deployment) row[0];
-                    target(d).ifPresent(t -> routes.setDeployment((String) row[1], d.shortId(), t));
+                    String name = (String) row[1];
+                    target(d).ifPresent(t -> {
+                        routes.setDeployment(name, d.shortId(), t);
+                        // the newest live preview of a branch, set last, answers at the branch's address
+                        if (d.preview() && d.branch() != null && projects.previewLabelFree(PreviewAddress.label(name, d.branch()))) {
+                            routes.setDeployment(name, PreviewAddress.suffix(name, d.branch()), t);
+                        }
+                    });
                 }));
     }
 

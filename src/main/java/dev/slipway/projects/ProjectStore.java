@@ -259,7 +259,17 @@ public final class ProjectStore {
         throw new IllegalStateException("no free project name for " + base);
     }
 
-    public boolean nameTaken(String name) {
+    /**
+     * Whether a preview may be served at this {@code <project>-git-<branch>} label: no project has it as its name, and
+     * it does not read as a deployment address of another project (whose names came before these rules).
+     */
+    public boolean previewLabelFree(String label) {
+        if (nameTaken(label)) return false;
+        var m = ProjectInput.DEPLOYMENT_LABEL.matcher(label);
+        return !(m.matches() && nameTaken(m.group(1)));
+    }
+
+        public boolean nameTaken(String name) {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE name = :n")
                 .bind("n", name).mapTo(Long.class).one()) > 0;
     }
@@ -282,6 +292,15 @@ public final class ProjectStore {
      */
     public Optional<String> nameProblem(String name) {
         if (nameTaken(name)) return Optional.of("is already taken");
+        for (String owner : PreviewAddress.projectsOf(name)) {
+            if (nameTaken(owner)) {
+                return Optional.of("reads as the address of a preview of the project '" + owner + "' (<project>-git-<branch>)");
+            }
+        }
+        if (name.endsWith("-git") && nameTaken(name.substring(0, name.length() - 4))) {
+            return Optional.of("would make the addresses of its deployments read as previews of the project '"
+                    + name.substring(0, name.length() - 4) + "' (<project>-git-<branch>)");
+        }
         var m = ProjectInput.DEPLOYMENT_LABEL.matcher(name);
         if (m.matches() && nameTaken(m.group(1))) {
             return Optional.of("reads as the address of a deployment of the project '" + m.group(1) + "' (<project>-<short id>): "

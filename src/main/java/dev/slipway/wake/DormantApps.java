@@ -11,6 +11,7 @@ import dev.slipway.deployments.RunEnvironment;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
+import dev.slipway.projects.PreviewAddress;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.RouteTable;
@@ -146,10 +147,29 @@ public final class DormantApps implements Waker {
                 found = records.projects().findByName(label.substring(0, dash)).flatMap(project -> records.deployments()
                         .findByShortId(project.id(), shortId).map(d -> new Found(project, d)));
             }
+            if (found.isEmpty()) found = branchPreview(label);
             if (found.isEmpty()) found = records.projects().findByName(label).flatMap(this::production);
         }
         return found.filter(f -> (f.deployment().status() == DeploymentStatus.LIVE
                 || f.deployment().status() == DeploymentStatus.ROLLED_BACK) && f.deployment().artifactId() != null);
+    }
+
+    private boolean isNewestPreview(Project project, Deployment d) {
+        return records.deployments().livePreviews(project.id()).stream().filter(p -> d.branch().equals(p.branch()))
+                .findFirst().map(p -> p.id().equals(d.id())).orElse(false)
+                && records.projects().previewLabelFree(PreviewAddress.label(project.name(), d.branch()));
+    }
+
+    /** The newest live preview a {@code <project>-git-<branch>} address names. */
+    private Optional<Found> branchPreview(String label) {
+        for (String name : PreviewAddress.projectsOf(label)) {
+            Optional<Found> found = records.projects().findByName(name).flatMap(project -> records.deployments()
+                    .livePreviews(project.id()).stream()
+                    .filter(d -> d.branch() != null && PreviewAddress.label(project.name(), d.branch()).equals(label))
+                    .findFirst().map(d -> new Found(project, d)));
+            if (found.isPresent() && records.projects().previewLabelFree(label)) return found;
+        }
+        return Optional.empty();
     }
 
     private Optional<Found> production(Project project) {
@@ -239,6 +259,9 @@ public final class DormantApps implements Waker {
 
     private Wake route(Project project, Deployment d, Target target, Target production) {
         serving.routes().setDeployment(project.name(), d.shortId(), target);
+        if (d.preview() && d.branch() != null && isNewestPreview(project, d)) {
+            serving.routes().setDeployment(project.name(), PreviewAddress.suffix(project.name(), d.branch()), target);
+        }
         if (d.id().equals(project.productionDeploymentId())) {
             serving.routes().setProduction(project.name(), production);
             if (project.servedDomain() != null) serving.routes().setDomain(project.servedDomain(), project.name());

@@ -208,6 +208,15 @@ class GitWorkflowTest {
         assertThat(production(projectId)).isEqualTo(production);
         serves(project, "preview main");
         assertThat(logs("deployments", previewId)).contains("Preview is live at");
+        String branchUrl = preview.get("branch_url").asText();
+        assertThat(branchUrl).matches("http://" + project.get("name").asText() + "-git-feature-login-[0-9a-f]{6}\\..*");
+        Await.until(RUN, "the branch address", () -> Apps.get(branchUrl).body().contains("preview feature"));
+        // a new project may not take a name that reads as a preview address of this one
+        String taken = project.get("name").asText() + "-git-x";
+        var squatter = server.tenant(Tier.TEAM).http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"" + repo
+                + "\",\"name\":\"" + taken + "\"}");
+        assertThat(squatter.status()).as(squatter.body()).isEqualTo(400);
+        assertThat(squatter.json().at("/error/details/name").asText()).contains("preview");
 
         var rollback = tenant.http().send("POST", "/v1/deployments/" + previewId + "/rollback", null, null);
         assertThat(rollback.status()).as("a rollback to a preview: " + rollback.body()).isEqualTo(409);
@@ -437,6 +446,10 @@ class GitWorkflowTest {
         assertThat(synced.status()).as(synced.body()).isEqualTo(202);
         JsonNode next = Statuses.await(tenant.http(), "deployments", synced.json().at("/data/deployment_id").asText(), "live", RUN);
         Await.until(RUN, "the second preview", () -> Apps.get(next.get("preview_url").asText()).body().contains("pulls pay 2"));
+        assertThat(next.get("branch_url").asText()).isEqualTo(preview.get("branch_url").asText());
+        Await.until(RUN, "the branch address to serve the newest preview",
+                () -> Apps.get(next.get("branch_url").asText()).body().contains("pulls pay 2"));
+        Await.until(RUN, "the first preview at its own address still", () -> Apps.get(preview.get("preview_url").asText()).body().contains("pulls pay 1"));
 
         var fork = signedGithub(url, secret, "pull_request", PushEventTest.githubPullRequest("opened", "feature/pay", second, "mallory/web"));
         assertThat(fork.status()).as(fork.body()).isEqualTo(200);
