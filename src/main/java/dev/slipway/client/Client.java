@@ -9,6 +9,7 @@ import dev.slipway.client.logs.LogsCommand;
 import dev.slipway.client.runs.CancelCommand;
 import dev.slipway.client.runs.DeployCommand;
 import dev.slipway.client.runs.MigrateCommand;
+import dev.slipway.client.runs.PromoteCommand;
 import dev.slipway.client.runs.RollbackCommand;
 import picocli.CommandLine;
 
@@ -28,7 +29,7 @@ import java.util.regex.Pattern;
  */
 public final class Client {
     /** The client's top-level commands, in the order {@code slipway --help} lists them. */
-    static final List<Class<?>> COMMANDS = List.of(DeployCommand.class, RollbackCommand.class, CancelCommand.class,
+    static final List<Class<?>> COMMANDS = List.of(DeployCommand.class, RollbackCommand.class, PromoteCommand.class, CancelCommand.class,
             MigrateCommand.class, DeploymentsCommand.class, MigrationsCommand.class, ProjectsCommand.class, LogsCommand.class);
 
     private Client() {}

@@ -9,13 +9,16 @@ import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.projects.PreviewAddress;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectView;
 import dev.slipway.projects.ProjectStore;
-import dev.slipway.projects.ProjectView;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
+import java.util.Map;
+import java.util.List;
+import java.util.LinkedHashMap;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
@@ -130,6 +133,7 @@ public final class ProjectPages {
                   %s
                   <dt>ID</dt><dd><code>%s</code></dd>
                 </dl>
+                %s
                 <h2>Deployments</h2>
                 %s
                 %s""", p.name(), p.id(), Layout.csrf(viewer), production,
@@ -139,7 +143,30 @@ public final class ProjectPages {
                 p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
                 p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
                         p.database().type(), p.database().id(), p.database().state()),
-                p.id(), Layout.error(error), list));
+                p.id(), previews(p), Layout.error(error), list));
+    }
+
+    /** The newest live preview of each branch, with the branch's address. */
+    private Safe previews(Project p) {
+        Map<String, Deployment> newest = new LinkedHashMap<>();
+        for (Deployment d : deployments.livePreviews(p.id())) {
+            if (d.branch() != null) newest.putIfAbsent(d.branch(), d);
+        }
+        if (newest.isEmpty()) return Html.EMPTY;
+        return Html.fmt("""
+                <h2>Previews</h2>
+                <div class="table-wrap">
+                <table class="previews">
+                  <caption class="visually-hidden">The newest live preview of each branch of %s</caption>
+                  <thead><tr><th scope="col">Branch</th><th scope="col">Address</th><th scope="col">Deployment</th><th scope="col">Commit</th></tr></thead>
+                  <tbody>%s</tbody>
+                </table>
+                </div>""", p.name(), Html.each(List.copyOf(newest.values()), d -> {
+            String url = urls.branchLabel(PreviewAddress.label(p.name(), d.branch()));
+            return Html.fmt("<tr><td><code>%s</code></td><td><a href=\"%s\" rel=\"noopener\">%s</a></td>"
+                            + "<td><a href=\"/dashboard/deployments/%s\"><code>%s</code></a></td><td>%s</td></tr>",
+                    d.branch(), url, url, d.id(), d.id(), Format.sha(d.commitSha()));
+        }));
     }
 
     /**
@@ -183,7 +210,9 @@ public final class ProjectPages {
                 <form method="post" action="/dashboard/deployments/%s/rollback">%s
                 <button type="submit" data-confirm="Roll production back to %s (commit %s)?" aria-label="Roll back to %s">Roll back</button>
                 </form>""", d.id(), Layout.csrf(viewer), d.id(), d.commitSha() == null ? "?" : d.commitSha().substring(0, 7), d.id());
-        Safe kind = d.rollbackOf() != null ? Html.fmt("rollback to <code>%s</code>", d.rollbackOf())
+        Safe kind = d.preview() ? Html.fmt("preview of <code>%s</code>", Format.orDash(d.branch()))
+                : d.promotedFrom() != null ? Html.fmt("promoted from <code>%s</code>", d.promotedFrom())
+                : d.rollbackOf() != null ? Html.fmt("rollback to <code>%s</code>", d.rollbackOf())
                 : d.migrationId() != null ? Html.fmt("first deployment, by <a href=\"/dashboard/migrations/%s\">its migration</a>", d.migrationId())
                 : null;
         return Html.fmt("""

@@ -165,6 +165,36 @@ class DashboardHttpTest {
     }
 
     @Test
+    void theProjectPageListsTheNewestPreviewOfEachBranchWithItsBranchAddressEscaped() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(),
+                "pv-" + UUID.randomUUID().toString().substring(0, 8), "github", "acme/pv", "main", "static",
+                "us-east-1", null, null));
+        var deployments = server.slipway().stores().deployments();
+        String hostile = "feat/<img src=x onerror=alert(1)>";
+        List<String> ids = new java.util.ArrayList<>();
+        Instant first = Instant.now();
+        List<String> branches = List.of(hostile, hostile, "fix-1");
+        for (int i = 0; i < branches.size(); i++) {
+            String branch = branches.get(i);
+            Instant at = first.plusSeconds(i); // the second preview of the branch is its newest
+            String id = "dep_pv" + i + UUID.randomUUID().toString().replace("-", "").substring(0, 17);
+            ids.add(id);
+            deployments.jdbi().useTransaction(h -> deployments.insert(h, new Deployment(id, tenant.account().id(), p.id(), null,
+                    "b".repeat(40), "preview", branch, DeploymentStatus.DEPLOYING, null, null, null, null, "us-east-1", "local",
+                    null, at, null, null, false, null, null, Deployment.PREVIEW, null)));
+            deployments.transition(id, DeploymentStatus.DEPLOYING, DeploymentStatus.LIVE, Level.SUCCESS, "Preview is live");
+        }
+        String page = web.get("/dashboard/projects/" + p.id()).body();
+        String previews = page.substring(page.indexOf("<h2>Previews</h2>"), page.indexOf("<h2>Deployments</h2>"));
+        assertThat(previews).contains(ids.get(1)).doesNotContain(ids.get(0)).contains(ids.get(2))
+                .contains(p.name() + "-git-fix-1.").contains(p.name() + "-git-feat-img-src-x-onerror-alert-1-")
+                .contains("feat/&lt;img src=x onerror=alert(1)&gt;").doesNotContain("<img");
+        assertThat(page).contains("preview of <code>fix-1</code>");
+    }
+
+    @Test
     void theLogStreamsBehindTheSessionToItsAccountOnly() {
         TestServer.Tenant tenant = server.tenant(Tier.FREE);
         WebClient web = signedIn(tenant);

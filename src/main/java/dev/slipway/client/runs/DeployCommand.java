@@ -19,6 +19,7 @@ import java.util.Map;
 
 @Command(name = "deploy", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Deploy a project again: the head of its branch, or --commit; a zip project deploys --zip.",
+                "--preview builds a preview instead (its own address, never production), of --branch if given.",
                 "Exit codes: 0 live (or created, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
 public final class DeployCommand extends RunCommand {
     @Option(names = "--project", required = true, paramLabel = "PROJECT_ID", description = "The project (prj_…)")
@@ -26,6 +27,12 @@ public final class DeployCommand extends RunCommand {
 
     @Option(names = "--commit", paramLabel = "SHA", description = "Deploy this commit (7-40 hex characters) instead of the branch head")
     String commit;
+
+    @Option(names = "--preview", description = "A preview: served at its own address and its branch's, never production")
+    boolean preview;
+
+    @Option(names = "--branch", paramLabel = "BRANCH", description = "For a git project: build this branch (with --preview; production builds the project's)")
+    String branch;
 
     @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An env var for this deployment only, over the project's (repeatable)")
     List<String> env = new ArrayList<>();
@@ -57,6 +64,8 @@ public final class DeployCommand extends RunCommand {
             String key = idempotencyKey();
             ObjectNode body = JsonTrees.object().put("project_id", projectId);
             if (commit != null) body.put("commit_sha", commit.trim());
+            if (preview) body.put("target", "preview");
+            if (branch != null) body.put("branch", branch);
             if (image != null) body.put("image", image.trim());
             EnvPairs.put(body, vars);
             if (instanceType != null) body.put("instance_type", instanceType);
@@ -64,7 +73,8 @@ public final class DeployCommand extends RunCommand {
             JsonNode created = api.post("/deployments", body, key + "-deploy").path("data");
             String id = JsonTrees.text(created, "id");
             if (!output.json()) {
-                ctx.out().println("Deployment " + id + " " + JsonTrees.text(created, "status") + " (project " + projectId + ")");
+                ctx.out().println((preview ? "Preview " : "Deployment ") + id + " " + JsonTrees.text(created, "status")
+                        + " (project " + projectId + ")");
             }
             return started(api, wait, RunKind.DEPLOYMENT, id, created);
         }

@@ -71,6 +71,11 @@ final class Runs {
             production = "see 'slipway projects show " + JsonTrees.text(run, "project_id") + "'";
         }
         String status = JsonTrees.text(run, "status");
+        if ("preview".equals(JsonTrees.text(run, "target"))) {
+            String branch = JsonTrees.text(run, "branch_url");
+            return "Preview " + id + " is " + status + ": " + JsonTrees.text(run, "url")
+                    + (branch == null ? "" : " and " + branch) + " (production is unchanged: " + production + ")";
+        }
         boolean isProduction = run.path("preview_url").isNull();
         return "Deployment " + id + " is " + (status.equals("live") ? "live" : "no longer production (" + status + ")")
                 + (isProduction && status.equals("live") ? " in production: " + production : ": " + JsonTrees.text(run, "url"))
