@@ -98,6 +98,17 @@ class GitWorkflowTest {
         });
     }
 
+    record Site(String projectId, String repo) {}
+
+    /** A new repository with a site saying {@code content} on main, migrated and live. */
+    Site liveSite(String name, String content) {
+        String repo = repo(name);
+        server.git().commit(repo, "main", site(content), "main");
+        String projectId = Statuses.await(tenant.http(), "migrations", migrate(repo, null), "complete", RUN).get("project_id").asText();
+        serves(project(projectId), content);
+        return new Site(projectId, repo);
+    }
+
     static void serves(JsonNode project, String content) {
         String url = project.get("url").asText();
         Await.until(RUN, url + " to serve " + content, () -> Apps.get(url).body().contains(content));
@@ -184,12 +195,10 @@ class GitWorkflowTest {
 
     @Test
     void aPreviewOfABranchNeverTouchesProductionAndPromotingItServesItsBuild() {
-        String repo = repo("preview");
-        server.git().commit(repo, "main", site("preview main"), "main");
-        String migration = migrate(repo, null);
-        String projectId = Statuses.await(tenant.http(), "migrations", migration, "complete", RUN).get("project_id").asText();
+        Site site = liveSite("preview", "preview main");
+        String projectId = site.projectId();
+        String repo = site.repo();
         JsonNode project = project(projectId);
-        serves(project, "preview main");
         String production = production(projectId);
         String featureSha = server.git().commit(repo, "feature/login", site("preview feature"), "feature");
 
@@ -316,12 +325,10 @@ class GitWorkflowTest {
 
     @Test
     void signedPushesOfEachHostDeployAndNothingElseMovesProduction() {
-        String repo = repo("push");
-        server.git().commit(repo, "main", site("push v0"), "v0");
-        String migration = migrate(repo, null);
-        String projectId = Statuses.await(tenant.http(), "migrations", migration, "complete", RUN).get("project_id").asText();
+        Site site = liveSite("push", "push v0");
+        String projectId = site.projectId();
+        String repo = site.repo();
         JsonNode project = project(projectId);
-        serves(project, "push v0");
 
         var made = tenant.http().send("POST", "/v1/projects/" + projectId + "/git-webhook", null, null);
         assertThat(made.status()).as(made.body()).isEqualTo(200);
@@ -421,9 +428,9 @@ class GitWorkflowTest {
 
     @Test
     void pullRequestsArePreviewedAndClosingOneRetiresItsPreviewsWhileProductionStays() {
-        String repo = repo("pulls");
-        server.git().commit(repo, "main", site("pulls main"), "main");
-        String projectId = Statuses.await(tenant.http(), "migrations", migrate(repo, null), "complete", RUN).get("project_id").asText();
+        Site site = liveSite("pulls", "pulls main");
+        String projectId = site.projectId();
+        String repo = site.repo();
         JsonNode project = project(projectId);
         String production = production(projectId);
         var made = tenant.http().send("POST", "/v1/projects/" + projectId + "/git-webhook", null, null).json().get("data");

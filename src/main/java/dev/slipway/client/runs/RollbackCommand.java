@@ -1,11 +1,7 @@
 package dev.slipway.client.runs;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
-import dev.slipway.client.api.RunKind;
 import dev.slipway.client.context.Context;
-import dev.slipway.client.context.Deadline;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -26,17 +22,10 @@ public final class RollbackCommand extends RunCommand {
 
     @Override
     protected int execute() {
-        String id = required(target, "DEPLOYMENT_ID");
-        Deadline deadline = wait.deadline();
-        try (Api api = api(deadline)) {
-            JsonNode created = api.post(RunKind.DEPLOYMENT.path(id) + "/rollback", null, idempotencyKey() + "-rollback").path("data");
-            String rollback = JsonTrees.text(created, "id");
-            if (!output.json()) {
-                String from = JsonTrees.text(created, "rolled_back_from");
-                ctx.out().println("Rollback " + rollback + " " + JsonTrees.text(created, "status") + ": production goes back to "
-                        + JsonTrees.text(created, "rolled_back_to") + (from == null ? "" : " (from " + from + ")"));
-            }
-            return started(api, wait, RunKind.DEPLOYMENT, rollback, created);
-        }
+        return act(wait, required(target, "DEPLOYMENT_ID"), "rollback", created -> {
+            String from = JsonTrees.text(created, "rolled_back_from");
+            return "Rollback " + JsonTrees.text(created, "id") + " " + JsonTrees.text(created, "status")
+                    + ": production goes back to " + JsonTrees.text(created, "rolled_back_to") + (from == null ? "" : " (from " + from + ")");
+        });
     }
 }
