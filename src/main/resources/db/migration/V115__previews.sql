@@ -2,3 +2,5 @@
 -- never production, never in production's rollback history). promoted_from: the preview a promotion reuses the build of.
 ALTER TABLE deployments ADD COLUMN target VARCHAR(20) DEFAULT 'production' NOT NULL;
 ALTER TABLE deployments ADD COLUMN promoted_from VARCHAR(40);
+-- A preview gets the project's database only when its request said so (share_database).
+ALTER TABLE deployments ADD COLUMN share_database BOOLEAN DEFAULT FALSE NOT NULL;

@@ -9,13 +9,14 @@ import java.time.Instant;
  *                     was resolved to once (what a rollback runs again); null for a build from source
  * @param target       {@link #PRODUCTION} or {@link #PREVIEW}
  * @param promotedFrom the preview whose build a promotion runs as production; null otherwise
+ * @param sharesDatabase a preview that gets the project's database (production always does)
  */
 public record Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
                          String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
                          String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
                          String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
                          Instant finishedAt, boolean cancelRequested, String uploadId, String image, String target,
-                         String promotedFrom) {
+                         String promotedFrom, boolean sharesDatabase) {
     public static final String PRODUCTION = "production";
     public static final String PREVIEW = "preview";
 
@@ -27,7 +28,24 @@ public record Deployment(String id, String accountId, String projectId, String m
                       Instant finishedAt, boolean cancelRequested, String uploadId, String image) {
         this(id, accountId, projectId, migrationId, commitSha, commitMessage, branch, status, rollbackOf, rolledBackFrom,
                 artifactId, envOverridesEnc, region, instanceType, buildDurationSeconds, createdAt, liveAt, finishedAt,
-                cancelRequested, uploadId, image, PRODUCTION, null);
+                cancelRequested, uploadId, image, PRODUCTION, null, false);
+    }
+
+    /** A deployment of {@code target} that does not share a preview's database. */
+    public Deployment(String id, String accountId, String projectId, String migrationId, String commitSha,
+                      String commitMessage, String branch, DeploymentStatus status, String rollbackOf,
+                      String rolledBackFrom, String artifactId, String envOverridesEnc, String region,
+                      String instanceType, Integer buildDurationSeconds, Instant createdAt, Instant liveAt,
+                      Instant finishedAt, boolean cancelRequested, String uploadId, String image, String target,
+                      String promotedFrom) {
+        this(id, accountId, projectId, migrationId, commitSha, commitMessage, branch, status, rollbackOf, rolledBackFrom,
+                artifactId, envOverridesEnc, region, instanceType, buildDurationSeconds, createdAt, liveAt, finishedAt,
+                cancelRequested, uploadId, image, target, promotedFrom, false);
+    }
+
+    /** Whether its app gets the project's database: production always, a preview only when asked. */
+    public boolean getsDatabase() {
+        return !preview() || sharesDatabase;
     }
 
     /** Served at its own address only: never production. */

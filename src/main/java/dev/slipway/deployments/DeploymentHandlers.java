@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
 
 /** {@code /v1/deployments}: list, read (with {@code ?wait}), trigger, roll back, cancel, logs. */
 public final class DeploymentHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id", "image", "target", "branch",
+    private static final Set<String> CREATE_FIELDS = Set.of("project_id", "commit_sha", "env_vars", "upload_id", "image", "target", "branch", "share_database",
             InstanceTypeField.NAME);
 
     private final DeploymentStore deployments;
@@ -104,6 +104,12 @@ public final class DeploymentHandlers {
         String target = body.oneOf("target", false, Set.of(Deployment.PRODUCTION, Deployment.PREVIEW));
         String branch = body.string("branch", false, 255, null, null);
         if (branch != null && !GitNames.validBranch(branch)) body.problem("branch", "is not a valid git branch name");
+        var shareNode = body.node().get("share_database");
+        if (shareNode != null && !shareNode.isNull() && !shareNode.isBoolean()) body.problem("share_database", "must be true or false");
+        boolean shareDatabase = shareNode != null && shareNode.asBoolean(false);
+        if (shareDatabase && !Deployment.PREVIEW.equals(target)) {
+            body.problem("share_database", "is for previews: production always gets the project's database");
+        }
         body.check();
         Project project = Access.owned(principal, projects.find(projectId), Project::accountId, "Project", projectId);
         boolean ofImage = ProjectInput.IMAGE.equals(project.source());
@@ -116,7 +122,7 @@ public final class DeploymentHandlers {
         }
         if (uploadId != null) Access.owned(principal, uploads.find(uploadId), Upload::accountId, "Upload", uploadId);
         boolean preview = Deployment.PREVIEW.equals(target);
-        if (env != null && env.containsKey(DatabaseService.VARIABLE) && hasDatabase(project) && !preview) {
+        if (env != null && env.containsKey(DatabaseService.VARIABLE) && hasDatabase(project) && (!preview || shareDatabase)) {
             throw ApiException.invalidField("env_vars." + DatabaseService.VARIABLE, "is set by the project's database ("
                     + project.database().id() + "); remove it from env_vars");
         }
@@ -127,7 +133,7 @@ public final class DeploymentHandlers {
             throw ApiException.invalidField("branch", "production deploys the project's branch (" + project.branch()
                     + "); deploy another branch with \"target\": \"preview\", or change the project's branch with PATCH");
         }
-        Deployment d = preview ? service.createPreview(principal.account().tier(), project, branch, sha, env, uploadId, image, type)
+        Deployment d = preview ? service.createPreview(principal.account().tier(), project, branch, sha, env, uploadId, image, type, shareDatabase)
                 : service.create(principal.account().tier(), project, sha, env, uploadId, type, image);
         return Reply.created("/v1/deployments/" + d.id(),
                 new DeploymentView.Triggered(d.id(), d.projectId(), d.status().label(), d.createdAt()));

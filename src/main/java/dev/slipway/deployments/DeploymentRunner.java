@@ -117,7 +117,7 @@ public final class DeploymentRunner implements JobRunner {
                 if (killed > 0) log.log(Level.INFO, "Stopped " + killed + " build process(es) left by the interrupted attempt");
             }
             startMigration(d);
-            if (!d.preview()) records.databases().prepare(project.id(), log);
+            if (d.getsDatabase()) records.databases().prepare(project.id(), log);
             Artifact artifact = reusable(d, log);
             if (artifact == null) artifact = build(d, project, run, log, lease);
             else if (d.reusesBuildOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,

@@ -146,12 +146,18 @@ public final class DeploymentService {
      */
     public Deployment createPreview(Tier tier, Project project, String branch, String commitSha, Map<String, String> envOverrides,
                                     String uploadId, String image, InstanceType requested) {
+        return createPreview(tier, project, branch, commitSha, envOverrides, uploadId, image, requested, false);
+    }
+
+    /** As above; {@code shareDatabase}: the preview gets the project's database (DATABASE_URL), as production does. */
+    public Deployment createPreview(Tier tier, Project project, String branch, String commitSha, Map<String, String> envOverrides,
+                                    String uploadId, String image, InstanceType requested, boolean shareDatabase) {
         InstanceType type = requested != null ? requested : inherited(tier, project);
         String from = branch != null ? branch : project.branch();
         String runs = ProjectInput.IMAGE.equals(project.source()) ? (image != null ? image : project.repo()) : null;
         Deployment d = new Deployment(ids.next("dep"), project.accountId(), project.id(), null, commitSha, null, from,
                 DeploymentStatus.QUEUED, null, null, null, sealed(envOverrides), project.region(), type.label(), null,
-                clock.instant(), null, null, false, uploadId, runs, Deployment.PREVIEW, null);
+                clock.instant(), null, null, false, uploadId, runs, Deployment.PREVIEW, null, shareDatabase);
         deployments.jdbi().useTransaction(h -> {
             deployments.insert(h, d);
             firstLines(h, d.id(), "Preview queued" + (commitSha != null ? " for commit " + commitSha

@@ -31,7 +31,7 @@ public final class DeploymentStore {
             rs.getString("region"), rs.getString("instance_type"), (Integer) rs.getObject("build_duration_seconds"),
             instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("live_at")),
             instant(rs.getTimestamp("finished_at")), rs.getBoolean("cancel_requested"), rs.getString("upload_id"),
-            rs.getString("image"), rs.getString("target"), rs.getString("promoted_from"));
+            rs.getString("image"), rs.getString("target"), rs.getString("promoted_from"), rs.getBoolean("share_database"));
 
     private final Jdbi jdbi;
     private final LogStore logs;
@@ -68,16 +68,16 @@ public final class DeploymentStore {
         h.createUpdate("""
                         INSERT INTO deployments (id, account_id, project_id, migration_id, commit_sha, commit_message, branch,
                             status, rollback_of, rolled_back_from, artifact_id, env_overrides_enc, region, instance_type,
-                            created_at, upload_id, image, target, promoted_from)
+                            created_at, upload_id, image, target, promoted_from, share_database)
                         VALUES (:id, :account, :project, :migration, :sha, :msg, :branch, :status, :rollbackOf,
-                            :rolledBackFrom, :artifact, :env, :region, :instanceType, :at, :upload, :image, :target, :promotedFrom)""")
+                            :rolledBackFrom, :artifact, :env, :region, :instanceType, :at, :upload, :image, :target, :promotedFrom, :shareDatabase)""")
                 .bind("id", d.id()).bind("account", d.accountId()).bind("project", d.projectId())
                 .bind("migration", d.migrationId()).bind("sha", d.commitSha()).bind("msg", d.commitMessage())
                 .bind("branch", d.branch()).bind("status", d.status().label()).bind("rollbackOf", d.rollbackOf())
                 .bind("rolledBackFrom", d.rolledBackFrom()).bind("artifact", d.artifactId())
                 .bind("env", d.envOverridesEnc()).bind("region", d.region()).bind("instanceType", d.instanceType())
                 .bind("at", d.createdAt()).bind("upload", d.uploadId()).bind("image", d.image())
-                .bind("target", d.target()).bind("promotedFrom", d.promotedFrom())
+                .bind("target", d.target()).bind("promotedFrom", d.promotedFrom()).bind("shareDatabase", d.sharesDatabase())
                 .execute();
         runs.inserted(h, d);
     }

@@ -23,8 +23,8 @@ import java.util.Set;
 public record RunEnvironment(Map<String, String> env, Set<String> secretValues, DatabaseEndpoint database,
                              RegistryLogin registryLogin) {
     public static RunEnvironment of(Deployment d, DeploymentService service, ProjectStore projects, DatabaseService databases) {
-        // a preview runs unreleased code: it never gets production's database
-        var database = d.preview() ? Optional.<DatabaseService.Link>empty() : databases.link(d.projectId());
+        // a preview runs unreleased code: it gets production's database only when its request said so
+        var database = d.getsDatabase() ? databases.link(d.projectId()) : Optional.<DatabaseService.Link>empty();
         Map<String, String> env = new LinkedHashMap<>(service.environment(projects.envVars(d.projectId()), d));
         database.ifPresent(db -> env.put(DatabaseService.VARIABLE, db.url()));
         Set<String> secretValues = new HashSet<>(env.values());

@@ -265,7 +265,25 @@ class DatabaseMigrationTest {
         assertThat(info3.get("run_url_sha").asText()).isEqualTo(sha256(databaseUrl));
         assertThat(values(app(prodUrl, "/roundtrip/third"))).containsExactly("first", "second", "third");
 
+        if (kind == DbKind.POSTGRES) previewsGetTheDatabaseOnlyWhenAsked(projectId, databaseUrl);
         assertNoSecretInApi(migrationId, projectId);
+    }
+
+    /** A preview runs unreleased code: production's database only with share_database, else what its request gives. */
+    static void previewsGetTheDatabaseOnlyWhenAsked(String projectId, String databaseUrl) {
+        String elsewhere = "postgres://preview:unused@127.0.0.1:9/preview";
+        var apart = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId
+                + "\",\"target\":\"preview\",\"env_vars\":{\"DATABASE_URL\":\"" + elsewhere + "\"}}");
+        assertThat(apart.status()).as(apart.body()).isEqualTo(201);
+        JsonNode own = awaitDeployment(apart.json().at("/data/id").asText());
+        assertThat(app(own.get("preview_url").asText(), "/info").get("database_url").asText()).isEqualTo(elsewhere);
+        var shared = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId
+                + "\",\"target\":\"preview\",\"share_database\":true}");
+        assertThat(shared.status()).as(shared.body()).isEqualTo(201);
+        JsonNode sharing = awaitDeployment(shared.json().at("/data/id").asText());
+        assertThat(app(sharing.get("preview_url").asText(), "/info").get("database_url").asText()).isEqualTo(databaseUrl);
+        var production = tenant.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"share_database\":true}");
+        assertThat(production.status()).as(production.body()).isEqualTo(400);
     }
 
     @ParameterizedTest
