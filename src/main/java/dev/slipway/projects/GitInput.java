@@ -17,9 +17,12 @@ import java.util.regex.Pattern;
  * @param credentialsGiven whether the request names {@code git_credentials} at all
  * @param credentials      the credentials to keep, or null to remove them
  * @param watchPaths       the watch paths to keep (empty: none), or null when the request does not name them
+ * @param deployOnPush     {@code branch} or {@code tags}, or null when the request does not name it
  */
-public record GitInput(boolean credentialsGiven, Credentials credentials, List<String> watchPaths) {
-    public static final GitInput NONE = new GitInput(false, null, null);
+public record GitInput(boolean credentialsGiven, Credentials credentials, List<String> watchPaths, String deployOnPush) {
+    public static final GitInput NONE = new GitInput(false, null, null, null);
+    /** What a push deploys: pushes to the project's branch (the default), or pushed tags. */
+    public static final Set<String> DEPLOY_ON_PUSH = Set.of("branch", "tags");
     private static final Set<String> FIELDS = Set.of("type", "token", "username");
     private static final Pattern PRINTABLE = Pattern.compile("[\\x21-\\x7e]+");
     private static final Pattern USER = Pattern.compile("[\\x20-\\x39\\x3b-\\x7e]+"); // printable, no ':'
@@ -36,7 +39,7 @@ public record GitInput(boolean credentialsGiven, Credentials credentials, List<S
     }
 
     public boolean any() {
-        return credentialsGiven || watchPaths != null;
+        return credentialsGiven || watchPaths != null || deployOnPush != null;
     }
 
     /** @param source the project's source: these fields are refused for a zip or an image */
@@ -44,12 +47,12 @@ public record GitInput(boolean credentialsGiven, Credentials credentials, List<S
         boolean git = source == null || ProjectInput.GIT_SOURCES.contains(source);
         boolean given = body.node().has("git_credentials");
         if (!git) {
-            for (String field : List.of("git_credentials", "watch_paths")) {
+            for (String field : List.of("git_credentials", "watch_paths", "deploy_on_push")) {
                 if (body.has(field)) body.problem(field, "is only for git sources (github, gitlab, bitbucket)");
             }
             return NONE;
         }
-        return new GitInput(given, given ? credentials(body) : null, watchPaths(body));
+        return new GitInput(given, given ? credentials(body) : null, watchPaths(body), body.oneOf("deploy_on_push", false, DEPLOY_ON_PUSH));
     }
 
     private static Credentials credentials(Body body) {

@@ -11,12 +11,19 @@ import java.util.List;
  * @param watchPaths     globs relative to the repository's top; empty: every push deploys (or, with a root
  *                       directory, every push that changes something under it)
  * @param webhookId      the last part of its push webhook's URL, or null: it has none
+ * @param deployOnPush   {@code branch} (pushes to its branch deploy) or {@code tags} (pushed tags deploy)
  */
 public record ProjectGit(String credentialType, String username, String sshPublicKey, List<String> watchPaths,
-                         String webhookId, Instant webhookCreatedAt) {
-    public static final ProjectGit NONE = new ProjectGit(null, null, null, List.of(), null, null);
+                         String webhookId, Instant webhookCreatedAt, String deployOnPush) {
+    public static final ProjectGit NONE = new ProjectGit(null, null, null, List.of(), null, null, "branch");
+
+    /** Whether pushed tags deploy, instead of pushes to the branch. */
+    public boolean deploysTags() {
+        return "tags".equals(deployOnPush);
+    }
 
     public ProjectGit {
         watchPaths = watchPaths == null ? List.of() : List.copyOf(watchPaths);
+        deployOnPush = deployOnPush == null ? "branch" : deployOnPush;
     }
 }

@@ -22,7 +22,8 @@ public final class ProjectGitStore {
     private static final RowMapper<ProjectGit> SHOWN = (rs, ctx) -> {
         var created = rs.getTimestamp("webhook_created_at");
         return new ProjectGit(rs.getString("credential_type"), rs.getString("username"), rs.getString("ssh_public_key"),
-                paths(rs.getString("watch_paths")), rs.getString("webhook_id"), created == null ? null : created.toInstant());
+                paths(rs.getString("watch_paths")), rs.getString("webhook_id"), created == null ? null : created.toInstant(),
+                rs.getString("deploy_on_push"));
     };
 
     private final Jdbi jdbi;
@@ -54,6 +55,10 @@ public final class ProjectGitStore {
                     .bind("secret", secret == null ? null : secrets.encrypt(secret))
                     .bind("public", key == null ? null : key.publicKey())
                     .bind("p", projectId).execute();
+        }
+        if (input.deployOnPush() != null) {
+            h.createUpdate("UPDATE project_git SET deploy_on_push = :on WHERE project_id = :p")
+                    .bind("on", input.deployOnPush()).bind("p", projectId).execute();
         }
         if (input.watchPaths() != null) {
             h.createUpdate("UPDATE project_git SET watch_paths = :paths WHERE project_id = :p")

@@ -66,9 +66,18 @@ record PushEvent(Kind kind, String ref, String after, Set<String> changed, boole
         }
         if (!SHA.matcher(after).matches()) throw new IllegalArgumentException("the push payload's after is not a commit sha");
         if (!ref.startsWith(BRANCH_PREFIX) || ref.length() == BRANCH_PREFIX.length()) {
-            return new PushEvent(Kind.TAG, ref, after, null);
+            return new PushEvent(Kind.TAG, ref, taggedCommit(host, payload, after), null);
         }
         return new PushEvent(Kind.BRANCH, ref, after, changed(host, payload));
+    }
+
+    /**
+     * The commit a pushed tag names: an annotated tag's {@code after} is the tag object, so the commit is read from
+     * GitHub's and Gitea's {@code head_commit.id} or GitLab's {@code checkout_sha} when they give it.
+     */
+    private static String taggedCommit(GitHost host, JsonNode payload, String after) {
+        String commit = host == GitHost.GITLAB ? text(payload, "checkout_sha") : text(payload.path("head_commit"), "id");
+        return commit != null && SHA.matcher(commit.toLowerCase(Locale.ROOT)).matches() ? commit.toLowerCase(Locale.ROOT) : after;
     }
 
     /** GitHub's and Gitea's {@code pull_request}: opened, synchronize(d), reopened, closed. */

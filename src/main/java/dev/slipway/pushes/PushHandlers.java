@@ -143,10 +143,13 @@ public final class PushHandlers {
             case PING -> { return skipped("a ping: the webhook is reachable and its secret matches"); }
             case OTHER -> { return skipped("not a push: only pushes deploy"); }
             case DELETED -> { return skipped(push.ref() + " was deleted: nothing to deploy"); }
-            case TAG -> { return skipped("a push of " + push.ref() + ": pushes to branch " + project.branch() + " deploy"); }
+            case TAG -> { return tag(project, push); }
             case PULL_REQUEST -> { return preview(project, push); }
             case PULL_REQUEST_CLOSED -> { return closed(project, push); }
             case BRANCH -> { }
+        }
+        if (projects.git().shown(project.id()).deploysTags()) {
+            return skipped("a push to branch " + push.branch() + ": this project deploys pushed tags (deploy_on_push: tags)");
         }
         if (!push.branch().equals(project.branch())) {
             return skipped("a push to branch " + push.branch() + ": pushes to branch " + project.branch() + " deploy");
@@ -169,6 +172,16 @@ public final class PushHandlers {
             throw ApiException.invalidState("Project " + p.id() + " has source " + p.source() + ": " + why);
         }
         return p;
+    }
+
+    /** A pushed tag deploys its commit, found on the project's branch, when the project deploys tags. */
+    private Outcome tag(Project project, PushEvent push) {
+        if (!projects.git().shown(project.id()).deploysTags()) {
+            return skipped("a push of " + push.ref() + ": pushes to branch " + project.branch() + " deploy (deploy_on_push: branch)");
+        }
+        Deployment d = start(project, push.after());
+        LOG.info("push webhook: tag {} deploys commit {} of project {} as {}", push.ref(), push.after(), project.id(), d.id());
+        return new Outcome(d.id(), null);
     }
 
     /** A pull request's head, previewed; never one from a fork, whose code would run with the project's variables. */

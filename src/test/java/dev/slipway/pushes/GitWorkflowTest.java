@@ -264,6 +264,7 @@ class GitWorkflowTest {
                 "{\"git_credentials\":{\"token\":\"t\",\"username\":\"a:b\"}}",
                 "{\"git_credentials\":{\"password\":\"t\"}}",
                 "{\"git_credentials\":{\"type\":\"ssh\",\"token\":\"t\"}}",
+                "{\"deploy_on_push\":\"sometimes\"}",
                 "{\"framework\":\"static\"}")) {
             var r = tenant.http().send("PATCH", "/v1/projects/" + id, "application/json", body.getBytes(StandardCharsets.UTF_8));
             assertThat(r.status()).as(body + " → " + r.body()).isEqualTo(400);
@@ -399,9 +400,30 @@ class GitWorkflowTest {
 
         // rotating: the old address stops working at once
         var rotated = tenant.http().send("POST", "/v1/projects/" + projectId + "/git-webhook", null, null);
+        String rotatedUrl = rotated.json().at("/data/url").asText();
+        String rotatedSecret = rotated.json().at("/data/secret").asText();
         assertThat(rotated.json().at("/data/url").asText()).isNotEqualTo(url);
         var old = deliver(url, github(secret, "refs/heads/main", next, List.of("site/x.css")));
         assertThat(old.status()).isEqualTo(404);
+
+        // releases from tags: a pushed (annotated) tag deploys the commit it names; a branch push then deploys nothing
+        var tags = tenant.http().send("PATCH", "/v1/projects/" + projectId, "application/json",
+                "{\"deploy_on_push\":\"tags\"}".getBytes(StandardCharsets.UTF_8));
+        assertThat(tags.json().at("/data/deploy_on_push").asText()).isEqualTo("tags");
+        assertThat(skipped(rotatedUrl, github(rotatedSecret, "refs/heads/main", next, List.of("site/x.css")))).contains("deploys pushed tags");
+        String release = server.git().commit(repo, "main", site("push release"), "release 1.0");
+        String tagObject = "7".repeat(40);
+        Host tagged = github(rotatedSecret, "refs/tags/v1.0", tagObject, List.of());
+        String payload = tagged.payload().replaceFirst("\\{\"ref\"", "{\"head_commit\":{\"id\":\"" + release + "\"},\"ref\"");
+        Map<String, String> tagHeaders = new java.util.HashMap<>(tagged.headers());
+        tagHeaders.put("X-Hub-Signature-256", "sha256=" + GitHost.hmac(rotatedSecret, payload.getBytes(StandardCharsets.UTF_8)));
+        var byTag = deliver(rotatedUrl, tagHeaders, "application/json", payload.getBytes(StandardCharsets.UTF_8));
+        assertThat(byTag.status()).as(byTag.body()).isEqualTo(202);
+        JsonNode fromTag = Statuses.await(tenant.http(), "deployments", byTag.json().at("/data/deployment_id").asText(), "live", RUN);
+        assertThat(fromTag.get("commit_sha").asText()).isEqualTo(release);
+        serves(project, "push release");
+        tenant.http().send("PATCH", "/v1/projects/" + projectId, "application/json",
+                "{\"deploy_on_push\":\"branch\"}".getBytes(StandardCharsets.UTF_8));
 
         // a deploy hook: its URL is the secret, a POST deploys the branch's head
         var hook = tenant.http().send("POST", "/v1/projects/" + projectId + "/deploy-hook", null, null);

@@ -136,4 +136,15 @@ class PushEventTest {
         assertThatThrownBy(() -> PushEvent.parse(GitHost.GITHUB, "pull_request", json(githubPullRequest("opened", "f", "$(id)", "acme/web"))))
                 .hasMessageContaining("not a commit sha");
     }
+
+    @Test
+    void anAnnotatedTagNamesItsCommitThroughHeadCommitOrCheckoutSha() {
+        String tagObject = "7".repeat(40);
+        String github = github("refs/tags/v2", tagObject, List.of()).replaceFirst("\\{\"ref\"", "{\"head_commit\":{\"id\":\"" + SHA + "\"},\"ref\"");
+        assertThat(PushEvent.parse(GitHost.GITHUB, "push", json(github)).after()).isEqualTo(SHA);
+        String gitlab = gitlab("refs/tags/v2", tagObject, List.of(), 0).replace("\"checkout_sha\":\"" + tagObject, "\"checkout_sha\":\"" + SHA);
+        assertThat(PushEvent.parse(GitHost.GITLAB, "Tag Push Hook", json(gitlab)).after()).isEqualTo(SHA);
+        assertThat(PushEvent.parse(GitHost.GITEA, "push", json(github("refs/tags/v2", SHA, List.of()))).after())
+                .as("a lightweight tag: after is the commit").isEqualTo(SHA);
+    }
 }
