@@ -67,8 +67,14 @@ public final class ProjectGitStore {
         }
     }
 
+    /** Locks the project's row for the caller's transaction and makes its git row when it has none. */
+    public static void lockRow(Handle h, String projectId) {
+        h.createQuery("SELECT id FROM projects WHERE id = :p FOR UPDATE").bind("p", projectId).mapTo(String.class).one();
+        ensureRow(h, projectId);
+    }
+
     /** The row of the project, made empty when it has none; the caller holds the project's row lock or may race. */
-    public static void ensureRow(Handle h, String projectId) {
+    private static void ensureRow(Handle h, String projectId) {
         h.createUpdate("""
                         INSERT INTO project_git (project_id) SELECT :p
                         WHERE NOT EXISTS (SELECT 1 FROM project_git WHERE project_id = :p)""")
@@ -105,11 +111,6 @@ public final class ProjectGitStore {
                     .forEach(e -> out.put(e.getKey(), e.getValue()));
             return out;
         });
-    }
-
-    /** The project's watch paths (empty: none). */
-    public List<String> watchPaths(String projectId) {
-        return shown(projectId).watchPaths();
     }
 
     private static List<String> paths(String json) {

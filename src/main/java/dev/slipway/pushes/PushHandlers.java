@@ -14,6 +14,7 @@ import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.projects.Project;
+import dev.slipway.projects.ProjectGit;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.projects.ProjectView;
@@ -139,22 +140,23 @@ public final class PushHandlers {
 
     private Outcome handle(PushHookStore.Hook hook, PushEvent push) {
         Project project = projects.find(hook.projectId()).orElseThrow(() -> ApiException.notFound("The project is gone"));
+        ProjectGit git = projects.git().shown(project.id());
         switch (push.kind()) {
             case PING -> { return skipped("a ping: the webhook is reachable and its secret matches"); }
             case OTHER -> { return skipped("not a push: only pushes deploy"); }
             case DELETED -> { return skipped(push.ref() + " was deleted: nothing to deploy"); }
-            case TAG -> { return tag(project, push); }
+            case TAG -> { return tag(project, git, push); }
             case PULL_REQUEST -> { return preview(project, push); }
             case PULL_REQUEST_CLOSED -> { return closed(project, push); }
             case BRANCH -> { }
         }
-        if (projects.git().shown(project.id()).deploysTags()) {
+        if (git.deploysTags()) {
             return skipped("a push to branch " + push.branch() + ": this project deploys pushed tags (deploy_on_push: tags)");
         }
         if (!push.branch().equals(project.branch())) {
             return skipped("a push to branch " + push.branch() + ": pushes to branch " + project.branch() + " deploy");
         }
-        List<String> watched = WatchPaths.effective(projects.git().watchPaths(project.id()), project.rootDirectory());
+        List<String> watched = WatchPaths.effective(git.watchPaths(), project.rootDirectory());
         if (!watched.isEmpty() && push.changed() != null && !WatchPaths.matchesAny(watched, push.changed())) {
             return skipped("commit " + push.after().substring(0, 7) + " changes nothing under the watch paths "
                     + String.join(", ", watched));
@@ -175,8 +177,8 @@ public final class PushHandlers {
     }
 
     /** A pushed tag deploys its commit, found on the project's branch, when the project deploys tags. */
-    private Outcome tag(Project project, PushEvent push) {
-        if (!projects.git().shown(project.id()).deploysTags()) {
+    private Outcome tag(Project project, ProjectGit git, PushEvent push) {
+        if (!git.deploysTags()) {
             return skipped("a push of " + push.ref() + ": pushes to branch " + project.branch() + " deploy (deploy_on_push: branch)");
         }
         Deployment d = start(project, push.after());

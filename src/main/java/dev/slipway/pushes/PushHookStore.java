@@ -52,8 +52,7 @@ public final class PushHookStore {
         RANDOM.nextBytes(key);
         Hook hook = new Hook(ids.next("gwh"), projectId, HexFormat.of().formatHex(key), clock.instant());
         jdbi.useTransaction(h -> {
-            h.createQuery("SELECT id FROM projects WHERE id = :p FOR UPDATE").bind("p", projectId).mapTo(String.class).one();
-            ProjectGitStore.ensureRow(h, projectId);
+            ProjectGitStore.lockRow(h, projectId);
             h.createUpdate("""
                             DELETE FROM git_push_deliveries
                             WHERE webhook_id = (SELECT webhook_id FROM project_git WHERE project_id = :p)""")
@@ -73,8 +72,7 @@ public final class PushHookStore {
         RANDOM.nextBytes(key);
         String token = "dh_" + Base64.getUrlEncoder().withoutPadding().encodeToString(key);
         jdbi.useTransaction(h -> {
-            h.createQuery("SELECT id FROM projects WHERE id = :p FOR UPDATE").bind("p", projectId).mapTo(String.class).one();
-            ProjectGitStore.ensureRow(h, projectId);
+            ProjectGitStore.lockRow(h, projectId);
             h.createUpdate("UPDATE project_git SET deploy_hook_hash = :hash WHERE project_id = :p")
                     .bind("hash", sha256(token)).bind("p", projectId).execute();
         });

@@ -43,7 +43,7 @@ public final class GitHosts {
 
     /** The defaults with the overrides of {@code spec} ({@code kind=url,kind=url}); null or blank means none. */
     public static GitHosts parse(String spec) {
-        return new GitHosts(overridden(DEFAULTS, spec, ENV, SCHEMES), new LinkedHashMap<>(SSH_DEFAULTS));
+        return defaults().withHttps(spec);
     }
 
     /** These hosts with the clone bases of {@code spec} over the defaults, and the same SSH bases. */
