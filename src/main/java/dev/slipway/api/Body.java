@@ -74,6 +74,17 @@ public final class Body {
         return s;
     }
 
+    /** {@code true} or {@code false}; null when absent or null. */
+    public Boolean bool(String field) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) return null;
+        if (!v.isBoolean()) {
+            problem(field, "must be true or false");
+            return null;
+        }
+        return v.booleanValue();
+    }
+
     /** A JSON object of string values; null when absent. */
     public Map<String, String> stringMap(String field, int maxEntries, Pattern keyPattern, String keyHint, int maxValueLength) {
         JsonNode v = node.get(field);

@@ -182,6 +182,7 @@ public record ServerConfig(
             uploadLimitBytes = env.number(DeploymentSettings.UPLOAD_LIMIT, 1, Long.MAX_VALUE, uploadLimitBytes);
             gitHosts = env.text(GitHosts.GIT_HOSTS).map(gitHosts::withHttps).orElse(gitHosts);
             gitHosts = env.text(GitHosts.GIT_SSH_HOSTS).map(gitHosts::withSsh).orElse(gitHosts);
+            gitHosts = env.text(GitHosts.GIT_APIS).map(gitHosts::withApis).orElse(gitHosts);
             buildSlots = env.integer(DeploymentSettings.BUILD_SLOTS, 1, 64, buildSlots);
             isolation = env.parsed(IsolationSettings.ISOLATION, "sandbox, none or auto", IsolationMode::parse, isolation);
             warmNetworks = env.integer(IsolationSettings.WARM_NETWORKS, 0, 16, IsolationSettings.DEFAULT_WARM_NETWORKS);
@@ -220,6 +221,8 @@ public record ServerConfig(
         public Builder gitHosts(String spec) { gitHosts = gitHosts.withHttps(spec); return this; }
         /** {@code kind=ssh://user@host[:port],…} over the default SSH bases, keeping the clone bases. */
         public Builder gitSshHosts(String spec) { gitHosts = gitHosts.withSsh(spec); return this; }
+        /** {@code kind=url,…} over the default REST API bases (commit statuses), keeping the clone bases. */
+        public Builder gitApis(String spec) { gitHosts = gitHosts.withApis(spec); return this; }
         public Builder buildSlots(int v) { buildSlots = v; return this; }
         /** Either may be null: that provider is not configured. */
         public Builder databaseAdmins(String postgres, String mysql) {

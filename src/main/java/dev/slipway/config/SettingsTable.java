@@ -55,7 +55,7 @@ public final class SettingsTable {
             one(TrustedProxies.PROXIES),
             one(StoreSettings.DATA_DIR), one(StoreSettings.DATABASE_URL), one(StoreSettings.POOL_SIZE),
             one(ListenerSettings.PUBLIC_URL), one(DeploymentSettings.REGIONS), one(DeploymentSettings.UPLOAD_LIMIT),
-            one(GitHosts.GIT_HOSTS), one(GitHosts.GIT_SSH_HOSTS), one(ListenerSettings.SANDBOX_PORT), one(DeploymentSettings.BUILD_SLOTS),
+            one(GitHosts.GIT_HOSTS), one(GitHosts.GIT_SSH_HOSTS), one(GitHosts.GIT_APIS), one(ListenerSettings.SANDBOX_PORT), one(DeploymentSettings.BUILD_SLOTS),
             one(BuildSettings.BUILD_TIMEOUT), one(BuildSettings.KEEP_ARTIFACTS), one(BuildSettings.PYTHON),
             one(BuildSettings.NPM_REGISTRY),
             one(BuildSettings.TOOLCHAIN_REGISTRY),

@@ -104,9 +104,7 @@ public final class DeploymentHandlers {
         String target = body.oneOf("target", false, Set.of(Deployment.PRODUCTION, Deployment.PREVIEW));
         String branch = body.string("branch", false, 255, null, null);
         if (branch != null && !GitNames.validBranch(branch)) body.problem("branch", "is not a valid git branch name");
-        var shareNode = body.node().get("share_database");
-        if (shareNode != null && !shareNode.isNull() && !shareNode.isBoolean()) body.problem("share_database", "must be true or false");
-        boolean shareDatabase = shareNode != null && shareNode.asBoolean(false);
+        boolean shareDatabase = Boolean.TRUE.equals(body.bool("share_database"));
         if (shareDatabase && !Deployment.PREVIEW.equals(target)) {
             body.problem("share_database", "is for previews: production always gets the project's database");
         }

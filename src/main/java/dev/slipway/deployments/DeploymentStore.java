@@ -35,6 +35,7 @@ public final class DeploymentStore {
 
     private final Jdbi jdbi;
     private final LogStore logs;
+    private final Listener listener;
     private final RunRecords<Deployment, DeploymentStatus> runs;
 
     /** Told of every new deployment and every status change, inside the transaction that makes it. */
@@ -43,6 +44,25 @@ public final class DeploymentStore {
         Listener NONE = (h, d) -> {};
 
         void changed(Handle h, Deployment d);
+
+        /** Its fetch recorded the commit it builds (no status change), inside that transaction. */
+        default void sourceKnown(Handle h, Deployment d) {}
+
+        /** Tells each of {@code listeners}, in order. */
+        static Listener all(Listener... listeners) {
+            List<Listener> each = List.of(listeners);
+            return new Listener() {
+                @Override
+                public void changed(Handle h, Deployment d) {
+                    for (Listener l : each) l.changed(h, d);
+                }
+
+                @Override
+                public void sourceKnown(Handle h, Deployment d) {
+                    for (Listener l : each) l.sourceKnown(h, d);
+                }
+            };
+        }
     }
 
     public DeploymentStore(Jdbi jdbi, Clock clock, LogStore logs) {
@@ -52,6 +72,7 @@ public final class DeploymentStore {
     public DeploymentStore(Jdbi jdbi, Clock clock, LogStore logs, Listener listener) {
         this.jdbi = jdbi;
         this.logs = logs;
+        this.listener = listener;
         this.runs = new RunRecords<>(jdbi, clock, logs, "deployments", MAPPER, DeploymentStatus.MACHINE, to -> switch (to) {
             case LIVE -> "live_at = :now, finished_at = :now";
             case FAILED -> "finished_at = :now";
@@ -143,8 +164,12 @@ public final class DeploymentStore {
     }
 
     public void recordSource(String id, String sha, String message) {
-        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET commit_sha = :sha, commit_message = :msg WHERE id = :id")
-                .bind("sha", sha).bind("msg", message).bind("id", id).execute());
+        jdbi.useTransaction(h -> {
+            h.createUpdate("UPDATE deployments SET commit_sha = :sha, commit_message = :msg WHERE id = :id")
+                    .bind("sha", sha).bind("msg", message).bind("id", id).execute();
+            h.createQuery("SELECT * FROM deployments WHERE id = :id").bind("id", id).map(MAPPER).findOne()
+                    .ifPresent(d -> listener.sourceKnown(h, d));
+        });
     }
 
     /**

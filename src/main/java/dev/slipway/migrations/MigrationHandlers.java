@@ -30,7 +30,7 @@ import java.util.Set;
 /** {@code /v1/migrations}: start one, list, read (with {@code ?wait}), logs. */
 public final class MigrationHandlers {
     private static final Set<String> CREATE_FIELDS = Set.of("hsts", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "env_vars",
-            "database", "domain", "region", "upload_id", InstanceTypeField.NAME, "name", "root_directory", "git_credentials", "watch_paths", "deploy_on_push");
+            "database", "domain", "region", "upload_id", InstanceTypeField.NAME, "name", "root_directory", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
 
     private final MigrationStore migrations;
     private final MigrationService service;

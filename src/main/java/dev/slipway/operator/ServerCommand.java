@@ -103,6 +103,12 @@ public final class ServerCommand implements Callable<Integer> {
                     + "bitbucket=ssh://git@bitbucket.org)")
     String gitSshHosts;
 
+    @Option(names = "--git-apis",
+            description = "REST API bases for commit statuses, e.g. github=https://git.example.com/api/v1 for a Gitea "
+                    + "(env SLIPWAY_GIT_APIS; default: github=https://api.github.com,gitlab=https://gitlab.com/api/v4,"
+                    + "bitbucket=https://api.bitbucket.org/2.0)")
+    String gitApis;
+
     @Option(names = "--sandbox-port",
             description = "Serve the plant-store sandbox on its own port instead of <api>/sandbox (env SLIPWAY_SANDBOX_PORT; default: none)")
     Integer sandboxPort;
@@ -217,6 +223,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (regions != null) b.regions(Arrays.stream(regions.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList());
         if (gitHosts != null) b.gitHosts(gitHosts);
         if (gitSshHosts != null) b.gitSshHosts(gitSshHosts);
+        if (gitApis != null) b.gitApis(gitApis);
         if (postgresAdminUrl != null) b.postgresAdminUrl(blankToNull(postgresAdminUrl));
         if (mysqlAdminUrl != null) b.mysqlAdminUrl(blankToNull(mysqlAdminUrl));
         if (sandboxPort != null) b.sandboxPort(sandboxPort);

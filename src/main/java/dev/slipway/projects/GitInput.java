@@ -10,7 +10,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A request's {@code git_credentials} and {@code watch_paths}, for git sources only. {@code git_credentials} is
+ * A request's {@code git_credentials}, {@code watch_paths}, {@code deploy_on_push} and {@code commit_statuses}, for git
+ * sources only. {@code git_credentials} is
  * {@code {"token": "…", "username": "…"}} (HTTPS basic auth; the user name optional) or {@code {"type": "ssh"}}
  * (the server makes a deploy key); {@code null} removes the project's credentials.
  *
@@ -18,9 +19,11 @@ import java.util.regex.Pattern;
  * @param credentials      the credentials to keep, or null to remove them
  * @param watchPaths       the watch paths to keep (empty: none), or null when the request does not name them
  * @param deployOnPush     {@code branch} or {@code tags}, or null when the request does not name it
+ * @param commitStatuses   whether deployments are reported as commit statuses, or null when the request does not say
  */
-public record GitInput(boolean credentialsGiven, Credentials credentials, List<String> watchPaths, String deployOnPush) {
-    public static final GitInput NONE = new GitInput(false, null, null, null);
+public record GitInput(boolean credentialsGiven, Credentials credentials, List<String> watchPaths, String deployOnPush,
+                       Boolean commitStatuses) {
+    public static final GitInput NONE = new GitInput(false, null, null, null, null);
     /** What a push deploys: pushes to the project's branch (the default), or pushed tags. */
     public static final Set<String> DEPLOY_ON_PUSH = Set.of("branch", "tags");
     private static final Set<String> FIELDS = Set.of("type", "token", "username");
@@ -39,7 +42,7 @@ public record GitInput(boolean credentialsGiven, Credentials credentials, List<S
     }
 
     public boolean any() {
-        return credentialsGiven || watchPaths != null || deployOnPush != null;
+        return credentialsGiven || watchPaths != null || deployOnPush != null || commitStatuses != null;
     }
 
     /** @param source the project's source: these fields are refused for a zip or an image */
@@ -47,12 +50,13 @@ public record GitInput(boolean credentialsGiven, Credentials credentials, List<S
         boolean git = source == null || ProjectInput.GIT_SOURCES.contains(source);
         boolean given = body.node().has("git_credentials");
         if (!git) {
-            for (String field : List.of("git_credentials", "watch_paths", "deploy_on_push")) {
+            for (String field : List.of("git_credentials", "watch_paths", "deploy_on_push", "commit_statuses")) {
                 if (body.has(field)) body.problem(field, "is only for git sources (github, gitlab, bitbucket)");
             }
             return NONE;
         }
-        return new GitInput(given, given ? credentials(body) : null, watchPaths(body), body.oneOf("deploy_on_push", false, DEPLOY_ON_PUSH));
+        return new GitInput(given, given ? credentials(body) : null, watchPaths(body), body.oneOf("deploy_on_push", false, DEPLOY_ON_PUSH),
+                body.bool("commit_statuses"));
     }
 
     private static Credentials credentials(Body body) {

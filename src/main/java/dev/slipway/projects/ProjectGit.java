@@ -12,10 +12,11 @@ import java.util.List;
  *                       directory, every push that changes something under it)
  * @param webhookId      the last part of its push webhook's URL, or null: it has none
  * @param deployOnPush   {@code branch} (pushes to its branch deploy) or {@code tags} (pushed tags deploy)
+ * @param commitStatuses whether its deployments are reported as commit statuses (with a token only)
  */
 public record ProjectGit(String credentialType, String username, String sshPublicKey, List<String> watchPaths,
-                         String webhookId, Instant webhookCreatedAt, String deployOnPush) {
-    public static final ProjectGit NONE = new ProjectGit(null, null, null, List.of(), null, null, "branch");
+                         String webhookId, Instant webhookCreatedAt, String deployOnPush, boolean commitStatuses) {
+    public static final ProjectGit NONE = new ProjectGit(null, null, null, List.of(), null, null, "branch", true);
 
     /** Whether pushed tags deploy, instead of pushes to the branch. */
     public boolean deploysTags() {

@@ -23,7 +23,7 @@ public final class ProjectGitStore {
         var created = rs.getTimestamp("webhook_created_at");
         return new ProjectGit(rs.getString("credential_type"), rs.getString("username"), rs.getString("ssh_public_key"),
                 paths(rs.getString("watch_paths")), rs.getString("webhook_id"), created == null ? null : created.toInstant(),
-                rs.getString("deploy_on_push"));
+                rs.getString("deploy_on_push"), !Boolean.FALSE.equals(rs.getObject("commit_statuses", Boolean.class)));
     };
 
     private final Jdbi jdbi;
@@ -38,7 +38,7 @@ public final class ProjectGitStore {
         return jdbi;
     }
 
-    /** Applies what the request names (credentials, watch paths) inside the caller's transaction. */
+    /** Applies what the request names (credentials, watch paths, what pushes deploy, statuses) inside the caller's transaction. */
     public void apply(Handle h, String projectId, GitInput input) {
         if (!input.any()) return;
         ensureRow(h, projectId);
@@ -59,6 +59,10 @@ public final class ProjectGitStore {
         if (input.deployOnPush() != null) {
             h.createUpdate("UPDATE project_git SET deploy_on_push = :on WHERE project_id = :p")
                     .bind("on", input.deployOnPush()).bind("p", projectId).execute();
+        }
+        if (input.commitStatuses() != null) {
+            h.createUpdate("UPDATE project_git SET commit_statuses = :on WHERE project_id = :p")
+                    .bind("on", input.commitStatuses()).bind("p", projectId).execute();
         }
         if (input.watchPaths() != null) {
             h.createUpdate("UPDATE project_git SET watch_paths = :paths WHERE project_id = :p")

@@ -20,8 +20,8 @@ import java.util.Set;
 public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
             Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
-                    "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push");
-    private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push");
+                    "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
+    private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
 
     private final ProjectStore projects;
     private final AppUrls urls;

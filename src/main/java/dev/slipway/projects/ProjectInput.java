@@ -104,13 +104,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
 
     /** {@code hsts}: Strict-Transport-Security on the project's HTTPS answers; false when absent. */
     private static boolean hsts(Body body) {
-        var node = body.node().get("hsts");
-        if (node == null || node.isNull()) return false;
-        if (!node.isBoolean()) {
-            body.problem("hsts", "must be true or false");
-            return false;
-        }
-        return node.booleanValue();
+        return Boolean.TRUE.equals(body.bool("hsts"));
     }
 
     /** {@code domain}: a lowercase hostname, never the apps domain or a name under it; null when absent. */

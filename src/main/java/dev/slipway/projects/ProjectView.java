@@ -18,7 +18,7 @@ public record ProjectView(String id, String name, String source, String repo, St
                           DomainVerification domainVerification, String url, String productionDeploymentId,
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
                           RegistryAuth registryAuth, GitAuth gitCredentials, String gitSshPublicKey, List<String> watchPaths,
-                          String deployOnPush, GitWebhook gitWebhook, Instant createdAt) {
+                          String deployOnPush, Boolean commitStatuses, GitWebhook gitWebhook, Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -47,6 +47,7 @@ public record ProjectView(String id, String name, String source, String repo, St
                 p.hsts(), p.domain() == null ? null : certificates.of(p.domain()).orElse(null), registryAuth,
                 git.credentialType() == null ? null : new GitAuth(git.credentialType(), git.username()), git.sshPublicKey(),
                 git.watchPaths(), ProjectInput.GIT_SOURCES.contains(p.source()) ? git.deployOnPush() : null,
+                ProjectInput.GIT_SOURCES.contains(p.source()) ? git.commitStatuses() : null,
                 git.webhookId() == null ? null
                         : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()), p.createdAt());
     }

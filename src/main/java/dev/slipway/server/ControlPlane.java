@@ -33,6 +33,7 @@ import dev.slipway.source.UploadHandlers;
 import dev.slipway.store.Dialect;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
+import dev.slipway.statuses.StatusStore;
 import dev.slipway.webhooks.DeliveryStore;
 import dev.slipway.webhooks.WebhookHandlers;
 import dev.slipway.webhooks.WebhookService;
@@ -127,6 +128,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
             sessions.sweep();
             signIns.sweep();
             stores.webhookDeliveries().sweep(DeliveryStore.RETENTION);
+            stores.commitStatuses().sweep(StatusStore.RETENTION);
             stores.uploads().sweep();
         } catch (RuntimeException e) {
             LOG.warn("housekeeping failed: {}", e.toString());

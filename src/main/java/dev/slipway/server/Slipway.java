@@ -96,6 +96,7 @@ public final class Slipway implements AutoCloseable {
             opened.push(apps);
             if (tls != null) tls.start(); // the CA's challenges are answered from here on
             stores.dispatcher().start(); // independent of the recovery: the outbox of an earlier run is sent at once
+            stores.statusSender().start();
             Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines));
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());

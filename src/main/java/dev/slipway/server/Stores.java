@@ -13,10 +13,14 @@ import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.migrations.MigrationStore;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.projects.ProjectCache;
+import dev.slipway.projects.ProjectGitStore;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.runtime.NodeId;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.source.UploadStore;
+import dev.slipway.statuses.StatusOutbox;
+import dev.slipway.statuses.StatusSender;
+import dev.slipway.statuses.StatusStore;
 import dev.slipway.store.ChangeNotices;
 import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
@@ -42,7 +46,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      AccountStore accounts, KeyStore keys, ProjectStore projects, UploadStore uploads,
                      DeploymentStore deployments, MigrationStore migrations, LogStore logs, JobStore jobs,
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
-                     DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates)
+                     DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates,
+                     StatusStore commitStatuses, StatusSender statusSender)
         implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
@@ -54,6 +59,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
         Database database = Database.open(storeUrl(config), config.store().poolSize());
         LogStore logs = null;
         Dispatcher dispatcher = null;
+        StatusSender statusSender = null;
         try {
             SecretBox secrets = config.store().secretKey() != null ? SecretBox.fromBase64(config.store().secretKey())
                     : SecretBox.fromKeyFile(config.dataDir());
@@ -65,13 +71,18 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             dispatcher = new Dispatcher(endpoints, deliveries, secrets, new AddressGuard(config.webhooks().allowPrivate()),
                     config.webhooks().retries(), clock, nodeId);
             Outbox outbox = new Outbox(endpoints, deliveries, logs, clock, urls, dispatcher::wake);
+            StatusStore statuses = new StatusStore(jdbi, clock);
+            statusSender = new StatusSender(statuses, new ProjectGitStore(jdbi, secrets), config.deployments().gitHosts(), logs,
+                    config.webhooks().retries(), clock, nodeId);
+            DeploymentStore.Listener deploymentEvents = DeploymentStore.Listener.all(outbox,
+                    new StatusOutbox(statuses, urls, statusSender::wake));
             ProjectCache projectCache = new ProjectCache(clock);
             Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
                     new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache, config.domains().proof(), outbox),
-                    new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, outbox),
+                    new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, deploymentEvents),
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
-                    deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox));
+                    deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender);
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
@@ -79,6 +90,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             return stores;
         } catch (RuntimeException | IOException e) {
             if (dispatcher != null) dispatcher.close();
+            if (statusSender != null) statusSender.close();
             if (logs != null) logs.close();
             database.close();
             throw e;
@@ -93,6 +105,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
     @Override
     public void close() {
         dispatcher.close();
+        statusSender.close();
         logs.close();
         database.close();
     }

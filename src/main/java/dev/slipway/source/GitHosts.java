@@ -23,22 +23,30 @@ public final class GitHosts {
     public static final Setting GIT_SSH_HOSTS = Setting.flag("--git-ssh-hosts", "SLIPWAY_GIT_SSH_HOSTS",
             "`github=ssh://git@github.com,gitlab=ssh://git@gitlab.com,bitbucket=ssh://git@bitbucket.org`",
             "where a project with an SSH deploy key clones each `source` kind from (`<base>/<owner>/<repo>.git`)");
+    public static final Setting GIT_APIS = Setting.flag("--git-apis", "SLIPWAY_GIT_APIS",
+            "`github=https://api.github.com,gitlab=https://gitlab.com/api/v4,bitbucket=https://api.bitbucket.org/2.0`",
+            "where each `source` kind's REST API is, for commit statuses (a Gitea or Forgejo: `github=https://<host>/api/v1`)");
     public static final String ENV = GIT_HOSTS.variable();
-    public static final Map<String, String> DEFAULTS = defaultsInOrder();
-    public static final Map<String, String> SSH_DEFAULTS = sshDefaultsInOrder();
+    public static final Map<String, String> DEFAULTS = inOrder("https://github.com", "https://gitlab.com", "https://bitbucket.org");
+    public static final Map<String, String> SSH_DEFAULTS = inOrder("ssh://git@github.com", "ssh://git@gitlab.com", "ssh://git@bitbucket.org");
+    public static final Map<String, String> API_DEFAULTS = inOrder("https://api.github.com", "https://gitlab.com/api/v4",
+            "https://api.bitbucket.org/2.0");
     private static final Set<String> SCHEMES = Set.of("http", "https", "git");
     private static final Set<String> SSH_SCHEMES = Set.of("ssh");
+    private static final Set<String> API_SCHEMES = Set.of("http", "https");
 
     private final Map<String, String> bases;
     private final Map<String, String> sshBases;
+    private final Map<String, String> apiBases;
 
-    private GitHosts(Map<String, String> bases, Map<String, String> sshBases) {
+    private GitHosts(Map<String, String> bases, Map<String, String> sshBases, Map<String, String> apiBases) {
         this.bases = Collections.unmodifiableMap(bases);
         this.sshBases = Collections.unmodifiableMap(sshBases);
+        this.apiBases = Collections.unmodifiableMap(apiBases);
     }
 
     public static GitHosts defaults() {
-        return new GitHosts(new LinkedHashMap<>(DEFAULTS), new LinkedHashMap<>(SSH_DEFAULTS));
+        return new GitHosts(new LinkedHashMap<>(DEFAULTS), new LinkedHashMap<>(SSH_DEFAULTS), new LinkedHashMap<>(API_DEFAULTS));
     }
 
     /** The defaults with the overrides of {@code spec} ({@code kind=url,kind=url}); null or blank means none. */
@@ -48,12 +56,17 @@ public final class GitHosts {
 
     /** These hosts with the clone bases of {@code spec} over the defaults, and the same SSH bases. */
     public GitHosts withHttps(String spec) {
-        return new GitHosts(overridden(DEFAULTS, spec, ENV, SCHEMES), new LinkedHashMap<>(sshBases));
+        return new GitHosts(overridden(DEFAULTS, spec, ENV, SCHEMES), sshBases, apiBases);
     }
 
     /** These hosts with the SSH bases of {@code spec} ({@code kind=ssh://user@host[:port],…}); null or blank: none. */
     public GitHosts withSsh(String spec) {
-        return new GitHosts(new LinkedHashMap<>(bases), overridden(SSH_DEFAULTS, spec, GIT_SSH_HOSTS.variable(), SSH_SCHEMES));
+        return new GitHosts(bases, overridden(SSH_DEFAULTS, spec, GIT_SSH_HOSTS.variable(), SSH_SCHEMES), apiBases);
+    }
+
+    /** These hosts with the API bases of {@code spec} ({@code kind=https://api.host/path,…}); null or blank: none. */
+    public GitHosts withApis(String spec) {
+        return new GitHosts(bases, sshBases, overridden(API_DEFAULTS, spec, GIT_APIS.variable(), API_SCHEMES));
     }
 
     private static Map<String, String> overridden(Map<String, String> given, String spec, String env, Set<String> schemes) {
@@ -82,7 +95,7 @@ public final class GitHosts {
         if (!DEFAULTS.containsKey(kind)) throw new IllegalArgumentException("unknown host kind '" + kind + "'");
         Map<String, String> copy = new LinkedHashMap<>(bases);
         copy.put(kind, checkedBase(kind, base, ENV, SCHEMES));
-        return new GitHosts(copy, new LinkedHashMap<>(sshBases));
+        return new GitHosts(copy, sshBases, apiBases);
     }
 
     public Set<String> kinds() { return bases.keySet(); }
@@ -107,6 +120,13 @@ public final class GitHosts {
         return base + "/" + repo + ".git";
     }
 
+    /** The base of the kind's REST API, e.g. {@code https://api.github.com}. */
+    public String apiBase(String kind) {
+        String base = apiBases.get(kind);
+        if (base == null) throw new IllegalArgumentException("unknown host kind '" + kind + "'");
+        return base;
+    }
+
     /** The base without any user-info, safe for messages and logs. */
     public String displayBase(String kind) {
         return redact(base(kind));
@@ -119,7 +139,8 @@ public final class GitHosts {
 
     private static String checkedBase(String kind, String value, String env, Set<String> schemes) {
         IllegalArgumentException invalid = new IllegalArgumentException(env + ": " + kind + " must be "
-                + (schemes.contains("ssh") ? "an ssh://user@host[:port] URL" : "an http, https or git URL with a host")
+                + (schemes.contains("ssh") ? "an ssh://user@host[:port] URL"
+                        : schemes.contains("git") ? "an http, https or git URL with a host" : "an http or https URL with a host")
                 + ", got '" + redact(value) + "'");
         URI uri;
         try {
@@ -137,19 +158,12 @@ public final class GitHosts {
         return base;
     }
 
-    private static Map<String, String> defaultsInOrder() {
+    /** github, gitlab and bitbucket, in that order. */
+    private static Map<String, String> inOrder(String github, String gitlab, String bitbucket) {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("github", "https://github.com");
-        m.put("gitlab", "https://gitlab.com");
-        m.put("bitbucket", "https://bitbucket.org");
-        return Collections.unmodifiableMap(m);
-    }
-
-    private static Map<String, String> sshDefaultsInOrder() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("github", "ssh://git@github.com");
-        m.put("gitlab", "ssh://git@gitlab.com");
-        m.put("bitbucket", "ssh://git@bitbucket.org");
+        m.put("github", github);
+        m.put("gitlab", gitlab);
+        m.put("bitbucket", bitbucket);
         return Collections.unmodifiableMap(m);
     }
 

@@ -212,7 +212,7 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /** The delay ±20 %, so endpoints that failed together do not all retry in the same instant. */
-    static Duration jitter(Duration delay) {
+    public static Duration jitter(Duration delay) {
         double factor = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
         return Duration.ofMillis(Math.max(1, Math.round(delay.toMillis() * factor)));
     }

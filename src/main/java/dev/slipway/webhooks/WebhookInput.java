@@ -67,13 +67,7 @@ final class WebhookInput {
     }
 
     static Boolean enabled(Body body) {
-        JsonNode v = body.node().get("enabled");
-        if (v == null || v.isNull()) return null;
-        if (!v.isBoolean()) {
-            body.problem("enabled", "must be true or false");
-            return null;
-        }
-        return v.booleanValue();
+        return body.bool("enabled");
     }
 
     /** 400 {@code url_not_allowed} when the target is inside the operator's network. */

@@ -64,4 +64,17 @@ class GitHostsTest {
                 .hasMessageContaining("ssh://user@host");
         assertThatThrownBy(() -> hosts.withSsh("svn=ssh://git@a")).hasMessageContaining("unknown host kind");
     }
+
+    @Test
+    void apiBasesDefaultToThePublicApisAndSurviveOtherOverrides() {
+        GitHosts hosts = GitHosts.defaults();
+        assertThat(hosts.apiBase("github")).isEqualTo("https://api.github.com");
+        assertThat(hosts.apiBase("gitlab")).isEqualTo("https://gitlab.com/api/v4");
+        GitHosts gitea = hosts.withApis("github=https://git.example.com/api/v1/").withHttps("github=https://git.example.com")
+                .withSsh("github=ssh://git@git.example.com");
+        assertThat(gitea.apiBase("github")).isEqualTo("https://git.example.com/api/v1");
+        assertThat(gitea.apiBase("bitbucket")).isEqualTo("https://api.bitbucket.org/2.0");
+        assertThatThrownBy(() -> hosts.withApis("github=git://git.example.com")).hasMessageContaining("SLIPWAY_GIT_APIS")
+                .hasMessageContaining("http or https");
+    }
 }
