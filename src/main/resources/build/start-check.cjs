@@ -3,6 +3,7 @@
 // usage: node start-check.cjs <timeout ms> <program> [args...]   (the token ${PORT} in an arg is the port)
 // Exit 0: it answered. Exit 1: the last line says why.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 
@@ -21,6 +22,42 @@ finder.listen(0, '127.0.0.1', () => {
   const port = finder.address().port;
   finder.close(() => start(port));
 });
+
+// The TCP ports the process tree under `root` listens on: its sockets' inodes matched against the LISTEN rows
+// of /proc/<pid>/net/tcp and tcp6. Empty where /proc cannot be read.
+function listening(root) {
+  const parent = new Map();
+  for (const name of safe(() => fs.readdirSync('/proc'), [])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = safe(() => fs.readFileSync('/proc/' + name + '/stat', 'utf8'), '');
+    const m = /\) \S (\d+)/.exec(stat);
+    if (m) parent.set(Number(name), Number(m[1]));
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parent) if (tree.has(ppid) && !tree.has(pid)) { tree.add(pid); grew = true; }
+  }
+  const sockets = new Set();
+  for (const pid of tree) {
+    for (const fd of safe(() => fs.readdirSync('/proc/' + pid + '/fd'), [])) {
+      const m = /^socket:\[(\d+)\]$/.exec(safe(() => fs.readlinkSync('/proc/' + pid + '/fd/' + fd), ''));
+      if (m) sockets.add(m[1]);
+    }
+  }
+  const ports = new Set();
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of safe(() => fs.readFileSync('/proc/' + root + '/net/' + table, 'utf8'), '').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length >= 10 && cols[3] === '0A' && sockets.has(cols[9])) ports.add(parseInt(cols[1].split(':').pop(), 16));
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
+}
+
+function safe(f, fallback) {
+  try { return f(); } catch (e) { return fallback; }
+}
 
 function start(port) {
   const args = argv.map((a) => a.split('${PORT}').join(String(port)));
@@ -45,6 +82,20 @@ function start(port) {
     + ' before it answered HTTP'));
   const deadline = Date.now() + timeout;
   let last = 'nothing listened on the port';
+  let elsewhereSince = 0;
+  let nextLook = Date.now() + 1000;
+  // listening on other ports for 2 s while nothing answers on $PORT: it ignores $PORT, and waiting longer changes nothing
+  const wrongPort = () => {
+    if (Date.now() < nextLook) return false;
+    nextLook = Date.now() + 500;
+    const ports = listening(child.pid);
+    if (ports.length === 0 || ports.includes(port)) { elsewhereSince = 0; return false; }
+    if (elsewhereSince === 0) { elsewhereSince = Date.now(); return false; }
+    if (Date.now() - elsewhereSince < 2000) return false;
+    finish(false, 'it listens on port ' + ports.join(', ') + ', not on $PORT (' + port + '): make it listen on the port in '
+      + 'the PORT environment variable, e.g. port: Number(process.env.PORT) || ' + ports[0]);
+    return true;
+  };
   const probe = () => {
     if (done) return;
     if (Date.now() > deadline) return finish(false, 'it did not answer HTTP within ' + timeout / 1000 + ' s (' + last + ')');
@@ -55,7 +106,11 @@ function start(port) {
       setTimeout(probe, 100);
     });
     req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
-    req.on('error', (e) => { if (e.code !== 'ECONNREFUSED') last = e.message; setTimeout(probe, 100); });
+    req.on('error', (e) => {
+      if (e.code !== 'ECONNREFUSED') last = e.message;
+      else if (wrongPort()) return;
+      setTimeout(probe, 100);
+    });
   };
   probe();
 }

@@ -7,6 +7,8 @@ import dev.slipway.build.oci.Registries;
 import dev.slipway.build.oci.Unpack;
 import dev.slipway.build.detect.Procfile;
 import dev.slipway.build.detect.PythonApps;
+import dev.slipway.build.detect.ServerStarts;
+import dev.slipway.build.detect.Stack;
 import dev.slipway.build.detect.StartCommands;
 import dev.slipway.build.node.DevDependencies;
 import dev.slipway.build.node.NextStandalone;
@@ -17,6 +19,7 @@ import dev.slipway.build.statics.StaticOutput;
 import dev.slipway.build.steps.BuildEnvironment;
 import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.build.steps.Steps;
+import dev.slipway.build.toolchain.PackageManager;
 import dev.slipway.build.toolchain.Toolchain;
 import dev.slipway.build.toolchain.Toolchains;
 import dev.slipway.core.Ids;
@@ -116,7 +119,7 @@ public final class Builder {
     }
 
     /** What detection found in the app's folder. */
-    private record Detected(Framework framework, Optional<List<String>> procfile, Optional<PackageJson> pkg) {}
+    private record Detected(Framework framework, Optional<List<String>> procfile, Optional<PackageJson> pkg, Stack stack) {}
 
     /** The toolchain a Node app was installed with; {@code atApp}: installed in its own folder, not a workspace root. */
     private record Installed(Toolchain toolchain, boolean atApp) {
@@ -195,7 +198,7 @@ public final class Builder {
             log.log(Level.INFO, "Detected framework " + detection.framework().id() + " (" + detection.reason() + ")");
             Optional<List<String>> procfile = Procfile.web(app);
             procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
-            return new Detected(detection.framework(), procfile, PackageJson.read(app));
+            return new Detected(detection.framework(), procfile, PackageJson.read(app), detection.stack());
         }
 
         /**
@@ -220,7 +223,9 @@ public final class Builder {
                     node.install(installDir, log);
                     cached.snapshot();
                 }
-                node.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                // a member builds with the workspace root's hoisted packages in sight, writing only its own folder
+                NodeBuild building = installDir.equals(app) ? node : new NodeBuild(nodeSteps.seeing(installDir), toolchain.packageManager());
+                building.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
                 cached.keep();
             }
             return new Installed(toolchain, installDir.equals(app));
@@ -269,7 +274,7 @@ public final class Builder {
 
         /** Keeps only the site's files. */
         private Served staticSite(Path built, Detected detected) throws IOException {
-            StaticOutput site = StaticOutput.find(built, detected.pkg(), detected.framework());
+            StaticOutput site = StaticOutput.find(built, detected.pkg(), detected.framework(), detected.stack());
             long freed = Trees.keepOnly(root, site.dir());
             if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
             if (detected.procfile().isPresent()) log.log(Level.WARNING, "Procfile ignored: a static site is served as files");
@@ -280,11 +285,11 @@ public final class Builder {
         private Served nodeServer(Path built, Detected detected, Installed installed) throws IOException {
             Framework framework = detected.framework();
             PackageJson pkg = detected.pkg().get();
-            List<String> scriptStart = installed.toolchain().packageManager().start();
+            PackageManager pm = installed.toolchain().packageManager();
             boolean standalone = framework == Framework.NEXTJS && detected.procfile().isEmpty() && NextStandalone.adopt(root, built, log);
             List<String> start = standalone ? NextStandalone.START : detected.procfile().map(p -> StartCommands.procfile(built, p))
-                    .orElseGet(() -> framework == Framework.NEXTJS ? StartCommands.nextjs(built, pkg, scriptStart)
-                            : StartCommands.express(built, pkg, scriptStart));
+                    .orElseGet(() -> framework == Framework.NEXTJS ? StartCommands.nextjs(built, pkg, pm.start())
+                            : chosenStart(built, pkg, pm, detected.stack()));
             if (!standalone && installed.atApp()) {
                 new DevDependencies(installed.toolchain().on(steps), installed.toolchain().packageManager(),
                         config.workspacesDir().resolve(id + ".prune")).prune(root, built, pkg, start, log);
@@ -295,6 +300,12 @@ public final class Builder {
             // next start writes its image and fetch caches here
             Files.createDirectories(built.resolve(".next/cache"));
             return new Served(start, null, Set.of(root.relativize(built.resolve(".next/cache")).toString()));
+        }
+
+        private List<String> chosenStart(Path built, PackageJson pkg, PackageManager pm, Stack stack) {
+            ServerStarts.Chosen chosen = ServerStarts.choose(built, pkg, pm.start(), pm::run, stack);
+            if (chosen.why() != null) log.log(Level.INFO, "Start: " + chosen.why());
+            return chosen.argv();
         }
 
         /** Makes the venv where the app will run, then finds and checks its server unless a Procfile names it. */

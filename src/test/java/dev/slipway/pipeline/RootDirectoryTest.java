@@ -13,8 +13,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A monorepo from git: an npm workspace member (installed at the workspace root, started in its folder) and a
- * plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
+ * A monorepo from git: npm workspace members (installed at the workspace root; a server started in its folder, a
+ * site built by the root's hoisted vite) and a plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
  * root directories that are refused or missing. H2 only: it builds.
  */
 @EndToEnd
@@ -62,6 +62,17 @@ class RootDirectoryTest {
         var taken = migrate(",\"root_directory\":\"apps/api\",\"name\":\"mono-api\"");
         assertThat(taken.status()).isEqualTo(400);
         assertThat(taken.body()).contains("name").contains("already taken");
+    }
+
+    @Test
+    void aWorkspaceMemberBuildsInItsCellWithTheHoistedPackagesOfTheWorkspaceRoot() {
+        var web = migrate(",\"root_directory\":\"apps/web\",\"name\":\"mono-web\"");
+        assertThat(web.status()).as(web.body()).isEqualTo(201);
+        String id = web.json().at("/data/id").asText();
+        assertThat(deploys.runs().await("migrations", id, "complete", BUILD).get("framework").asText()).isEqualTo("static");
+        String url = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(id)).json().at("/data/url").asText();
+        // vite, hoisted to the root's node_modules, built the member: its page now loads a bundled asset
+        assertThat(Apps.get(url + "/").body()).contains("fixture:monorepo-web").contains("/assets/");
     }
 
     @Test

@@ -31,7 +31,23 @@ public final class FrameworkDetector {
             "(?im)^\\s*fastapi\\s*=|[\"']\\s*fastapi\\s*(?:[\\[<>=!~;,\\s\"']|$)");
     private static final Pattern NEXT_EXPORT = Pattern.compile("output\\s*:\\s*['\"`]export['\"`]");
 
-    public record Detection(Framework framework, String reason) {}
+    /** @param stack the meta-framework package.json declares ({@link Stack#NONE}: none), whatever the framework */
+    public record Detection(Framework framework, String reason, Stack stack) {
+        public Detection(Framework framework, String reason) {
+            this(framework, reason, Stack.NONE);
+        }
+
+        Detection with(Stack s) {
+            return new Detection(framework, reason, s);
+        }
+    }
+
+    /** Files of languages built only from a Dockerfile, and what they are. */
+    private static final List<String[]> OTHER_LANGUAGES = List.of(new String[]{"go.mod", "a Go module"},
+            new String[]{"pom.xml", "a Maven project"}, new String[]{"build.gradle", "a Gradle project"},
+            new String[]{"build.gradle.kts", "a Gradle project"}, new String[]{"Cargo.toml", "a Rust crate"},
+            new String[]{"Gemfile", "a Ruby app"}, new String[]{"composer.json", "a PHP app"},
+            new String[]{"mix.exs", "an Elixir app"}, new String[]{"deno.json", "a Deno app"});
 
     /**
      * @param explicit the project's framework setting, or null to detect; an explicit one wins
@@ -41,8 +57,13 @@ public final class FrameworkDetector {
         if (explicit != null && !explicit.isBlank()) {
             Framework f = Framework.fromId(explicit.strip()).orElseThrow(() -> new BuildException(
                     "unknown framework \"" + explicit + "\"; expected one of " + known()));
-            return new Detection(f, "set on the project");
+            return new Detection(f, "set on the project", Stack.of(PackageJson.read(sourceDir)));
         }
+        Detection d = detected(sourceDir);
+        return d.framework() == Framework.DOCKER ? d : d.with(Stack.of(PackageJson.read(sourceDir)));
+    }
+
+    private Detection detected(Path sourceDir) {
         // a Dockerfile says how the app is built: it wins over what the files look like, unless a native kind is set
         if (Files.isRegularFile(sourceDir.resolve(DOCKERFILE))) {
             return new Detection(Framework.DOCKER, "a Dockerfile (set a native framework to build without it)");
@@ -50,6 +71,8 @@ public final class FrameworkDetector {
         Optional<PackageJson> pkg = PackageJson.read(sourceDir);
         if (pkg.isPresent()) {
             PackageJson p = pkg.get();
+            Optional<Detection> stack = Stack.of(pkg).detect(sourceDir, p);
+            if (stack.isPresent()) return stack.get();
             if (p.dependsOn("next")) {
                 return nextExport(sourceDir)
                         ? new Detection(Framework.STATIC, "package.json depends on next and its config sets output: 'export'")
@@ -73,11 +96,14 @@ public final class FrameworkDetector {
             return new Detection(Framework.STATIC, "package.json has a build script and no server (a static build)");
         if (Files.isRegularFile(sourceDir.resolve("index.html")))
             return new Detection(Framework.STATIC, "index.html at the root (a static site, nothing to build)");
-        throw new BuildException("could not detect the framework: looked for package.json "
-                + (pkg.isPresent() ? "(found)" : "(not found)")
-                + " with next, vite or express, a start script, a main or index.js; for requirements.txt, "
-                + "pyproject.toml or manage.py (Python); for index.html (a static site); and for a Dockerfile; found none. "
-                + "Set the framework explicitly to one of " + known());
+        String found = OTHER_LANGUAGES.stream().filter(f -> Files.isRegularFile(sourceDir.resolve(f[0])))
+                .map(f -> f[0] + " (" + f[1] + ")").collect(Collectors.joining(", "));
+        throw new BuildException("could not detect the framework: "
+                + (found.isEmpty() ? "" : "found " + found + ", which is built from a Dockerfile: add a Dockerfile to the app's "
+                + "folder (or set dockerfile_path). ")
+                + "Looked for a Dockerfile; package.json " + (pkg.isPresent() ? "(found)" : "(not found)")
+                + " with a framework, a start script, a main or index.js; requirements.txt, pyproject.toml or manage.py "
+                + "(Python); index.html (a static site); found none of them. Or set the framework to one of " + known());
     }
 
     static String known() {

@@ -95,6 +95,7 @@ public final class DevDependencies {
                         + " of " + (berry ? "packages" : "node_modules") + " (the app still answers without them)");
                 return;
             }
+            if (StartCheck.wrongPort(why)) throw new BuildException("the app " + why);
             for (String part : state) {
                 Trees.delete(app.resolve(part));
                 if (Files.exists(snapshot.resolve(part))) {
@@ -102,8 +103,17 @@ public final class DevDependencies {
                     steps.runner().confinement().handOver(app.resolve(part), steps.confine().projectId());
                 }
             }
-            log.log(Level.WARNING, "Dev dependencies kept (" + megabytes(before) + " of " + (berry ? "packages" : "node_modules")
-                    + "): " + why);
+            String kept = "Dev dependencies kept (" + megabytes(before) + " of " + (berry ? "packages" : "node_modules") + "): ";
+            if (!StartCheck.exited(why)) {
+                log.log(Level.WARNING, kept + "once pruned, " + why);
+                return;
+            }
+            // it ended at once: a missing dev dependency does that, and so does an app that fails whatever is installed
+            log.log(Level.INFO, "Starting the app once more with its dev dependencies, to see whether they are the cause");
+            String unpruned = StartCheck.run(steps, app, start, scratch.resolve("check"), log).orElse(null);
+            if (unpruned != null && StartCheck.wrongPort(unpruned)) throw new BuildException("the app " + unpruned);
+            log.log(Level.WARNING, kept + (unpruned == null ? "once pruned, " + why
+                    : "the app does not start with them either (" + unpruned + "), so they are not the cause; its log above says why"));
         } finally {
             Trees.delete(scratch);
         }

@@ -30,7 +30,7 @@ final class StartCheck {
 
     private StartCheck() {}
 
-    /** Empty when the app answered; else why it did not. */
+    /** Empty when the app answered; else why it did not ("it exited with code 1 before it answered HTTP"). */
     static Optional<String> run(Steps steps, Path app, List<String> start, Path scriptDir, LogSink log) {
         Path script = install(scriptDir);
         List<String> argv = new ArrayList<>(List.of("node", script.toString(), Long.toString(TIMEOUT.toMillis())));
@@ -44,9 +44,19 @@ final class StartCheck {
             return Optional.empty();
         } catch (BuildException e) {
             return Optional.of(e.lastLines().reversed().stream().filter(l -> l.contains(REPORT)).findFirst()
-                    .map(l -> "once pruned, " + l.substring(l.indexOf(REPORT) + REPORT.length()).strip())
+                    .map(l -> l.substring(l.indexOf(REPORT) + REPORT.length()).strip())
                     .orElse("the start check failed: " + e.getMessage()));
         }
+    }
+
+    /** The app listens, but not on $PORT: no prune or retry changes that. */
+    static boolean wrongPort(String why) {
+        return why.contains(", not on $PORT (");
+    }
+
+    /** It ended before it answered (a missing module does that at once), rather than never answering. */
+    static boolean exited(String why) {
+        return why.contains(" before it answered HTTP");
     }
 
     /**

@@ -27,6 +27,13 @@ public record Steps(CommandRunner runner, Map<String, String> env, Set<String> s
         return new Steps(runner, more, secrets, timeout, confine);
     }
 
+    /** These steps with {@code dir} visible read-only in their cells too (a workspace root above the app). */
+    public Steps seeing(Path dir) {
+        List<Path> more = new java.util.ArrayList<>(confine.readOnly());
+        more.add(dir);
+        return new Steps(runner, env, secrets, timeout, confine.withReadOnly(more));
+    }
+
     private CommandRunner.Command command(List<String> argv, Path dir) {
         return new CommandRunner.Command(argv, dir, env, timeout, secrets).confinedTo(confine);
     }

@@ -53,15 +53,67 @@ public final class Toolchains {
 
     private Optional<Path> node(Path dir, LogSink log) {
         var request = NodeVersions.requested(dir);
-        if (request.isEmpty()) {
-            log.log(Level.INFO, "Node: the system's (no .node-version, .nvmrc or engines.node asks for another)");
-            return Optional.empty();
-        }
+        if (request.isEmpty()) return forDependencies(dir, log);
         NodeVersions.Request r = request.get();
         Semver range = NodeVersions.range(r);
         NpmRegistry.Release release = newest(NODE_PACKAGE, range, r.describe() + " matches no official Node build");
         log.log(Level.INFO, r.describe() + " → Node " + release.version());
         return Optional.of(install(release, null, "Node " + release.version(), log));
+    }
+
+    /**
+     * Nothing asks for a version: the system's Node, unless a package in the lockfile needs a newer one (what npm
+     * warns about as EBADENGINE, and what fails builds such as Nuxt's): then the newest release of the major line
+     * of the highest minimum that the lockfile's packages require.
+     */
+    private Optional<Path> forDependencies(Path dir, LogSink log) {
+        String none = "Node: the system's (no .node-version, .nvmrc or engines.node asks for another";
+        Optional<Semver.Version> system = SystemNode.version();
+        List<LockfileEngines.Requirement> unmet = new ArrayList<>();
+        for (LockfileEngines.Requirement r : LockfileEngines.read(dir)) {
+            Semver range = parsed(r.range());
+            if (range != null && system.isPresent() && !range.test(system.get())) unmet.add(r);
+        }
+        if (system.isEmpty() || unmet.isEmpty()) {
+            log.log(Level.INFO, none + ")");
+            return Optional.empty();
+        }
+        Map<Semver.Version, NpmRegistry.Release> releases;
+        try {
+            releases = releases(NODE_PACKAGE);
+        } catch (IOException e) {
+            log.log(Level.WARNING, none + "; the Node versions could not be read from " + store.registry().base() + " to satisfy "
+                    + unmet.getFirst().pkg() + ", which requires node " + unmet.getFirst().range() + ")");
+            return Optional.empty();
+        }
+        LockfileEngines.Requirement highest = null;
+        Semver.Version minimum = null;
+        for (LockfileEngines.Requirement r : unmet) {
+            Semver range = parsed(r.range());
+            Optional<Semver.Version> lowest = releases.keySet().stream().filter(range::test).min(Semver.Version.ORDER);
+            if (lowest.isPresent() && lowest.get().compareTo(system.get()) > 0 && (minimum == null || lowest.get().compareTo(minimum) > 0)) {
+                minimum = lowest.get();
+                highest = r;
+            }
+        }
+        if (highest == null) {
+            log.log(Level.INFO, none + "; the lockfile's engines that it does not satisfy ask only for older Nodes)");
+            return Optional.empty();
+        }
+        Semver.Version least = minimum;
+        Semver.Version pick = releases.keySet().stream().filter(v -> v.major() == least.major() && v.compareTo(least) >= 0)
+                .max(Semver.Version.ORDER).orElse(least);
+        log.log(Level.INFO, "Node " + pick + ": " + highest.pkg() + " requires node " + highest.range() + " (" + highest.lockfile()
+                + ") and the system's " + system.get() + " is older; a .node-version file chooses another");
+        return Optional.of(install(releases.get(pick), null, "Node " + pick, log));
+    }
+
+    private static Semver parsed(String range) {
+        try {
+            return Semver.range(range);
+        } catch (IllegalArgumentException notARange) {
+            return null;
+        }
     }
 
     private PackageManager packageManager(Path dir, List<Path> homes, LogSink log) {

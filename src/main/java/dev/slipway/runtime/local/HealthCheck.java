@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +30,12 @@ final class HealthCheck {
         record Healthy(int status, Duration after) implements Outcome {}
         record Exited(int exitCode) implements Outcome {}
         record TimedOut(String lastProblem) implements Outcome {}
+        /** Nothing answers on the port, while the app listens on these others. */
+        record WrongPort(Set<Integer> listening) implements Outcome {}
     }
+
+    /** How long the app must listen elsewhere, with nothing on its port, before that is its answer. */
+    static final Duration WRONG_PORT_AFTER = Duration.ofSeconds(2);
 
     static final Duration FIRST_PAUSE = Duration.ofMillis(2);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
@@ -40,6 +46,8 @@ final class HealthCheck {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         String lastProblem = "no answer";
+        long elsewhereSince = 0;
+        long nextLook = started + WRONG_PORT_AFTER.toNanos() / 2;
         while (true) {
             if (!process.isAlive()) return new Outcome.Exited(exitCode(process));
             try {
@@ -48,6 +56,17 @@ final class HealthCheck {
                 lastProblem = "it answered HTTP " + status;
             } catch (ConnectException e) {
                 lastProblem = "connection refused";
+                if (System.nanoTime() >= nextLook) {
+                    nextLook = System.nanoTime() + WRONG_PORT_AFTER.toNanos() / 4;
+                    Set<Integer> elsewhere = ListeningPorts.of(process.toHandle());
+                    if (elsewhere.isEmpty() || elsewhere.contains(port)) {
+                        elsewhereSince = 0;
+                    } else if (elsewhereSince == 0) {
+                        elsewhereSince = System.nanoTime();
+                    } else if (System.nanoTime() - elsewhereSince >= WRONG_PORT_AFTER.toNanos()) {
+                        return new Outcome.WrongPort(elsewhere);
+                    }
+                }
             } catch (IOException e) {
                 lastProblem = e.getMessage() == null ? e.toString() : e.getMessage();
             }

@@ -125,11 +125,19 @@ public final class LocalProcessRuntime implements AppRuntime {
             case HealthCheck.Outcome.TimedOut t -> "App did not answer HTTP on port " + port + " within "
                     + Supervisor.human(options.healthTimeout()) + " (" + t.lastProblem() + "); it must listen on $PORT"
                     + lastLines(s.lastOutput());
+            case HealthCheck.Outcome.WrongPort w -> wrongPort(port, w.listening()) + lastLines(s.lastOutput());
             case HealthCheck.Outcome.Healthy h -> throw new AssertionError();
         };
         discard(s);
         log.log(Level.ERROR, message);
         throw new StartFailedException(message);
+    }
+
+    /** The one-line diagnosis of an app that listens, but not on the port it was given. */
+    static String wrongPort(int port, java.util.Set<Integer> listening) {
+        String ports = listening.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "));
+        return "App listens on port " + ports + ", not on $PORT (" + port + "): make it listen on the port in the PORT "
+                + "environment variable, e.g. port: Number(process.env.PORT) || " + listening.iterator().next();
     }
 
     private static String lastLines(List<String> lines) {

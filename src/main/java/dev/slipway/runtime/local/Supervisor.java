@@ -303,6 +303,8 @@ final class Supervisor {
             case HealthCheck.Outcome.Healthy h -> safeLog(Level.INFO, "App answers again on port " + port);
             case HealthCheck.Outcome.TimedOut t -> safeLog(Level.WARNING, "App restarted but does not answer HTTP on port "
                     + port + " after " + human(ctx.options().healthTimeout()) + " (" + t.lastProblem() + ")");
+            case HealthCheck.Outcome.WrongPort w -> safeLog(Level.WARNING, "App restarted but "
+                    + LocalProcessRuntime.wrongPort(port, w.listening()).substring("App ".length()));
             case HealthCheck.Outcome.Exited x -> { } // exited() has scheduled the next attempt
         }
     }

@@ -121,7 +121,7 @@ class FrameworkDetectorTest {
         assertThatThrownBy(this::detect)
                 .isInstanceOf(BuildException.class)
                 .hasMessageContaining("package.json (found)")
-                .hasMessageContaining("next, vite or express, a start script, a main or index.js")
+                .hasMessageContaining("with a framework, a start script, a main or index.js")
                 .hasMessageContaining("requirements.txt, pyproject.toml or manage.py")
                 .hasMessageContaining("index.html");
     }
@@ -169,5 +169,64 @@ class FrameworkDetectorTest {
         write("index.html", "<!doctype html>");
         assertThat(detect()).isEqualTo(Framework.STATIC);
         assertThat(detector.detect(dir, null).reason()).contains("index.html at the root");
+    }
+
+    @Test
+    void sveltekitIsAServerWithAdapterNodeASiteWithAdapterStaticAndRefusedWithAdapterAuto() throws IOException {
+        write("package.json", """
+                {"devDependencies": {"@sveltejs/kit": "^2.63.0", "@sveltejs/adapter-node": "^5.5.4", "vite": "^8.0.16", "svelte": "^5"}}""");
+        var node = detector.detect(dir, null);
+        assertThat(node.framework()).isEqualTo(Framework.NODE);
+        assertThat(node.stack()).isEqualTo(Stack.SVELTEKIT);
+        assertThat(node.reason()).contains("adapter-node");
+        write("package.json", """
+                {"devDependencies": {"@sveltejs/kit": "^2.63.0", "@sveltejs/adapter-static": "^3", "vite": "^8.0.16"}}""");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        write("package.json", """
+                {"devDependencies": {"@sveltejs/kit": "^2.63.0", "@sveltejs/adapter-auto": "^7", "vite": "^8.0.16"}}""");
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class)
+                .hasMessageContaining("adapter-auto builds nothing").hasMessageContaining("@sveltejs/adapter-node");
+    }
+
+    @Test
+    void nuxtIsANitroServerUnlessItsBuildGenerates() throws IOException {
+        write("package.json", """
+                {"scripts": {"build": "nuxt build"}, "dependencies": {"nuxt": "^4.2.0", "vue": "^3.5.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.NODE);
+        assertThat(detector.detect(dir, null).stack()).isEqualTo(Stack.NUXT);
+        write("package.json", """
+                {"scripts": {"build": "nuxt generate"}, "dependencies": {"nuxt": "^4.2.0", "vue": "^3.5.0"}}""");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+    }
+
+    @Test
+    void reactRouterIsAServerInFrameworkModeAndASiteWithSsrOff() throws IOException {
+        write("package.json", """
+                {"scripts": {"start": "react-router-serve ./build/server/index.js"},
+                 "dependencies": {"react": "^19", "react-router": "^7"}, "devDependencies": {"@react-router/dev": "^7", "vite": "^7"}}""");
+        write("react-router.config.ts", "export default { ssr: true } satisfies Config;\n");
+        assertThat(detect()).isEqualTo(Framework.NODE);
+        write("react-router.config.ts", "export default {\n  ssr: false,\n} satisfies Config;\n");
+        assertThat(detect()).isEqualTo(Framework.STATIC);
+        assertThat(detector.detect(dir, null).stack().siteDir).isEqualTo("build/client");
+    }
+
+    @Test
+    void anExplicitFrameworkKeepsTheStackItsPackageDeclares() throws IOException {
+        write("package.json", """
+                {"dependencies": {"@nestjs/core": "^11"}, "scripts": {"start": "nest start"}}""");
+        var d = detector.detect(dir, "node");
+        assertThat(d.stack()).isEqualTo(Stack.NESTJS);
+        assertThat(detector.detect(dir, null).reason()).contains("NestJS");
+    }
+
+    @Test
+    void aGoOrMavenProjectIsToldToBringADockerfile() throws IOException {
+        write("go.mod", "module example.com/api\n\ngo 1.22\n");
+        assertThatThrownBy(this::detect).isInstanceOf(BuildException.class)
+                .hasMessageContaining("found go.mod (a Go module), which is built from a Dockerfile: add a Dockerfile");
+        Files.delete(dir.resolve("go.mod"));
+        write("pom.xml", "<project/>");
+        assertThatThrownBy(this::detect).hasMessageContaining("pom.xml (a Maven project)");
     }
 }

@@ -162,4 +162,34 @@ class HealthCheckTest {
                     .hasMessageContaining("did not answer HTTP");
         }
     }
+
+    @Test
+    void anAppListeningOnAnotherPortIsToldApartInSecondsNamingThePort() throws IOException {
+        int given;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            given = free.getLocalPort();
+        }
+        // a real app that ignores $PORT: node listening on a port of its own choosing
+        Process app = new ProcessBuilder("node", "-e",
+                "const s = require('http').createServer((q, r) => r.end('hi')).listen(0, '127.0.0.1', () => console.log(s.address().port))")
+                .redirectErrorStream(true).start();
+        toClose.add(app::destroyForcibly);
+        int chosen = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(app.getInputStream(),
+                StandardCharsets.UTF_8)).readLine().strip());
+        long started = System.nanoTime();
+        HealthCheck.Outcome outcome = health.await(given, app, Duration.ofSeconds(60), Duration.ofMillis(50));
+        assertThat(outcome).isEqualTo(new HealthCheck.Outcome.WrongPort(java.util.Set.of(chosen)));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("told well before the timeout").isLessThan(Duration.ofSeconds(30));
+        assertThat(LocalProcessRuntime.wrongPort(given, java.util.Set.of(chosen)))
+                .isEqualTo("App listens on port " + chosen + ", not on $PORT (" + given + "): make it listen on the port in the "
+                        + "PORT environment variable, e.g. port: Number(process.env.PORT) || " + chosen);
+    }
+
+    @Test
+    void theListeningPortsOfAProcessAreReadFromProc() throws IOException {
+        try (ServerSocket mine = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(ListeningPorts.of(ProcessHandle.current())).contains(mine.getLocalPort());
+        }
+        assertThat(ListeningPorts.of(running().toHandle())).isEmpty();
+    }
 }
