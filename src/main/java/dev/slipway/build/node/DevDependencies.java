@@ -95,7 +95,7 @@ public final class DevDependencies {
                         + " of " + (berry ? "packages" : "node_modules") + " (the app still answers without them)");
                 return;
             }
-            if (StartCheck.wrongPort(why)) throw new BuildException("the app " + why);
+            if (StartCheck.wrongPort(why)) throw new BuildException(StartCheck.ofTheApp(why));
             for (String part : state) {
                 Trees.delete(app.resolve(part));
                 if (Files.exists(snapshot.resolve(part))) {
@@ -111,7 +111,7 @@ public final class DevDependencies {
             // it ended at once: a missing dev dependency does that, and so does an app that fails whatever is installed
             log.log(Level.INFO, "Starting the app once more with its dev dependencies, to see whether they are the cause");
             String unpruned = StartCheck.run(steps, app, start, scratch.resolve("check"), log).orElse(null);
-            if (unpruned != null && StartCheck.wrongPort(unpruned)) throw new BuildException("the app " + unpruned);
+            if (unpruned != null && StartCheck.wrongPort(unpruned)) throw new BuildException(StartCheck.ofTheApp(unpruned));
             log.log(Level.WARNING, kept + (unpruned == null ? "once pruned, " + why
                     : "the app does not start with them either (" + unpruned + "), so they are not the cause; its log above says why"));
         } finally {

@@ -54,6 +54,11 @@ final class StartCheck {
         return why.contains(", not on $PORT (");
     }
 
+    /** "it listens on …" as a build failure: "the app listens on …". */
+    static String ofTheApp(String why) {
+        return "the app " + why.replaceFirst("^it ", "");
+    }
+
     /** It ended before it answered (a missing module does that at once), rather than never answering. */
     static boolean exited(String why) {
         return why.contains(" before it answered HTTP");

@@ -1,0 +1,133 @@
+package dev.slipway.pipeline;
+
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Today's starters as their generators make them (src/test/resources/fixtures/starters, each with its lockfile),
+ * migrated from git with nothing changed and built in the sandbox with real npm installs: SvelteKit (adapter-node
+ * and adapter-static), NestJS, React Router (framework and SPA mode), Nuxt (which needs a newer Node than the
+ * machine's) and Hono (which listens on 3000 whatever $PORT says). All are queued at once and built two at a time.
+ * H2 only: slow.
+ */
+@EndToEnd
+class StartersTest {
+    private static final Duration BUILD = Duration.ofMinutes(10);
+    private static final Map<String, String> MIGRATIONS = new LinkedHashMap<>();
+
+    @RegisterExtension
+    static final GitDeploys deploys = new GitDeploys();
+
+    /** React Router's template ships a Dockerfile, which would win: its projects name the native kind. */
+    private static final Map<String, String> FRAMEWORK = Map.of("react-router", "node", "react-router-spa", "static");
+
+    @BeforeAll
+    static void migrateAll() {
+        for (String starter : List.of("nuxt", "nestjs", "react-router", "sveltekit-node", "hono", "react-router-spa", "sveltekit-static")) {
+            String repo = "starters/" + starter;
+            deploys.push(repo, FrameworksTest.fixture("starters/" + starter));
+            String framework = FRAMEWORK.get(starter);
+            var r = deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\""
+                    + (framework == null ? "" : ",\"framework\":\"" + framework + "\"") + "}");
+            assertThat(r.status()).as(r.body()).isEqualTo(201);
+            MIGRATIONS.put(starter, r.json().at("/data/id").asText());
+        }
+    }
+
+    private static String live(String starter) {
+        String id = MIGRATIONS.get(starter);
+        deploys.runs().await("migrations", id, "complete", BUILD);
+        return deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(id)).json().at("/data/url").asText();
+    }
+
+    private static List<String> log(String starter) {
+        return deploys.runs().messages("migrations", MIGRATIONS.get(starter));
+    }
+
+    private static Http.Response get(String url) {
+        return Apps.get(url);
+    }
+
+    @Test
+    void sveltekitWithAdapterNodeIsAServerAndWithAdapterStaticASite() {
+        String server = live("sveltekit-node");
+        assertThat(log("sveltekit-node")).anyMatch(m -> m.contains("Detected framework node (SvelteKit with @sveltejs/adapter-node"))
+                .anyMatch(m -> m.contains("Start: SvelteKit's server, with no start script: node build"));
+        Http.Response page = get(server + "/");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("Welcome to SvelteKit").contains("data-sveltekit");
+        assertThat(get(server + "/no-such-page").status()).as("SvelteKit's own 404, rendered by its server").isEqualTo(404);
+
+        String site = live("sveltekit-static");
+        assertThat(log("sveltekit-static")).anyMatch(m -> m.contains("Detected framework static (SvelteKit with @sveltejs/adapter-static"));
+        assertThat(get(site + "/").body()).contains("Welcome to SvelteKit");
+        assertThat(get(site + "/robots.txt").status()).isEqualTo(200);
+    }
+
+    @Test
+    void nestjsRunsItsCompiledOutputOnTheNodeItsDependenciesNeed() {
+        String url = live("nestjs");
+        assertThat(log("nestjs")).anyMatch(m -> m.contains("Detected framework node (NestJS"))
+                .anyMatch(m -> m.matches("info Node 22\\.\\d+\\.\\d+: .* requires node .* \\(package-lock.json\\) and the system's .* is older.*"))
+                .anyMatch(m -> m.contains("Start: the start script `nest start` would build the app again")
+                        && m.contains("start:prod (node dist/main)"));
+        assertThat(get(url + "/").body()).isEqualTo("Hello World!");
+    }
+
+    @Test
+    void reactRouterServesFromItsStartScriptAndItsSpaModeIsASite() {
+        String server = live("react-router");
+        Http.Response home = get(server + "/");
+        assertThat(home.status()).isEqualTo(200);
+        assertThat(home.body()).contains("<title>New React Router App</title>");
+        assertThat(get(server + "/no-such-route").status()).as("its server renders the 404").isEqualTo(404);
+
+        String spa = live("react-router-spa");
+        assertThat(log("react-router-spa")).anyMatch(m -> m.contains("Static site: serving build/client/"));
+        Http.Response shell = get(spa + "/");
+        assertThat(shell.status()).isEqualTo(200);
+        assertThat(get(spa + "/any/client/route").status()).as("an SPA: unknown paths get its index.html").isEqualTo(200);
+    }
+
+    @Test
+    void nuxtIsANitroServerOnTheNodeItsDependenciesAskFor() {
+        String url = live("nuxt");
+        assertThat(log("nuxt")).anyMatch(m -> m.contains("Detected framework node (Nuxt"))
+                .anyMatch(m -> m.matches("info Node 2\\d\\.\\d+\\.\\d+: .* requires node .*"))
+                .noneMatch(m -> m.contains("EBADENGINE"));
+        Http.Response page = get(url + "/");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("__nuxt");
+    }
+
+    @Test
+    void honoListeningOn3000IsToldSoInSecondsAfterItsBuild() {
+        String id = MIGRATIONS.get("hono");
+        deploys.runs().await("migrations", id, "failed", BUILD);
+        List<String> log = log("hono");
+        assertThat(log).anyMatch(m -> m.contains("the app listens on port 3000, not on $PORT ("))
+                .noneMatch(m -> m.contains("Dev dependencies kept"));
+        var entries = deploys.runs().http().get("/v1/migrations/" + id + "/logs?limit=500").json().at("/data/logs");
+        Instant checked = null;
+        Instant failed = null;
+        for (var e : entries) {
+            String m = e.get("message").asText();
+            if (checked == null && m.startsWith("Dropping dev dependencies")) checked = Instant.parse(e.get("timestamp").asText());
+            if (m.contains("not on $PORT")) failed = Instant.parse(e.get("timestamp").asText());
+        }
+        assertThat(checked).as("the start check ran").isNotNull();
+        assertThat(Duration.between(checked, failed)).as("told within seconds of the check").isLessThan(Duration.ofSeconds(20));
+    }
+}
