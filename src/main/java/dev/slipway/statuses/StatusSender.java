@@ -1,13 +1,12 @@
 package dev.slipway.statuses;
 
+import dev.slipway.core.DuePoller;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogStore;
 import dev.slipway.projects.ProjectGitStore;
 import dev.slipway.source.GitCredentials;
 import dev.slipway.source.GitHosts;
 import dev.slipway.webhooks.Dispatcher;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -18,14 +17,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Reports the queued commit statuses to the git hosts' APIs, each on its own virtual thread, with the project's
@@ -34,7 +27,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * once. A status given up writes one line in its deployment's log, so the user sees why their host shows nothing.
  */
 public final class StatusSender implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(StatusSender.class);
     static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final int IN_FLIGHT = 32;
@@ -49,12 +41,7 @@ public final class StatusSender implements AutoCloseable {
     private final Clock clock;
     private final String owner;
     private final HttpClient http;
-    private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
-    private final Semaphore slots = new Semaphore(IN_FLIGHT);
-    private final Semaphore signal = new Semaphore(0);
-    private final Set<String> active = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private Thread poller;
+    private final DuePoller<StatusStore.Pending> poller;
 
     public StatusSender(StatusStore store, ProjectGitStore git, GitHosts hosts, LogStore logs, List<Duration> retries,
                         Clock clock, String nodeId) {
@@ -65,71 +52,35 @@ public final class StatusSender implements AutoCloseable {
         this.retries = List.copyOf(retries);
         this.clock = clock;
         this.owner = (nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId) + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT)
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.poller = new DuePoller<>("commit-status", new DuePoller.Work<>() {
+            @Override public List<StatusStore.Pending> due(int limit) { return store.due(limit); }
+            @Override public String key(StatusStore.Pending p) { return p.deploymentId(); }
+            @Override public boolean claim(StatusStore.Pending p) { return store.claim(p, owner, LEASE); }
+            @Override public Optional<Instant> nextDue() { return store.nextDue(); }
+            @Override public void run(StatusStore.Pending p) { send(p); }
+        }, IN_FLIGHT, POLL_MILLIS, IDLE_MILLIS, clock);
     }
 
-    public synchronized void start() {
-        if (poller != null || !running.get()) return;
-        poller = Thread.ofVirtual().name("commit-status-poller").start(this::poll);
+    public void start() {
+        poller.start();
     }
 
     /** A status was queued: look now rather than at the next poll. */
     public void wake() {
-        signal.release();
-    }
-
-    private void poll() {
-        while (running.get()) {
-            try {
-                for (StatusStore.Pending p : store.due(IN_FLIGHT * 2)) {
-                    if (active.contains(p.deploymentId())) continue;
-                    if (!slots.tryAcquire()) break;
-                    if (!store.claim(p, owner, LEASE)) {
-                        slots.release();
-                        continue;
-                    }
-                    active.add(p.deploymentId());
-                    senders.submit(() -> send(p));
-                }
-            } catch (RuntimeException e) {
-                if (running.get()) LOG.warn("looking for commit statuses to report failed: {}", e.toString());
-            }
-            try {
-                signal.tryAcquire(pause(), TimeUnit.MILLISECONDS);
-                signal.drainPermits();
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    private long pause() {
-        try {
-            return store.nextDue()
-                    .map(at -> Math.clamp(Duration.between(clock.instant(), at).toMillis(), POLL_MILLIS, IDLE_MILLIS))
-                    .orElse(IDLE_MILLIS);
-        } catch (RuntimeException e) {
-            return POLL_MILLIS;
-        }
+        poller.wake();
     }
 
     private void send(StatusStore.Pending p) {
-        try {
-            Outcome o = attempt(p);
-            if (o == null) return; // stopping: the lease runs out and the next holder sends it
-            Instant retryAt = o.retry() && p.attempts() < retries.size()
-                    ? clock.instant().plus(Dispatcher.jitter(retries.get(p.attempts()))) : null;
-            boolean current = store.attempted(p, owner, o.error(), retryAt);
-            if (current && o.error() != null && retryAt == null) {
-                logs.append(p.deploymentId(), Level.WARNING, "The commit status (" + p.status().state().label()
-                        + ") was not reported to " + p.source() + ": " + o.error());
-            }
-        } catch (RuntimeException e) {
-            if (running.get()) LOG.warn("reporting the commit status of {} failed: {}", p.deploymentId(), e.toString());
-        } finally {
-            active.remove(p.deploymentId());
-            slots.release();
-            signal.release();
+        Outcome o = attempt(p);
+        if (o == null) return; // stopping: the lease runs out and the next holder sends it
+        Instant retryAt = o.retry() && p.attempts() < retries.size()
+                ? clock.instant().plus(Dispatcher.jitter(retries.get(p.attempts()))) : null;
+        boolean current = store.attempted(p, owner, o.error(), retryAt);
+        if (current && o.error() != null && retryAt == null) {
+            logs.append(p.deploymentId(), Level.WARNING, "The commit status (" + p.status().state().label()
+                    + ") was not reported to " + p.source() + ": " + o.error());
         }
     }
 
@@ -170,15 +121,8 @@ public final class StatusSender implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        running.set(false);
-        if (poller != null) poller.interrupt();
-        senders.shutdownNow();
-        try {
-            senders.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    public void close() {
+        poller.close();
         http.close();
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.core.DuePoller;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.secrets.SecretBox;
 import org.slf4j.Logger;
@@ -14,16 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Sends the outbox. A poller finds endpoints with due deliveries and takes their leases; each leased
@@ -57,12 +51,7 @@ public final class Dispatcher implements AutoCloseable {
     private final String node;
     private final String owner;
     private final WebhookClient client;
-    private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
-    private final Semaphore slots = new Semaphore(MAX_ENDPOINTS_IN_FLIGHT);
-    private final Semaphore signal = new Semaphore(0);
-    private final Set<String> active = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private Thread poller;
+    private final DuePoller<String> poller;
 
     public Dispatcher(EndpointStore endpoints, DeliveryStore deliveries, SecretBox secrets, AddressGuard guard,
                       List<Duration> retries, Clock clock, String nodeId) {
@@ -74,66 +63,37 @@ public final class Dispatcher implements AutoCloseable {
         this.clock = clock;
         this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
         this.owner = node + "/" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        this.poller = new DuePoller<>("webhook", new DuePoller.Work<>() {
+            @Override public List<String> due(int limit) { return endpoints.due(limit); }
+            @Override public String key(String endpointId) { return endpointId; }
+            @Override public boolean claim(String endpointId) { return endpoints.claim(endpointId, owner, LEASE); }
+            @Override public Optional<Instant> nextDue() { return endpoints.nextDue(); }
+            @Override public void run(String endpointId) { drain(endpointId); }
+        }, MAX_ENDPOINTS_IN_FLIGHT, POLL_MILLIS, IDLE_MILLIS, clock);
     }
 
     /** Takes back at once the endpoints an earlier run of this node held (it was killed), then starts sending. */
     public synchronized void start() {
-        if (poller != null || !running.get()) return;
+        if (!poller.running()) return;
         try {
             int released = endpoints.releaseLeasesOfNode(node, owner);
             if (released > 0) LOG.info("{} webhook endpoint(s) held by the previous run of this server resume now", released);
         } catch (RuntimeException e) {
             LOG.warn("releasing the webhook leases of the previous run failed (they resume when they expire): {}", e.toString());
         }
-        poller = Thread.ofVirtual().name("webhook-poller").start(this::poll);
+        poller.start();
     }
 
     /** A delivery was queued: look now rather than at the next poll. */
     public void wake() {
-        signal.release();
+        poller.wake();
     }
 
-    private void poll() {
-        while (running.get()) {
-            try {
-                for (String id : endpoints.due(MAX_ENDPOINTS_IN_FLIGHT * 2)) {
-                    if (active.contains(id)) continue;
-                    if (!slots.tryAcquire()) break;
-                    if (!endpoints.claim(id, owner, LEASE)) {
-                        slots.release();
-                        continue;
-                    }
-                    active.add(id);
-                    senders.submit(() -> drain(id));
-                }
-            } catch (RuntimeException e) {
-                if (running.get()) LOG.warn("looking for due webhook deliveries failed: {}", e.toString());
-            }
-            try {
-                signal.tryAcquire(pause(), TimeUnit.MILLISECONDS);
-                signal.drainPermits();
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    /** Until the next delivery is due (a retry, typically), within [POLL_MILLIS, IDLE_MILLIS]. */
-    private long pause() {
-        try {
-            return endpoints.nextDue()
-                    .map(at -> Math.clamp(Duration.between(clock.instant(), at).toMillis(), POLL_MILLIS, IDLE_MILLIS))
-                    .orElse(IDLE_MILLIS);
-        } catch (RuntimeException e) {
-            if (running.get()) LOG.warn("looking for the next webhook delivery failed: {}", e.toString());
-            return POLL_MILLIS;
-        }
-    }
-
+    /** Sends the endpoint's due deliveries one at a time, oldest first, while it holds the endpoint's lease. */
     private void drain(String endpointId) {
         try {
             long extended = System.nanoTime();
-            for (int i = 0; i < PER_LEASE && running.get(); i++) {
+            for (int i = 0; i < PER_LEASE && poller.running(); i++) {
                 Optional<Delivery> next = deliveries.nextDue(endpointId);
                 if (next.isEmpty()) break;
                 Endpoint e = endpoints.find(endpointId).orElse(null); // each time: a change or rotation applies at once
@@ -144,17 +104,12 @@ public final class Dispatcher implements AutoCloseable {
                     extended = System.nanoTime();
                 }
             }
-        } catch (RuntimeException ex) {
-            if (running.get()) LOG.warn("sending webhooks of {} failed: {}", endpointId, ex.toString());
         } finally {
             try {
                 endpoints.release(endpointId, owner);
             } catch (RuntimeException ex) {
                 LOG.warn("releasing webhook endpoint {} failed (its lease expires): {}", endpointId, ex.toString());
             }
-            active.remove(endpointId);
-            slots.release();
-            signal.release();
         }
     }
 
@@ -230,14 +185,7 @@ public final class Dispatcher implements AutoCloseable {
     /** Stops sending; an attempt in flight is abandoned unrecorded and made again by the next holder of the lease. */
     @Override
     public synchronized void close() {
-        running.set(false);
-        if (poller != null) poller.interrupt();
-        senders.shutdownNow();
-        try {
-            senders.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        poller.close();
         client.close();
     }
 }

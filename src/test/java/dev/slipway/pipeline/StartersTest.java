@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -37,13 +38,23 @@ class StartersTest {
     static void migrateAll() {
         for (String starter : List.of("nuxt", "nestjs", "react-router", "sveltekit-node", "hono", "react-router-spa", "sveltekit-static")) {
             String repo = "starters/" + starter;
-            deploys.push(repo, FrameworksTest.fixture("starters/" + starter));
+            deploys.push(repo, files(starter));
             String framework = FRAMEWORK.get(starter);
             var r = deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\""
                     + (framework == null ? "" : ",\"framework\":\"" + framework + "\"") + "}");
             assertThat(r.status()).as(r.body()).isEqualTo(201);
             MIGRATIONS.put(starter, r.json().at("/data/id").asText());
         }
+    }
+
+    /** The generator's files; React Router's SPA mode is its documented one-line change, {@code ssr: false}. */
+    private static Map<String, byte[]> files(String starter) {
+        if (!starter.equals("react-router-spa")) return FrameworksTest.fixture("starters/" + starter);
+        Map<String, byte[]> files = new LinkedHashMap<>(FrameworksTest.fixture("starters/react-router"));
+        String config = new String(files.get("react-router.config.ts"), StandardCharsets.UTF_8);
+        assertThat(config).contains("ssr: true");
+        files.put("react-router.config.ts", config.replace("ssr: true", "ssr: false").getBytes(StandardCharsets.UTF_8));
+        return files;
     }
 
     private static String live(String starter) {
