@@ -9,12 +9,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A monorepo from git: npm workspace members (installed at the workspace root; a server started in its folder, a
- * site built by the root's hoisted vite) and a plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
+ * A monorepo from git: workspace members (installed at the workspace root; a server started in its folder, a
+ * site built by the vite of the root's npm, pnpm or yarn install) and a plain site in another folder, each its own project by {@code root_directory}; names asked for, and the
  * root directories that are refused or missing. H2 only: it builds.
  */
 @EndToEnd
@@ -65,14 +68,23 @@ class RootDirectoryTest {
     }
 
     @Test
-    void aWorkspaceMemberBuildsInItsCellWithTheHoistedPackagesOfTheWorkspaceRoot() {
-        var web = migrate(",\"root_directory\":\"apps/web\",\"name\":\"mono-web\"");
-        assertThat(web.status()).as(web.body()).isEqualTo(201);
-        String id = web.json().at("/data/id").asText();
-        assertThat(deploys.runs().await("migrations", id, "complete", BUILD).get("framework").asText()).isEqualTo("static");
-        String url = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(id)).json().at("/data/url").asText();
-        // vite, hoisted to the root's node_modules, built the member: its page now loads a bundled asset
-        assertThat(Apps.get(url + "/").body()).contains("fixture:monorepo-web").contains("/assets/");
+    void aWorkspaceMemberBuildsInItsCellWithTheHoistedPackagesOfTheWorkspaceRootWithNpmPnpmAndYarn() {
+        Map<String, String> migrations = new LinkedHashMap<>();
+        for (String kind : List.of("npm", "pnpm", "yarn")) {
+            String repo = kind.equals("npm") ? REPO : "acme/monorepo-" + kind;
+            if (!kind.equals("npm")) deploys.push(repo, FrameworksTest.fixture("monorepo-" + kind));
+            var web = deploys.runs().http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo
+                    + "\",\"root_directory\":\"apps/web\",\"name\":\"web-" + kind + "\"}");
+            assertThat(web.status()).as(web.body()).isEqualTo(201);
+            migrations.put(kind, web.json().at("/data/id").asText());
+        }
+        migrations.forEach((kind, id) -> {
+            assertThat(deploys.runs().await("migrations", id, "complete", BUILD).get("framework").asText()).as(kind).isEqualTo("static");
+            String url = deploys.runs().http().get("/v1/projects/" + deploys.runs().projectOf(id)).json().at("/data/url").asText();
+            // vite, installed at the workspace root, built the member: its page now loads a bundled asset
+            String marker = kind.equals("npm") ? "fixture:monorepo-web" : "fixture:monorepo-" + kind + "-web";
+            assertThat(Apps.get(url + "/").body()).as(kind).contains(marker).contains("/assets/");
+        });
     }
 
     @Test

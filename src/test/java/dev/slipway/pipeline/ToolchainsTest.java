@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Package managers from the lockfile and Node versions from the app, through the API with real
  * installs from the npm registry, in the sandbox where the machine has one: a pnpm and a yarn classic app
  * (and a yarn berry one, Plug'n'Play) get the old versions their lockfiles pin (the ranges in package.json
- * allow newer ones), built and started with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build;
+ * allow newer ones), built and started with their own package manager; an app asking for Node 22 builds and runs on an official Node 22 build,
+ * and so does one whose lockfile holds a package that requires it (unless a version file chooses);
  * a range no Node build satisfies fails the build with a reason naming it.
  */
 @EndToEnd
@@ -95,6 +96,28 @@ class ToolchainsTest {
         assertThat(a.get("marker").asText()).isEqualTo("fixture:node22");
         assertThat(a.get("node").asText()).startsWith("v22.");
         assertThat(a.get("builtWith").asText()).isEqualTo(a.get("node").asText());
+    }
+
+    @Test
+    void aPackageInTheLockfileThatNeedsANewerNodeGetsItUnlessAVersionFileChooses() {
+        // commander 15 declares engines.node >=22.12.0 in package-lock.json; the app asks for no version
+        String id = migrate("toolchains/node-engines", FrameworksTest.fixture("node-engines"));
+        Map<String, byte[]> pinned = new LinkedHashMap<>(FrameworksTest.fixture("node-engines"));
+        pinned.put(".node-version", "20\n".getBytes(StandardCharsets.UTF_8));
+        String chosen = migrate("toolchains/node-engines-pinned", pinned);
+
+        deploys.runs().await("migrations", id, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", id)).anyMatch(m -> m.matches("info Node 22\\.\\d+\\.\\d+: commander@15\\.0\\.0 "
+                + "requires node >=22\\.12\\.0 \\(package-lock\\.json\\) and the system's \\d+\\.\\d+\\.\\d+ is older; "
+                + "a \\.node-version file chooses another"));
+        JsonNode a = answer(id);
+        assertThat(a.get("node").asText()).startsWith("v22.");
+        assertThat(a.get("builtWith").asText()).isEqualTo(a.get("node").asText());
+
+        deploys.runs().await("migrations", chosen, "complete", BUILD);
+        assertThat(deploys.runs().messages("migrations", chosen)).anyMatch(m -> m.matches("info \\.node-version 20 → Node 20\\.\\d+\\.\\d+"))
+                .noneMatch(m -> m.contains("requires node"));
+        assertThat(answer(chosen).get("node").asText()).startsWith("v20.");
     }
 
     @Test
