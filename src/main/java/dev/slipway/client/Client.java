@@ -11,6 +11,7 @@ import dev.slipway.client.runs.DeployCommand;
 import dev.slipway.client.runs.MigrateCommand;
 import dev.slipway.client.runs.PromoteCommand;
 import dev.slipway.client.runs.RollbackCommand;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 
 import java.io.Console;
@@ -34,9 +35,13 @@ public final class Client {
 
     private Client() {}
 
-    /** Adds the client commands to the launcher's command line (built with {@link #factory}). */
+    /**
+     * Adds the client commands to the launcher's command line (built with {@link #factory}), and {@code completion}:
+     * picocli's completion script for bash and zsh ({@code source <(slipway completion)}).
+     */
     public static void register(CommandLine root) {
         for (Class<?> command : COMMANDS) root.addSubcommand(command);
+        root.addSubcommand("completion", AutoComplete.GenerateCompletion.class);
     }
 
     /** Creates commands that take a {@link Context} with it, everything else as picocli would. */

@@ -19,8 +19,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Every setting of the server, in the order of the README's configuration table, and that table in markdown
- * (the README holds it between {@link #START} and {@link #END}).
+ * Every setting of the server, in the order of the configuration table in {@code docs/operations.md}, and that table
+ * in markdown (docs/operations.md holds it between {@link #START} and {@link #END}).
  */
 public final class SettingsTable {
     public static final String START = "<!-- settings:start -->";

@@ -3,8 +3,8 @@ package dev.slipway.core;
 import java.util.Objects;
 
 /**
- * One setting of the server, as the operator sees it: read from {@link Env} and listed in the README's
- * configuration table.
+ * One setting of the server, as the operator sees it: read from {@link Env} and listed in the configuration table
+ * of {@code docs/operations.md}.
  *
  * @param variable     the environment variable
  * @param flag         the {@code server} command's flag (e.g. {@code --host}); null when it has none

@@ -167,9 +167,18 @@ public final class DeploymentHandlers {
         return new Reply(200, null, new Envelope<>(DeploymentView.Detail.of(now, project.name(), false, urls)));
     }
 
+    /**
+     * A stream ends when the run does ({@code until=finished}, the default: live or failed), or with
+     * {@code until=stopped} once the deployment serves no more, so its app's output streams too.
+     */
     public void logs(Context ctx) throws Exception {
+        String until = ctx.queryParam("until");
+        if (until != null && !until.equals("finished") && !until.equals("stopped")) {
+            throw ApiException.invalidField("until", "must be finished or stopped");
+        }
         Deployment d = owned(ctx, ctx.pathParam("deployment_id"));
-        logs.serve(ctx, d.id(), () -> deployments.find(d.id()).map(x -> x.status().finished()).orElse(true));
+        logs.serve(ctx, d.id(), "stopped".equals(until) ? () -> deployments.logEnded(d.id())
+                : () -> deployments.find(d.id()).map(x -> x.status().finished()).orElse(true));
     }
 
     private Deployment owned(Context ctx, String id) {

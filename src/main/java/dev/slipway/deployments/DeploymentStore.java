@@ -192,7 +192,6 @@ public final class DeploymentStore {
                 .bind("id", id).bindList("cancellable", labels(DeploymentStatus.cancellable())).execute()) == 1;
     }
 
-    /** The upload the project's newest deployment with one was built from. */
     /** The live previews of a project, newest first. */
     public List<Deployment> livePreviews(String projectId) {
         return jdbi.withHandle(h -> h.createQuery("""
@@ -211,11 +210,35 @@ public final class DeploymentStore {
                 .bind("live", DeploymentStatus.LIVE.label()).mapTo(String.class).list());
     }
 
+    /**
+     * The upload the project's newest build from one was made of: a rollback or a promotion carries its target's
+     * (older) upload but builds nothing, so a redeploy after one still builds the latest upload.
+     */
     public Optional<String> latestUploadId(String projectId) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT upload_id FROM deployments WHERE project_id = :p AND upload_id IS NOT NULL
-                        ORDER BY created_at DESC LIMIT 1""")
+                            AND rollback_of IS NULL AND promoted_from IS NULL
+                        ORDER BY created_at DESC, id DESC LIMIT 1""")
                 .bind("p", projectId).mapTo(String.class).findOne());
+    }
+
+    /**
+     * Whether a follower of the deployment's log has seen all of it: it failed or was rolled back, or it is live but
+     * serves no more (no longer its project's production, and not a preview). A running build, or an app that
+     * serves, still writes to it.
+     */
+    public boolean logEnded(String id) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT d.status, d.target, p.production_deployment_id FROM deployments d
+                        JOIN projects p ON p.id = d.project_id WHERE d.id = :id""")
+                .bind("id", id)
+                .map((rs, ctx) -> {
+                    DeploymentStatus status = DeploymentStatus.parse(rs.getString(1));
+                    if (!status.finished()) return false;
+                    return status != DeploymentStatus.LIVE
+                            || !(id.equals(rs.getString(3)) || Deployment.PREVIEW.equals(rs.getString(2)));
+                })
+                .findOne().orElse(true));
     }
 
     /** Ids of deployments whose artifacts must be kept (live or rollback targets). */

@@ -157,19 +157,6 @@ class BuilderTest {
     }
 
     @Test
-    void nextjsBuildsAndStarts() throws Exception {
-        RecordingLog log = new RecordingLog();
-        Artifact a = build(Fixtures.copy("nextjs", sources), null, log);
-        assertThat(a.framework()).isEqualTo("nextjs");
-        assertThat(log.messages()).contains("Running npm ci --no-audit --no-fund --prefer-offline --include=dev", "Running npm run build");
-        assertThat(a.startCommand()).containsExactly(a.root().resolve("node_modules/.bin/next").toString(),
-                "start", "-p", "${PORT}", "-H", "127.0.0.1");
-        assertThat(a.root().resolve(".next/BUILD_ID")).exists();
-        assertRecordedAndFrozen(a, ".next/BUILD_ID");
-        assertServes(a, "fixture:nextjs");
-    }
-
-    @Test
     void fastapiInstallsOfflineIntoAVenvInsideTheArtifact() throws Exception {
         RecordingLog log = new RecordingLog();
         Artifact a = build(Fixtures.copy("fastapi", sources), null, log);

@@ -70,7 +70,7 @@ class ClientErrorsTest {
         usage(with("SLIPWAY_API_KEY", null), "SLIPWAY_API_KEY is not set", "deploy", "--project", projectId, "--wait");
         usage(with("SLIPWAY_API_KEY", "  "), "SLIPWAY_API_KEY is not set", "projects", "list");
         // and there is no way to pass one on the command line
-        Cli.Result r = usage(env, "Unknown options: '--api-key', 'sk_****'", "deploy", "--project", projectId, "--api-key", tenant.key());
+        Cli.Result r = usage(env, "Unknown option: '--api-key'", "deploy", "--project", projectId, "--api-key", tenant.key());
         assertThat(r.err()).doesNotContain(tenant.key());
     }
 
@@ -82,7 +82,11 @@ class ClientErrorsTest {
         usage(env, "--env A is given twice", "deploy", "--project", projectId, "--env", "A=1", "--env", "A=2");
         usage(env, "--timeout must be a positive duration", "deploy", "--project", projectId, "--wait", "--timeout", "soon");
         usage(env, "--output", "projects", "list", "--output", "yaml");
-        usage(env, "Missing required option: '--project=PROJECT_ID'", "deploy");
+        usage(env, "name the project to deploy: slipway deploy PROJECT, by its name or its id (prj_…)", "deploy");
+        usage(env, "name the project once", "deploy", "web", "--project", projectId);
+        usage(env, "no project of yours is named 'no-such-app'", "deploy", "no-such-app");
+        Cli.Result typo = usage(env, "Unknown option: '--projct'", "deploy", "--projct", projectId);
+        assertThat(typo.err()).contains("Possible solutions: --project");
         usage(env, "--limit must be from 1 to 100", "projects", "list", "--limit", "101");
         usage(env, "--status must be one of", "deployments", "list", "--status", "done");
         usage(env, "neither a deployment id (dep_…) nor a migration id (mig_…)", "logs", projectId);
@@ -100,6 +104,19 @@ class ClientErrorsTest {
         Cli.Result r = usage(env, "Unmatched arguments from index 0: 'deploi'", "deploi", "--project", projectId);
         assertThat(r.err()).contains("Did you mean: slipway deploy");
         usage(env, "Unmatched argument", "deployments", "remove", "dep_x");
+    }
+
+    @Test
+    void aProjectIsNamedByItsNameAsWellAsItsId() {
+        String name = "named-" + UUID.randomUUID().toString().substring(0, 8);
+        String id = server.slipway().projects().create(new NewProject(tenant.account().id(), name, "github", "acme/named",
+                "main", null, "us-east-1", null, Map.of())).id();
+        Cli.Result deployed = Cli.run(env, "deploy", name, "--output", "json");
+        assertThat(deployed.exit()).as(deployed.toString()).isZero();
+        assertThat(deployed.json().get("project_id").asText()).isEqualTo(id);
+        Cli.Result listed = Cli.run(env, "deployments", "list", "--project", name, "--output", "json");
+        assertThat(listed.exit()).as(listed.toString()).isZero();
+        assertThat(listed.json().get(0).get("id").asText()).isEqualTo(deployed.json().get("id").asText());
     }
 
     @Test
@@ -128,7 +145,7 @@ class ClientErrorsTest {
         assertThat(r.json().get("id").asText()).isEqualTo(projectId);
         Cli.Result help = Cli.run(Map.of(), "deploy", "--help");
         assertThat(help.exit()).isEqualTo(0);
-        assertThat(help.out()).contains("--project=PROJECT_ID").contains("--timeout=DURATION").contains("Exit codes:");
+        assertThat(help.out()).contains("--project=PROJECT").contains("--timeout=DURATION").contains("Exit codes:");
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The client's --timeout values. */
+/** The client's --timeout values, and its completion script. */
 class ParsingTest {
     @Test
     void durations() {
@@ -24,5 +24,12 @@ class ParsingTest {
         }
         assertThat(Durations.format(Duration.ofSeconds(125))).isEqualTo("2m5s");
         assertThat(Durations.format(Duration.ofMinutes(15))).isEqualTo("15m");
+    }
+
+    @Test
+    void completionPrintsAScriptForBashAndZshNamingEveryCommand() {
+        Cli.Result r = Cli.run(java.util.Map.of(), "completion");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("complete -F").contains("deploy").contains("rollback").contains("--project");
     }
 }

@@ -6,47 +6,83 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.slipway.build.BuildSettings;
 import dev.slipway.core.Setting;
+import dev.slipway.docs.DocsLinksTest;
 import dev.slipway.operator.ServerCommand;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The README's configuration table is the one {@link SettingsTable} renders from the settings' declarations. After
- * changing a setting, rewrite it with {@code ./mvnw -q surefire:test -Dtest=SettingsTableTest -Dslipway.writeReadme=true}.
+ * The configuration table of {@code docs/operations.md} is the one {@link SettingsTable} renders from the settings'
+ * declarations, with each in-page link ({@code (#anchor)}) pointing at the docs page that holds that anchor. After
+ * changing a setting, rewrite it with
+ * {@code ./mvnw -q test-compile surefire:test -Dtest=SettingsTableTest -Dslipway.writeDocs=true} (the older
+ * {@code -Dslipway.writeReadme=true} does the same).
  */
 class SettingsTableTest {
-    private static final Path README = Path.of("README.md");
+    private static final Path PAGE = DocsLinksTest.DOCS.resolve("operations.md");
+    private static final Pattern IN_PAGE_LINK = Pattern.compile("\\]\\(#([^)\\s]+)\\)");
 
     @Test
-    void theReadmeHoldsTheGeneratedTable() throws IOException {
-        String readme = Files.readString(README, StandardCharsets.UTF_8);
-        int start = readme.indexOf(SettingsTable.START);
-        int end = readme.indexOf(SettingsTable.END);
-        assertThat(start).as("the README's table markers").isNotNegative().isLessThan(end);
-        String expected = SettingsTable.markdown();
-        String actual = readme.substring(start + SettingsTable.START.length() + 1, end);
+    void theDocsHoldTheGeneratedTable() throws IOException {
+        String page = Files.readString(PAGE, StandardCharsets.UTF_8);
+        int start = page.indexOf(SettingsTable.START);
+        int end = page.indexOf(SettingsTable.END);
+        assertThat(start).as("the table markers in " + PAGE).isNotNegative().isLessThan(end);
+        String expected = linkedToTheirPages(SettingsTable.markdown(), page);
+        String actual = page.substring(start + SettingsTable.START.length() + 1, end);
         if (actual.equals(expected)) return;
-        if (Boolean.getBoolean("slipway.writeReadme")) {
-            Files.writeString(README, readme.substring(0, start + SettingsTable.START.length() + 1) + expected + readme.substring(end),
+        if (Boolean.getBoolean("slipway.writeDocs") || Boolean.getBoolean("slipway.writeReadme")) {
+            Files.writeString(PAGE, page.substring(0, start + SettingsTable.START.length() + 1) + expected + page.substring(end),
                     StandardCharsets.UTF_8);
             return;
         }
-        fail("The README's settings table differs from the settings' declarations; rewrite it with -Dslipway.writeReadme=true "
-                + "(see the README's Development section). Expected:\n" + expected);
+        fail("The settings table in docs/operations.md differs from the settings' declarations; rewrite it with "
+                + "-Dslipway.writeDocs=true (see docs/architecture.md, Development). Expected:\n" + expected);
+    }
+
+    /**
+     * The settings' meanings link to sections as {@code (#anchor)}; in the docs each such link names the page that
+     * holds the anchor, unless it is the table's own page. An anchor no page or several pages hold is left as it is
+     * (DocsLinksTest names it).
+     */
+    static String linkedToTheirPages(String table, String ownPage) {
+        Set<String> own = DocsLinksTest.anchors(ownPage);
+        Map<String, List<String>> pagesOf = new HashMap<>();
+        for (Path p : DocsLinksTest.docsPages()) {
+            if (p.equals(PAGE.normalize())) continue;
+            try {
+                for (String a : DocsLinksTest.anchors(Files.readString(p, StandardCharsets.UTF_8))) {
+                    pagesOf.computeIfAbsent(a, k -> new ArrayList<>()).add(p.getFileName().toString());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return IN_PAGE_LINK.matcher(table).replaceAll(m -> {
+            String anchor = m.group(1);
+            List<String> where = pagesOf.getOrDefault(anchor, List.of());
+            if (own.contains(anchor) || where.size() != 1) return Matcher.quoteReplacement(m.group());
+            return Matcher.quoteReplacement("](" + where.getFirst() + "#" + anchor + ")");
+        });
     }
 
     @Test

@@ -392,14 +392,16 @@ final class KubernetesManifests {
     }
 
     /**
-     * The server's settings: the environment names of the README's configuration table, each of which the server's
-     * code really reads (a name the table has but the code does not is a problem too).
+     * The server's settings: the environment names of the configuration table (the "Configuration" section of
+     * {@code docs/operations.md}), each of which the server's code really reads (a name the table has but the code
+     * does not is a problem too).
      */
-    static Set<String> serverSettings(Path readme, Path sources) throws IOException {
-        String text = Files.readString(readme);
+    static Set<String> serverSettings(Path settingsPage, Path sources) throws IOException {
+        String text = Files.readString(settingsPage);
         int start = text.indexOf("\n## Configuration");
-        int end = text.indexOf("\n## ", start + 1);
-        if (start < 0 || end < 0) throw new IllegalStateException("the README has no configuration section");
+        int end = start < 0 ? -1 : text.indexOf("\n## ", start + 1);
+        if (end < 0 && start >= 0) end = text.length();
+        if (start < 0) throw new IllegalStateException(settingsPage + " has no configuration section");
         Set<String> names = new TreeSet<>();
         for (String line : text.substring(start, end).split("\n")) {
             if (!line.startsWith("|")) continue;
@@ -408,14 +410,14 @@ final class KubernetesManifests {
             Matcher c = Pattern.compile("`(SLIPWAY_[A-Z0-9_]+)`").matcher(cells[2]);
             while (c.find()) names.add(c.group(1));
         }
-        if (names.isEmpty()) throw new IllegalStateException("the README's configuration table was not found");
+        if (names.isEmpty()) throw new IllegalStateException("the configuration table of " + settingsPage + " was not found");
         StringBuilder code = new StringBuilder();
         try (Stream<Path> files = Files.walk(sources)) {
             for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) code.append(Files.readString(f));
         }
         for (String n : names) {
             if (!code.toString().contains("\"" + n + "\"") && !code.toString().contains("${env:" + n)) {
-                throw new IllegalStateException("the README's configuration table names " + n + ", which the server never reads");
+                throw new IllegalStateException("the configuration table of " + settingsPage + " names " + n + ", which the server never reads");
             }
         }
         return names;

@@ -36,7 +36,7 @@ class KubernetesManifestsTest {
 
     @BeforeAll
     static void readSettings() throws IOException {
-        settings = KubernetesManifests.serverSettings(Path.of("README.md"), Path.of("src", "main", "java"));
+        settings = KubernetesManifests.serverSettings(Path.of("docs", "operations.md"), Path.of("src", "main", "java"));
     }
 
     @AfterEach

@@ -97,6 +97,46 @@ class DeploymentStoreTest {
         }
     }
 
+    /** A deployment of the project in {@code like}'s, with these fields. */
+    private String another(String like, DeploymentStatus status, String rollbackOf, String uploadId, String target) {
+        Deployment first = store.find(like).orElseThrow();
+        String id = "dep_st" + Long.toHexString(System.nanoTime());
+        Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        store.jdbi().useHandle(h -> store.insert(h, new Deployment(id, first.accountId(), first.projectId(), null, null, null,
+                null, status, rollbackOf, null, null, null, "us-east-1", "local", null, at, null, null, false, uploadId, null,
+                target, null)));
+        return id;
+    }
+
+    @Test
+    void aRedeployAfterARollbackBuildsTheLatestUploadNotTheRollbacksOlderOne() {
+        String first = deployment(DeploymentStatus.LIVE);
+        String projectId = store.find(first).orElseThrow().projectId();
+        store.jdbi().useHandle(h -> h.createUpdate("UPDATE deployments SET upload_id = 'upl_first' WHERE id = :id").bind("id", first).execute());
+        String second = another(first, DeploymentStatus.LIVE, null, "upl_second", Deployment.PRODUCTION);
+        assertThat(store.latestUploadId(projectId)).contains("upl_second");
+        another(first, DeploymentStatus.LIVE, first, "upl_first", Deployment.PRODUCTION); // the rollback runs the first build again
+        assertThat(store.latestUploadId(projectId)).as("a rollback builds nothing").contains("upl_second");
+        assertThat(second).isNotEqualTo(first);
+    }
+
+    @Test
+    void aDeploymentsLogEndsWhenItFailsOrServesNoMore() {
+        String building = deployment(DeploymentStatus.BUILDING);
+        assertThat(store.logEnded(building)).isFalse();
+        String failed = deployment(DeploymentStatus.FAILED);
+        assertThat(store.logEnded(failed)).isTrue();
+        String live = deployment(DeploymentStatus.LIVE);
+        String projectId = store.find(live).orElseThrow().projectId();
+        assertThat(store.logEnded(live)).as("live, but not production: it serves no more").isTrue();
+        store.jdbi().useHandle(h -> h.createUpdate("UPDATE projects SET production_deployment_id = :d WHERE id = :p")
+                .bind("d", live).bind("p", projectId).execute());
+        assertThat(store.logEnded(live)).as("production").isFalse();
+        String preview = another(live, DeploymentStatus.LIVE, null, null, Deployment.PREVIEW);
+        assertThat(store.logEnded(preview)).as("a live preview serves").isFalse();
+        assertThat(store.logEnded("dep_unknown")).isTrue();
+    }
+
     @Test
     void aMoveTheTableRefusesFailsAndChangesNothing() {
         assertThat(DeploymentStatus.MACHINE.allowed(DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING)).as("a rollback").isTrue();

@@ -83,6 +83,11 @@ class FrameworksTest {
             assertThat(deploys.runs().migration(id).get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
         });
 
+        // Next: installed with npm ci, built, started with next start on the runtime's port and loopback only
+        assertThat(deploys.runs().messages("migrations", migrations.get("nextjs")))
+                .anyMatch(m -> m.startsWith("info Running npm ci --no-audit --no-fund --prefer-offline --include=dev"))
+                .anyMatch(m -> m.equals("info Running npm run build"))
+                .anyMatch(m -> m.equals("info Start command: node_modules/.bin/next start -p ${PORT} -H 127.0.0.1"));
         for (String f : List.of("express", "nextjs", "fastapi")) {
             Http.Response r = Apps.get(productionUrl(migrations.get(f)));
             assertThat(r.status()).as(f + ": " + r.body()).isEqualTo(200);

@@ -1,5 +1,7 @@
 package dev.slipway.client.lists;
 
+import dev.slipway.client.api.Api;
+import dev.slipway.client.api.ProjectRef;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -16,7 +18,7 @@ public final class DeploymentsCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Deployments of the account or of one project, newest first.")
     static final class ListDeployments extends ListCommand {
-        @Option(names = "--project", paramLabel = "PROJECT_ID", description = "Only this project's deployments")
+        @Option(names = "--project", paramLabel = "PROJECT", description = "Only this project's deployments (its name or id)")
         String project;
 
         @Option(names = "--status", description = "queued, building, deploying, live, failed or rolled_back")
@@ -29,9 +31,9 @@ public final class DeploymentsCommand {
         @Override String path() { return "/deployments"; }
 
         @Override
-        Map<String, String> query() {
+        Map<String, String> query(Api api) {
             Map<String, String> q = new LinkedHashMap<>();
-            if (project != null) q.put("project_id", required(project, "--project"));
+            if (project != null) q.put("project_id", ProjectRef.resolve(api, required(project, "--project")));
             if (status(status, STATUSES) != null) q.put("status", status);
             return q;
         }

@@ -24,15 +24,16 @@ abstract class ListCommand extends ClientCommand {
 
     abstract String path();
 
-    abstract Map<String, String> query();
+    /** The list's query; {@code api} resolves what the user named (a project by its name). */
+    abstract Map<String, String> query(Api api);
 
     /** The table's columns, for text output. */
     abstract Table table();
 
     @Override
     protected int execute() {
-        Map<String, String> query = query();
         try (Api api = api(Deadline.none())) {
+            Map<String, String> query = query(api);
             Pages.Result result = Pages.fetch(api, path(), query, list.limit, list.all);
             if (output.json()) {
                 output.print(ctx, result.items());

@@ -1,5 +1,6 @@
 package dev.slipway.client.lists;
 
+import dev.slipway.client.api.Api;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -26,7 +27,7 @@ public final class MigrationsCommand {
         @Override String path() { return "/migrations"; }
 
         @Override
-        Map<String, String> query() {
+        Map<String, String> query(Api api) {
             Map<String, String> q = new LinkedHashMap<>();
             if (status(status, STATUSES) != null) q.put("status", status);
             return q;

@@ -1,5 +1,6 @@
 package dev.slipway.client.lists;
 
+import dev.slipway.client.api.Api;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.output.Table;
 import picocli.CommandLine.Command;
@@ -17,7 +18,7 @@ public final class ProjectsCommand {
 
         @Override String path() { return "/projects"; }
 
-        @Override Map<String, String> query() { return Map.of(); }
+        @Override Map<String, String> query(Api api) { return Map.of(); }
 
         @Override
         Table table() {

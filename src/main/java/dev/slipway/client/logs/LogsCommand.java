@@ -15,13 +15,14 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "logs", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"The log of a deployment (dep_…) or a migration (mig_…): timestamp level message.",
-                "With --follow it streams live until the run ends. --output json: {\"logs\": [...]};",
-                "with --follow, one JSON entry per line as it arrives."})
+                "With --follow it streams live: a migration until it ends, a deployment for as long as it serves",
+                "(its app's output too), until it fails, is rolled back or production moves on.",
+                "--output json: {\"logs\": [...]}; with --follow, one JSON entry per line as it arrives."})
 public final class LogsCommand extends ClientCommand {
     @Parameters(paramLabel = "ID", description = "A deployment (dep_…) or migration (mig_…) id")
     String id;
 
-    @Option(names = "--follow", description = "Stream entries as they are written, until the run ends")
+    @Option(names = "--follow", description = "Stream entries as they are written, until the migration ends or the deployment stops serving")
     boolean follow;
 
     @Option(names = "--timeout", paramLabel = "DURATION", description = "With --follow: stop after this (default: no limit)")
@@ -38,7 +39,7 @@ public final class LogsCommand extends ClientCommand {
         Deadline deadline = timeout == null ? Deadline.none() : Deadline.after(Durations.parse("--timeout", timeout));
         try (Api api = api(deadline)) {
             if (follow) {
-                new LogFollower(api, ctx).follow(kind.path(target) + "/logs",
+                new LogFollower(api, ctx).follow(kind.path(target) + "/logs" + (kind == RunKind.DEPLOYMENT ? "?until=stopped" : ""),
                         e -> ctx.out().println(output.json() ? JsonTrees.compact(e) : LogLines.format(e)),
                         "following the log of " + target);
             } else if (output.json()) {

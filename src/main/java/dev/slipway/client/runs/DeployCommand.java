@@ -4,13 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
+import dev.slipway.client.api.ProjectRef;
 import dev.slipway.client.api.RunKind;
 import dev.slipway.client.api.Uploads;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.context.Deadline;
+import dev.slipway.client.context.UsageException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,11 +21,14 @@ import java.util.List;
 import java.util.Map;
 
 @Command(name = "deploy", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Deploy a project again: the head of its branch, or --commit; a zip project deploys --zip.",
+        description = {"Deploy a project again (by name or id): the head of its branch, or --commit; a zip project deploys --zip.",
                 "--preview builds a preview instead (its own address, never production), of --branch if given.",
                 "Exit codes: 0 live (or created, without --wait), 1 failed, 2 usage, 3 timed out, 4 API error."})
 public final class DeployCommand extends RunCommand {
-    @Option(names = "--project", required = true, paramLabel = "PROJECT_ID", description = "The project (prj_…)")
+    @Parameters(arity = "0..1", paramLabel = "PROJECT", description = "The project: its name or its id (prj_…)")
+    String projectArg;
+
+    @Option(names = "--project", paramLabel = "PROJECT", description = "The same, as an option")
     String project;
 
     @Option(names = "--commit", paramLabel = "SHA", description = "Deploy this commit (7-40 hex characters) instead of the branch head")
@@ -56,11 +62,16 @@ public final class DeployCommand extends RunCommand {
 
     @Override
     protected int execute() {
-        String projectId = required(project, "--project");
+        String named = project != null ? project : projectArg;
+        if (project != null && projectArg != null) throw new UsageException("name the project once: as PROJECT or with --project");
+        if (named == null || named.isBlank()) {
+            throw new UsageException("name the project to deploy: slipway deploy PROJECT, by its name or its id (prj_…)");
+        }
         Map<String, String> vars = EnvPairs.parse(env);
         Deadline deadline = wait.deadline();
         if (zip != null) Uploads.readable(zip);
         try (Api api = api(deadline)) {
+            String projectId = ProjectRef.resolve(api, named);
             String key = idempotencyKey();
             ObjectNode body = JsonTrees.object().put("project_id", projectId);
             if (commit != null) body.put("commit_sha", commit.trim());
