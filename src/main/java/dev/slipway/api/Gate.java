@@ -16,7 +16,8 @@ import java.util.function.Function;
 /**
  * What every {@code /v1} request passes before its route: authentication, then the rate limit of
  * its account (or, without a valid key, of its client address at the free tier), then whether this server
- * serves that account (one without a working sandbox serves only its first). The limit headers
+ * serves that account (one without a working sandbox serves only its first), and a query string that is not
+ * valid percent-encoding ({@link QueryEncoding}). The limit headers
  * are set here, so every answer carries them, errors included.
  */
 public final class Gate {
@@ -63,6 +64,7 @@ public final class Gate {
         Optional<String> refused = refusal.apply(principal.get().accountId());
         if (refused.isPresent()) throw notServed(refused.get());
         ctx.attribute(Requests.PRINCIPAL, principal.get());
+        QueryEncoding.check(ctx.queryString());
     }
 
     private boolean isPublic(String path) {

@@ -1,12 +1,17 @@
 package dev.slipway.docs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.commonmark.parser.Parser;
+import org.commonmark.renderer.html.HtmlRenderer;
 
 import java.util.Iterator;
 import java.util.Map;
 
 /** A readable API reference rendered on the server from the OpenAPI documents: no scripts, no CDN. */
 final class ReferencePage {
+    private static final Parser MARKDOWN = Parser.builder().build();
+    private static final HtmlRenderer HTML = HtmlRenderer.builder().escapeHtml(true).sanitizeUrls(true).build();
+
     private ReferencePage() {}
 
     static String render(JsonNode v1, JsonNode sandbox) {
@@ -29,7 +34,7 @@ final class ReferencePage {
                 </style></head><body><main>
                 """);
         html.append("<h1>").append(esc(v1.at("/info/title").asText())).append("</h1>");
-        html.append("<p>").append(esc(v1.at("/info/description").asText())).append("</p>");
+        html.append(markdown(v1.at("/info/description").asText()));
         html.append("<p>Base address <code>").append(esc(v1.at("/servers/0/url").asText()))
                 .append("</code> — machine-readable: <a href=\"/v1/openapi.json\">/v1/openapi.json</a>, ")
                 .append("<a href=\"/sandbox/openapi.json\">/sandbox/openapi.json</a></p>");
@@ -58,7 +63,7 @@ final class ReferencePage {
                 html.append("<div class=\"op\"><span class=\"m ").append(method).append("\">").append(method)
                         .append("</span> <span class=\"p\">").append(esc(path.getKey())).append("</span> — ")
                         .append(esc(o.path("summary").asText()));
-                if (o.has("description")) html.append("<p>").append(esc(o.get("description").asText())).append("</p>");
+                if (o.has("description")) html.append(markdown(o.get("description").asText()));
                 if (o.has("parameters")) {
                     html.append("<table><tr><th>parameter</th><th>in</th><th>schema</th><th></th></tr>");
                     for (JsonNode p : o.get("parameters")) {
@@ -66,7 +71,7 @@ final class ReferencePage {
                         html.append("<tr><td><code>").append(esc(param.path("name").asText())).append("</code></td><td>")
                                 .append(esc(param.path("in").asText())).append("</td><td><code>")
                                 .append(esc(param.path("schema").toString())).append("</code></td><td>")
-                                .append(esc(param.path("description").asText())).append("</td></tr>");
+                                .append(inline(param.path("description").asText())).append("</td></tr>");
                     }
                     html.append("</table>");
                 }
@@ -77,11 +82,23 @@ final class ReferencePage {
                 }
                 html.append("<table><tr><th>status</th><th>answer</th></tr>");
                 o.path("responses").fields().forEachRemaining(r -> html.append("<tr><td class=\"s\">").append(esc(r.getKey()))
-                        .append("</td><td>").append(esc(resolve(doc, r.getValue()).path("description").asText()))
+                        .append("</td><td>").append(inline(resolve(doc, r.getValue()).path("description").asText()))
                         .append("</td></tr>"));
                 html.append("</table></div>");
             }
         }
+    }
+
+    /** The document's descriptions are CommonMark: rendered with HTML in them escaped and unsafe links dropped. */
+    static String markdown(String text) {
+        return HTML.render(MARKDOWN.parse(text)).strip();
+    }
+
+    /** As {@link #markdown}, without the paragraph around a one-paragraph text (a table cell). */
+    static String inline(String text) {
+        String html = markdown(text);
+        boolean one = html.startsWith("<p>") && html.endsWith("</p>") && html.indexOf("<p>", 3) < 0;
+        return one ? html.substring(3, html.length() - 4) : html;
     }
 
     private static void schema(StringBuilder html, JsonNode schema) {
@@ -92,7 +109,7 @@ final class ReferencePage {
         }
         html.append("<table>");
         props.fields().forEachRemaining(p -> html.append("<tr><td><code>").append(esc(p.getKey())).append("</code></td><td><code>")
-                .append(esc(ref(p.getValue()))).append("</code></td><td>").append(esc(p.getValue().path("description").asText()))
+                .append(esc(ref(p.getValue()))).append("</code></td><td>").append(inline(p.getValue().path("description").asText()))
                 .append("</td></tr>"));
         html.append("</table>");
     }

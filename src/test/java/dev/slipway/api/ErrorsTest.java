@@ -89,6 +89,30 @@ class ErrorsTest {
         assertThat(badRepo.at("/details/repo").asText()).contains("owner/repo");
     }
 
+    /** A GET sent as raw bytes: java.net.URI refuses the malformed escapes this test sends. */
+    static String[] rawGet(String target) throws java.io.IOException {
+        URI base = URI.create(server.baseUrl());
+        try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: " + base.getHost() + "\r\nAuthorization: Bearer "
+                    + tenant.key() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return new String[]{answer.substring(0, answer.indexOf("\r\n")), answer.substring(answer.indexOf("\r\n\r\n") + 4)};
+        }
+    }
+
+    @Test
+    void aQueryWithMalformedPercentEncodingIs400NamingTheParameter() throws Exception {
+        String[] cursor = rawGet("/v1/projects?cursor=%zz");
+        assertThat(cursor[0]).isEqualTo("HTTP/1.1 400 Bad Request");
+        assertThat(cursor[1]).contains("\"code\":\"invalid_request\"").contains("\"cursor\":\"is not valid percent-encoding");
+        String[] limit = rawGet("/v1/deployments?status=live&limit=%%");
+        assertThat(limit[0]).isEqualTo("HTTP/1.1 400 Bad Request");
+        assertThat(limit[1]).contains("\"limit\":\"is not valid percent-encoding");
+        // well-formed escapes are as before
+        assertThat(rawGet("/v1/projects?limit=%32")[0]).isEqualTo("HTTP/1.1 200 OK");
+    }
+
     @Test
     void wrongContentTypeIs415() {
         assertError(tenant.http().send("POST", "/v1/projects", "text/plain", "{}".getBytes()), 415, "unsupported_media_type");

@@ -88,5 +88,7 @@ class PlantStoreTest {
         assertThat(page.header("Content-Type")).startsWith("text/html");
         assertThat(page.body()).contains("Slipway API reference", "/deployments/{deployment_id}/rollback", "/plants")
                 .doesNotContain("<script");
+        // the descriptions' Markdown is rendered: code spans, not backticks
+        assertThat(page.body()).contains("<code>Accept: text/event-stream</code>").doesNotContain("`Accept: text/event-stream`");
     }
 }

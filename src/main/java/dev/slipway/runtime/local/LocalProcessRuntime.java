@@ -120,8 +120,11 @@ public final class LocalProcessRuntime implements AppRuntime {
             return s.instance();
         }
         String message = switch (outcome) {
-            case HealthCheck.Outcome.Exited x -> "App " + s.exitReason(x.exitCode()) + " during start-up"
-                    + lastLines(s.lastOutput());
+            case HealthCheck.Outcome.Exited x -> {
+                List<String> output = s.lastOutput();
+                yield "App " + s.exitReason(x.exitCode()) + " during start-up" + errorLine(output).map(e -> ": " + e).orElse("")
+                        + lastLines(output);
+            }
             case HealthCheck.Outcome.TimedOut t -> "App did not answer HTTP on port " + port + " within "
                     + Supervisor.human(options.healthTimeout()) + " (" + t.lastProblem() + "); it must listen on $PORT"
                     + lastLines(s.lastOutput());
@@ -139,6 +142,22 @@ public final class LocalProcessRuntime implements AppRuntime {
         return "App listens on port " + ports + ", not on $PORT (" + port + "): make it listen on the port in the PORT "
                 + "environment variable, e.g. port: Number(process.env.PORT) || " + listening.iterator().next();
     }
+
+    /**
+     * The line that names the error in a crash's output (Node's {@code Error: Cannot find module 'x'}, Python's
+     * {@code ModuleNotFoundError: …}, Java's {@code Caused by: …Exception: …}): the last line that is not a stack
+     * frame and names an error or exception. A trace pushes it far above the last lines.
+     */
+    static java.util.Optional<String> errorLine(List<String> lines) {
+        for (String line : lines.reversed()) {
+            if (STACK_FRAME.matcher(line).find()) continue;
+            if (ERROR_NAME.matcher(line).find()) return java.util.Optional.of(line.strip());
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static final java.util.regex.Pattern STACK_FRAME = java.util.regex.Pattern.compile("^\\s+at\\s|^\\s+File \"");
+    private static final java.util.regex.Pattern ERROR_NAME = java.util.regex.Pattern.compile("(?<![\\w.$])[\\w.$]*(?:Error|Exception)(?::|$)");
 
     private static String lastLines(List<String> lines) {
         if (lines.isEmpty()) return "; it printed nothing";
