@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Today's starters as their generators make them (src/test/resources/fixtures/starters, each with its lockfile),
  * migrated from git with nothing changed and built in the sandbox with real npm installs: SvelteKit (adapter-node
  * and adapter-static), NestJS, React Router (framework and SPA mode), Nuxt (which needs a newer Node than the
- * machine's) and Hono (which listens on 3000 whatever $PORT says). All are queued at once and built two at a time.
+ * machine's), Hono (which listens on 3000 whatever $PORT says), Vue (create-vue) and Fastify (fastify-cli). All are
+ * queued at once and built two at a time.
  * H2 only: slow.
  */
 @EndToEnd
@@ -36,7 +37,8 @@ class StartersTest {
 
     @BeforeAll
     static void migrateAll() {
-        for (String starter : List.of("nuxt", "nestjs", "react-router", "sveltekit-node", "hono", "react-router-spa", "sveltekit-static")) {
+        for (String starter : List.of("nuxt", "nestjs", "react-router", "sveltekit-node", "hono", "react-router-spa", "sveltekit-static",
+                "vue", "fastify")) {
             String repo = "starters/" + starter;
             deploys.push(repo, files(starter));
             String framework = FRAMEWORK.get(starter);
@@ -140,5 +142,21 @@ class StartersTest {
         }
         assertThat(checked).as("the start check ran").isNotNull();
         assertThat(Duration.between(checked, failed)).as("told within seconds of the check").isLessThan(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void vueIsAStaticSiteOnTheNodeItsEnginesAskForAndFastifyAServerOnPort() {
+        String site = live("vue");
+        assertThat(log("vue")).anyMatch(m -> m.contains("Detected framework static"))
+                .anyMatch(m -> m.matches("info engines\\.node \\^22\\.18\\.0 \\|\\| >=24\\.12\\.0 in package\\.json → Node \\d+\\.\\d+\\.\\d+"));
+        Http.Response page = get(site + "/");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("<div id=\"app\"></div>").contains("/assets/");
+        assertThat(get(site + "/about").status()).as("a single-page app: its routes get index.html").isEqualTo(200);
+
+        String server = live("fastify");
+        assertThat(log("fastify")).anyMatch(m -> m.contains("Detected framework node"));
+        assertThat(get(server + "/").body()).isEqualTo("{\"root\":true}");
+        assertThat(get(server + "/example").body()).isEqualTo("this is an example");
     }
 }
