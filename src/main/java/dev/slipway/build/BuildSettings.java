@@ -87,7 +87,7 @@ public record BuildSettings(Path dataDir, Path python, Duration commandTimeout, 
 
     /**
      * The machine's extra CA file for Node (a TLS-intercepting proxy's), passed on to Node build steps; not in the
-     * settings table: the README tells of it with the package managers.
+     * settings table: docs/builds.md tells of it with the package managers.
      */
     public static final Setting NODE_EXTRA_CA_CERTS = Setting.env("NODE_EXTRA_CA_CERTS", "none",
             "a CA file under `/etc` or `/usr` passed on to Node build steps");

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * The kinds of app Slipway builds (DESIGN §4, README "Frameworks"), with their API names. The seed's four
+ * The kinds of app Slipway builds (DESIGN §4, docs/deploying.md "Frameworks"), with their API names. The seed's four
  * name what they name; {@code node}, {@code python} and {@code static} take every other Node server, Python
  * web app and static site.
  */

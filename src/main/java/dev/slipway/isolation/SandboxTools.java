@@ -41,7 +41,7 @@ public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path 
         Path renice = f.need("renice", "util-linux");
         Path mknod = f.need("mknod", "coreutils");
         if (!missing.isEmpty()) {
-            // the three the sandbox is made of are named together: the command to give is the one the README gives
+            // the three the sandbox is made of are named together: the command to give is the one docs/security.md gives
             if (packages.contains("bubblewrap") || packages.contains("passt") || packages.contains("nftables")) {
                 packages.removeAll(List.of("bubblewrap", "passt", "nftables"));
                 String rest = packages.isEmpty() ? "" : " " + String.join(" ", packages);

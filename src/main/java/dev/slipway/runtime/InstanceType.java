@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * What an app may use: enforced by the runtime (cgroups under the sandbox), not a label. The one table of
- * instance types; the README and the OpenAPI document repeat it.
+ * instance types; docs/operations.md and the OpenAPI document repeat it.
  *
  * @param memoryMb    memory limit; the app is killed past it ({@code Out of memory (limit … MB)})
  * @param cpuMillis   CPU share in thousandths of a core (a CFS quota)

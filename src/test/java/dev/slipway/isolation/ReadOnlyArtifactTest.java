@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *. A hostile app tries to write a log file into its artifact, over its own code, a folder, a chmod,
  * and a file next to the other artifacts; and writes into its TMPDIR. Under the sandbox the artifact is a
  * read-only bind; with {@code --isolation=none} it has no write permission bits (a server running as root
- * bypasses them: the README says so), and TMPDIR is a per-instance directory outside the data dir, deleted at stop.
+ * bypasses them: docs/security.md says so), and TMPDIR is a per-instance directory outside the data dir, deleted at stop.
  */
 @EachStore
 @EndToEnd

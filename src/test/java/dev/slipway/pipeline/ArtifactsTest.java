@@ -51,7 +51,7 @@ class ArtifactsTest {
         }
         migrations.forEach((fixture, id) -> {
             JsonNode done = deploys.runs().await("migrations", id, "complete", BUILD);
-            // the sizes the README quotes
+            // the sizes docs/builds.md quotes
             messages(fixture).stream().filter(m -> m.contains("Dropped dev dependencies") || m.contains("Dev dependencies kept")
                     || m.contains("standalone output") || m.contains("Build finished"))
                     .forEach(m -> System.out.println(fixture + ": " + m));

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Decides which kind of app a source tree is (README "Frameworks"). Node kinds are checked first, most
+ * Decides which kind of app a source tree is (docs/deploying.md "Frameworks", and its starters table). Node kinds are checked first, most
  * specific first: a Next.js app also depends on react, a Vite app may also depend on express. What names no
  * known framework falls to the generic kinds: a Node server, a Python web app, a static site.
  */
