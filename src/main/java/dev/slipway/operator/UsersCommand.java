@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "users", mixinStandardHelpOptions = true,
         description = "Manage dashboard users (operator command; works while the server runs).",
-        subcommands = {UsersCommand.Create.class, UsersCommand.ListUsers.class})
+        subcommands = {UsersCommand.Create.class, UsersCommand.ListUsers.class, UsersCommand.ResetPassword.class})
 public final class UsersCommand {
 
     @Command(name = "create", mixinStandardHelpOptions = true,
@@ -39,18 +39,8 @@ public final class UsersCommand {
 
         @Override
         public Integer call() {
-            String password;
-            if (passwordStdin) {
-                try {
-                    String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-                    password = line == null ? "" : line;
-                } catch (IOException e) {
-                    System.err.println("error: cannot read the password from standard input: " + e.getMessage());
-                    return 2;
-                }
-            } else {
-                password = Passwords.generate();
-            }
+            String password = password(passwordStdin);
+            if (password == null) return 2;
             try (Database db = store.open(2)) {
                 Clock clock = MicrosClock.system();
                 AccountStore accounts = new AccountStore(db.jdbi(), clock);
@@ -82,6 +72,52 @@ public final class UsersCommand {
                 System.err.println("error: " + e.getMessage());
                 return 2;
             }
+        }
+    }
+
+    @Command(name = "reset-password", mixinStandardHelpOptions = true,
+            description = "Give a dashboard user a new password (generated and printed once, or read with --password-stdin) "
+                    + "and sign them out everywhere.")
+    static final class ResetPassword implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Option(names = "--email", required = true, description = "The user's email") String email;
+        @Option(names = "--password-stdin", description = "Read the new password from the first line of standard input "
+                + "(at least " + Passwords.MIN_LENGTH + " characters) instead of generating one") boolean passwordStdin;
+
+        @Override
+        public Integer call() {
+            String password = password(passwordStdin);
+            if (password == null) return 2;
+            try (Database db = store.open(2)) {
+                Optional<User> user = new UserStore(db.jdbi(), MicrosClock.system()).resetPassword(email, password);
+                if (user.isEmpty()) {
+                    System.err.println("error: no user with email " + email);
+                    return 2;
+                }
+                System.out.println("New password for " + user.get().email() + "; every session of theirs is signed out.");
+                if (!passwordStdin) {
+                    System.out.println();
+                    System.out.println("    password: " + password);
+                    System.out.println();
+                    System.out.println("It will not be shown again.");
+                }
+                return 0;
+            } catch (IllegalArgumentException e) {
+                System.err.println("error: " + e.getMessage());
+                return 2;
+            }
+        }
+    }
+
+    /** The first line of standard input, or a generated password; null (after saying why) when stdin fails. */
+    private static String password(boolean fromStdin) {
+        if (!fromStdin) return Passwords.generate();
+        try {
+            String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            return line == null ? "" : line;
+        } catch (IOException e) {
+            System.err.println("error: cannot read the password from standard input: " + e.getMessage());
+            return null;
         }
     }
 

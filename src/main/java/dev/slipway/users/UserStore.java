@@ -80,6 +80,23 @@ public final class UserStore {
                 .bind("a", accountId).map(MAPPER).list());
     }
 
+    /**
+     * Gives the user of this email a new password and ends every dashboard session of theirs, in one transaction;
+     * empty when no user has the email. IllegalArgumentException for a weak password.
+     */
+    public Optional<User> resetPassword(String email, String password) {
+        String problem = Passwords.problem(password);
+        if (problem != null) throw new IllegalArgumentException("the password " + problem);
+        Optional<User> user = findByEmail(email);
+        if (user.isEmpty()) return user;
+        String hash = Passwords.hash(password);
+        jdbi.useTransaction(h -> {
+            h.createUpdate("UPDATE users SET password_hash = :hash WHERE id = :id").bind("hash", hash).bind("id", user.get().id()).execute();
+            h.createUpdate("DELETE FROM user_sessions WHERE user_id = :id").bind("id", user.get().id()).execute();
+        });
+        return user;
+    }
+
     /** The user whose email and password these are; empty otherwise (in about the same time either way). */
     public Optional<User> authenticate(String email, String password) {
         Optional<User> user = findByEmail(email);

@@ -108,6 +108,28 @@ class SignInSetupTest {
 
         Run listed = inProcess("", "users", "list", "--account", account);
         assertThat(listed.out()).contains(email).contains(second).doesNotContain("argon2");
+
+        // a forgotten password: the operator sets a new one, the old one and its sessions stop working
+        WebClient signedIn = new WebClient(server.baseUrl());
+        assertThat(signedIn.signIn(second, "my own long passphrase").statusCode()).isEqualTo(303);
+        assertThat(signedIn.get("/dashboard/projects").statusCode()).isEqualTo(200);
+        Run reset = inProcess("a brand new passphrase\n", "users", "reset-password", "--email", second.toUpperCase(), "--password-stdin");
+        assertThat(reset.exit()).as(reset.err()).isZero();
+        assertThat(reset.out()).contains("New password for " + second).doesNotContain("a brand new passphrase");
+        assertThat(signedIn.get("/dashboard/projects").statusCode()).as("its session was ended").isNotEqualTo(200);
+        assertThat(new WebClient(server.baseUrl()).signIn(second, "my own long passphrase").statusCode()).isNotEqualTo(303);
+        assertThat(new WebClient(server.baseUrl()).signIn(second, "a brand new passphrase").statusCode()).isEqualTo(303);
+        Run generated = inProcess("", "users", "reset-password", "--email", email);
+        assertThat(generated.exit()).as(generated.err()).isZero();
+        Matcher shown = Pattern.compile("password: (\\S+)").matcher(generated.out());
+        assertThat(shown.find()).as(generated.out()).isTrue();
+        assertThat(new WebClient(server.baseUrl()).signIn(email, shown.group(1)).statusCode()).isEqualTo(303);
+        Run nobody = inProcess("", "users", "reset-password", "--email", "nobody-" + second);
+        assertThat(nobody.exit()).isEqualTo(2);
+        assertThat(nobody.err()).contains("no user with email");
+        Run weakReset = inProcess("short\n", "users", "reset-password", "--email", second, "--password-stdin");
+        assertThat(weakReset.exit()).isEqualTo(2);
+        assertThat(weakReset.err()).contains("at least 12 characters");
     }
 
     record Run(int exit, String out, String err) {}
