@@ -1,7 +1,8 @@
 'use strict';
 // Starts a built app once, as the runtime will, and waits for an HTTP answer below 500 on $PORT.
 // usage: node start-check.cjs <timeout ms> <program> [args...]   (the token ${PORT} in an arg is the port)
-// Exit 0: it answered. Exit 1: the last line says why.
+// Exit 0: it answered ("slipway-start-check: <how>"). Exit 1: the last line says why, as
+// "slipway-start-check: <kind>: <why>", kind one of exited, wrong-port, no-answer, error.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -11,13 +12,13 @@ const timeout = Number(process.argv[2]);
 const argv = process.argv.slice(3);
 const REPORT = 'slipway-start-check: ';
 
-function fail(why) {
-  process.stderr.write(REPORT + why + '\n');
+function fail(kind, why) {
+  process.stderr.write(REPORT + kind + ': ' + why + '\n');
   process.exit(1);
 }
 
 const finder = net.createServer();
-finder.on('error', (e) => fail('no free port: ' + e.message));
+finder.on('error', (e) => fail('error', 'no free port: ' + e.message));
 finder.listen(0, '127.0.0.1', () => {
   const port = finder.address().port;
   finder.close(() => start(port));
@@ -67,18 +68,18 @@ function start(port) {
     detached: true,
   });
   let done = false;
-  const finish = (ok, why) => {
+  const finish = (kind, why) => {
     if (done) return;
     done = true;
     try { process.kill(-child.pid, 'SIGKILL'); } catch (e) { /* already gone */ }
-    if (ok) {
+    if (kind === 'answered') {
       process.stdout.write(REPORT + why + '\n');
       process.exit(0);
     }
-    fail(why);
+    fail(kind, why);
   };
-  child.on('error', (e) => finish(false, 'it could not be started: ' + e.message));
-  child.on('exit', (code, signal) => finish(false, 'it ' + (signal ? 'was killed by ' + signal : 'exited with code ' + code)
+  child.on('error', (e) => finish('error', 'it could not be started: ' + e.message));
+  child.on('exit', (code, signal) => finish('exited', 'it ' + (signal ? 'was killed by ' + signal : 'exited with code ' + code)
     + ' before it answered HTTP'));
   const deadline = Date.now() + timeout;
   let last = 'nothing listened on the port';
@@ -92,16 +93,16 @@ function start(port) {
     if (ports.length === 0 || ports.includes(port)) { elsewhereSince = 0; return false; }
     if (elsewhereSince === 0) { elsewhereSince = Date.now(); return false; }
     if (Date.now() - elsewhereSince < 2000) return false;
-    finish(false, 'it listens on port ' + ports.join(', ') + ', not on $PORT (' + port + '): make it listen on the port in '
+    finish('wrong-port', 'it listens on port ' + ports.join(', ') + ', not on $PORT (' + port + '): make it listen on the port in '
       + 'the PORT environment variable, e.g. port: Number(process.env.PORT) || ' + ports[0]);
     return true;
   };
   const probe = () => {
     if (done) return;
-    if (Date.now() > deadline) return finish(false, 'it did not answer HTTP within ' + timeout / 1000 + ' s (' + last + ')');
+    if (Date.now() > deadline) return finish('no-answer', 'it did not answer HTTP within ' + timeout / 1000 + ' s (' + last + ')');
     const req = http.get({ host: '127.0.0.1', port, path: '/', timeout: 5000 }, (res) => {
       res.resume();
-      if (res.statusCode < 500) return finish(true, 'it answered HTTP ' + res.statusCode);
+      if (res.statusCode < 500) return finish('answered', 'it answered HTTP ' + res.statusCode);
       last = 'it answered HTTP ' + res.statusCode;
       setTimeout(probe, 100);
     });

@@ -60,12 +60,7 @@ public final class UsersCommand {
                     System.out.println(Json.write(m));
                 } else {
                     System.out.println("Created user " + user.email() + " (" + user.id() + ") for " + account + ".");
-                    if (!passwordStdin) {
-                        System.out.println();
-                        System.out.println("    password: " + password);
-                        System.out.println();
-                        System.out.println("It will not be shown again.");
-                    }
+                    if (!passwordStdin) printOnce(password);
                 }
                 return 0;
             } catch (IllegalArgumentException e) {
@@ -95,18 +90,21 @@ public final class UsersCommand {
                     return 2;
                 }
                 System.out.println("New password for " + user.get().email() + "; every session of theirs is signed out.");
-                if (!passwordStdin) {
-                    System.out.println();
-                    System.out.println("    password: " + password);
-                    System.out.println();
-                    System.out.println("It will not be shown again.");
-                }
+                if (!passwordStdin) printOnce(password);
                 return 0;
             } catch (IllegalArgumentException e) {
                 System.err.println("error: " + e.getMessage());
                 return 2;
             }
         }
+    }
+
+    /** A generated password, shown this once. */
+    private static void printOnce(String password) {
+        System.out.println();
+        System.out.println("    password: " + password);
+        System.out.println();
+        System.out.println("It will not be shown again.");
     }
 
     /** The first line of standard input, or a generated password; null (after saying why) when stdin fails. */

@@ -59,20 +59,20 @@ public final class FrameworkDetector {
                     "unknown framework \"" + explicit + "\"; expected one of " + known()));
             return new Detection(f, "set on the project", Stack.of(PackageJson.read(sourceDir)));
         }
-        Detection d = detected(sourceDir);
-        return d.framework() == Framework.DOCKER ? d : d.with(Stack.of(PackageJson.read(sourceDir)));
-    }
-
-    private Detection detected(Path sourceDir) {
         // a Dockerfile says how the app is built: it wins over what the files look like, unless a native kind is set
         if (Files.isRegularFile(sourceDir.resolve(DOCKERFILE))) {
             return new Detection(Framework.DOCKER, "a Dockerfile (set a native framework to build without it)");
         }
         Optional<PackageJson> pkg = PackageJson.read(sourceDir);
+        Stack stack = Stack.of(pkg);
+        return detected(sourceDir, pkg, stack).with(stack);
+    }
+
+    private Detection detected(Path sourceDir, Optional<PackageJson> pkg, Stack stack) {
         if (pkg.isPresent()) {
             PackageJson p = pkg.get();
-            Optional<Detection> stack = Stack.of(pkg).detect(sourceDir, p);
-            if (stack.isPresent()) return stack.get();
+            Optional<Detection> byStack = stack.detect(sourceDir, p);
+            if (byStack.isPresent()) return byStack.get();
             if (p.dependsOn("next")) {
                 return nextExport(sourceDir)
                         ? new Detection(Framework.STATIC, "package.json depends on next and its config sets output: 'export'")

@@ -88,14 +88,14 @@ public final class DevDependencies {
                     Trees.linkCopy(app.resolve(part), snapshot.resolve(part));
                 }
             }
-            String why = pruneAndCheck(app, state, command, start, log);
+            StartCheck.Failure why = pruneAndCheck(app, state, command, start, log);
             requireLinkFree(app, state); // the prune and the app ran the tenant's code in this folder
             if (why == null) {
                 log.log(Level.INFO, "Dropped dev dependencies: " + megabytes(before) + " → " + megabytes(size(app, state))
                         + " of " + (berry ? "packages" : "node_modules") + " (the app still answers without them)");
                 return;
             }
-            if (StartCheck.wrongPort(why)) throw new BuildException(StartCheck.ofTheApp(why));
+            if (why.kind() == StartCheck.Kind.WRONG_PORT) throw new BuildException(why.ofTheApp());
             for (String part : state) {
                 Trees.delete(app.resolve(part));
                 if (Files.exists(snapshot.resolve(part))) {
@@ -104,35 +104,36 @@ public final class DevDependencies {
                 }
             }
             String kept = "Dev dependencies kept (" + megabytes(before) + " of " + (berry ? "packages" : "node_modules") + "): ";
-            if (!StartCheck.exited(why)) {
-                log.log(Level.WARNING, kept + "once pruned, " + why);
+            if (why.kind() != StartCheck.Kind.EXITED) {
+                log.log(Level.WARNING, kept + "once pruned, " + why.why());
                 return;
             }
             // it ended at once: a missing dev dependency does that, and so does an app that fails whatever is installed
             log.log(Level.INFO, "Starting the app once more with its dev dependencies, to see whether they are the cause");
-            String unpruned = StartCheck.run(steps, app, start, scratch.resolve("check"), log).orElse(null);
-            if (unpruned != null && StartCheck.wrongPort(unpruned)) throw new BuildException(StartCheck.ofTheApp(unpruned));
-            log.log(Level.WARNING, kept + (unpruned == null ? "once pruned, " + why
-                    : "the app does not start with them either (" + unpruned + "), so they are not the cause; its log above says why"));
+            StartCheck.Failure unpruned = StartCheck.run(steps, app, start, scratch.resolve("check"), log).orElse(null);
+            if (unpruned != null && unpruned.kind() == StartCheck.Kind.WRONG_PORT) throw new BuildException(unpruned.ofTheApp());
+            log.log(Level.WARNING, kept + (unpruned == null ? "once pruned, " + why.why()
+                    : "the app does not start with them either (" + unpruned.why() + "), so they are not the cause; its log above says why"));
         } finally {
             Trees.delete(scratch);
         }
     }
 
     /** Null when the pruned app answers; else why the full install must stay. */
-    private String pruneAndCheck(Path app, List<String> state, List<String> command, List<String> start, LogSink log) {
+    private StartCheck.Failure pruneAndCheck(Path app, List<String> state, List<String> command, List<String> start, LogSink log) {
         log.log(Level.INFO, "Dropping dev dependencies, then starting the app once to check it still answers");
         try {
             steps.attempt(command, app, log);
         } catch (BuildException e) {
-            return CommandRunner.display(command, app) + " failed (" + e.getMessage() + ")";
+            return new StartCheck.Failure(StartCheck.Kind.ERROR, CommandRunner.display(command, app) + " failed (" + e.getMessage() + ")");
         }
         if (packageManager.kind() == PackageManager.Kind.YARN_BERRY) {
             requireLinkFree(app, state);
             try {
                 dropUnreferencedZips(app);
             } catch (IOException e) {
-                return "the packages the focus left out could not be deleted (" + e.getMessage() + ")";
+                return new StartCheck.Failure(StartCheck.Kind.ERROR, "the packages the focus left out could not be deleted ("
+                        + e.getMessage() + ")");
             }
         }
         return StartCheck.run(steps, app, start, scratch.resolve("check"), log).orElse(null);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -30,8 +31,26 @@ final class StartCheck {
 
     private StartCheck() {}
 
-    /** Empty when the app answered; else why it did not ("it exited with code 1 before it answered HTTP"). */
-    static Optional<String> run(Steps steps, Path app, List<String> start, Path scriptDir, LogSink log) {
+    /** Why a start failed, as the check script reports it ({@code slipway-start-check: <kind>: <why>}). */
+    enum Kind {
+        /** It ended before it answered: a missing module does that at once. */
+        EXITED,
+        /** It listens, but not on $PORT: no prune or retry changes that. */
+        WRONG_PORT,
+        NO_ANSWER,
+        ERROR
+    }
+
+    /** @param why "it exited with code 1 before it answered HTTP", "it listens on port 3000, not on $PORT (…)…" */
+    record Failure(Kind kind, String why) {
+        /** As a build failure: "the app listens on …". */
+        String ofTheApp() {
+            return "the app " + why.replaceFirst("^it ", "");
+        }
+    }
+
+    /** Empty when the app answered; else why it did not. */
+    static Optional<Failure> run(Steps steps, Path app, List<String> start, Path scriptDir, LogSink log) {
         Path script = install(scriptDir);
         List<String> argv = new ArrayList<>(List.of("node", script.toString(), Long.toString(TIMEOUT.toMillis())));
         argv.addAll(start);
@@ -44,24 +63,19 @@ final class StartCheck {
             return Optional.empty();
         } catch (BuildException e) {
             return Optional.of(e.lastLines().reversed().stream().filter(l -> l.contains(REPORT)).findFirst()
-                    .map(l -> l.substring(l.indexOf(REPORT) + REPORT.length()).strip())
-                    .orElse("the start check failed: " + e.getMessage()));
+                    .map(l -> report(l.substring(l.indexOf(REPORT) + REPORT.length()).strip()))
+                    .orElse(new Failure(Kind.ERROR, "the start check failed: " + e.getMessage())));
         }
     }
 
-    /** The app listens, but not on $PORT: no prune or retry changes that. */
-    static boolean wrongPort(String why) {
-        return why.contains(", not on $PORT (");
-    }
-
-    /** "it listens on …" as a build failure: "the app listens on …". */
-    static String ofTheApp(String why) {
-        return "the app " + why.replaceFirst("^it ", "");
-    }
-
-    /** It ended before it answered (a missing module does that at once), rather than never answering. */
-    static boolean exited(String why) {
-        return why.contains(" before it answered HTTP");
+    /** {@code <kind>: <why>} as the script writes it. */
+    static Failure report(String line) {
+        int colon = line.indexOf(": ");
+        String kind = colon < 0 ? "" : line.substring(0, colon).toUpperCase(Locale.ROOT).replace('-', '_');
+        for (Kind k : Kind.values()) {
+            if (k.name().equals(kind)) return new Failure(k, line.substring(colon + 2));
+        }
+        return new Failure(Kind.ERROR, line);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,10 +70,10 @@ public final class Toolchains {
     private Optional<Path> forDependencies(Path dir, LogSink log) {
         String none = "Node: the system's (no .node-version, .nvmrc or engines.node asks for another";
         Optional<Semver.Version> system = SystemNode.version();
-        List<LockfileEngines.Requirement> unmet = new ArrayList<>();
+        Map<LockfileEngines.Requirement, Semver> unmet = new LinkedHashMap<>();
         for (LockfileEngines.Requirement r : LockfileEngines.read(dir)) {
             Semver range = parsed(r.range());
-            if (range != null && system.isPresent() && !range.test(system.get())) unmet.add(r);
+            if (range != null && system.isPresent() && !range.test(system.get())) unmet.put(r, range);
         }
         if (system.isEmpty() || unmet.isEmpty()) {
             log.log(Level.INFO, none + ")");
@@ -82,15 +83,16 @@ public final class Toolchains {
         try {
             releases = releases(NODE_PACKAGE);
         } catch (IOException e) {
+            LockfileEngines.Requirement first = unmet.keySet().iterator().next();
             log.log(Level.WARNING, none + "; the Node versions could not be read from " + store.registry().base() + " to satisfy "
-                    + unmet.getFirst().pkg() + ", which requires node " + unmet.getFirst().range() + ")");
+                    + first.pkg() + ", which requires node " + first.range() + ")");
             return Optional.empty();
         }
         LockfileEngines.Requirement highest = null;
         Semver.Version minimum = null;
-        for (LockfileEngines.Requirement r : unmet) {
-            Semver range = parsed(r.range());
-            Optional<Semver.Version> lowest = releases.keySet().stream().filter(range::test).min(Semver.Version.ORDER);
+        for (var e : unmet.entrySet()) {
+            LockfileEngines.Requirement r = e.getKey();
+            Optional<Semver.Version> lowest = releases.keySet().stream().filter(e.getValue()::test).min(Semver.Version.ORDER);
             if (lowest.isPresent() && lowest.get().compareTo(system.get()) > 0 && (minimum == null || lowest.get().compareTo(minimum) > 0)) {
                 minimum = lowest.get();
                 highest = r;
