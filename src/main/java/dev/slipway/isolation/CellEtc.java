@@ -84,8 +84,13 @@ final class CellEtc {
 
     /** An image's cell keeps the image's {@code /etc} but for its resolv.conf, which names pasta's forwarder. */
     List<String> imageArgs() throws IOException {
+        return List.of("--ro-bind", resolvConf().toString(), "/etc/resolv.conf");
+    }
+
+    /** The resolv.conf every cell sees, naming pasta's forwarder. */
+    Path resolvConf() throws IOException {
         if (!Files.exists(resolv)) write(resolv, resolvConf);
-        return List.of("--ro-bind", resolv.toString(), "/etc/resolv.conf");
+        return resolv;
     }
 
     /** Removes the files it made (cells that still run keep theirs: they are bound). */

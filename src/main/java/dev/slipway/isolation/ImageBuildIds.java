@@ -21,14 +21,14 @@ final class ImageBuildIds {
     private static final long LAST = 4_294_967_294L;
 
     /**
-     * Run as root inside the new mount namespace, with {@code hidden ids-dir uid setpriv [rw:|ro:]path… -- command…}:
+     * Run as root inside the new mount namespace, with {@code hidden ids-dir uid setpriv resolv.conf [rw:|ro:]path… -- command…}:
      * keeps each bind aside under a private {@code /dev/shm} (never the data dir, which is about to be hidden), puts
-     * the uid's files over the host's, empties {@code hidden} and {@code /tmp}, puts each bind back at its path
+     * the uid's files and the cells' resolv.conf over the host's, empties {@code hidden} and {@code /tmp}, puts each bind back at its path
      * (read-only where asked), and drops to the uid.
      */
     static final String MOUNTS = """
             set -e
-            hidden=$1; ids=$2; uid=$3; setpriv=$4; shift 4
+            hidden=$1; ids=$2; uid=$3; setpriv=$4; resolv=$5; shift 5
             mount -t tmpfs -o mode=0700,size=64k slipway-aside /dev/shm
             i=0
             for b in "$@"; do
@@ -36,6 +36,8 @@ final class ImageBuildIds {
               i=$((i+1)); mkdir /dev/shm/$i; mount --bind "${b#r?:}" /dev/shm/$i
             done
             for f in passwd group subuid subgid; do mount --bind "$ids/$f" /etc/$f; done
+            # the host's resolver is behind the cell's firewall; pasta's forwarder is not (a symbolic link is followed)
+            if [ -e /etc/resolv.conf ]; then mount --bind "$resolv" /etc/resolv.conf; fi
             mount -t tmpfs -o mode=0755,size=64k slipway-hidden "$hidden"
             mount -t tmpfs -o mode=1777,size=64m slipway-tmp /tmp
             i=0

@@ -336,7 +336,7 @@ public final class Sandbox implements Confinement {
                 tools.nsenter().toString(), "--net=" + network.handle(), "--",
                 tools.unshare().toString(), "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc", "--uts", "--ipc",
                 "--", tools.sh().toString(), "-c", ImageBuildIds.MOUNTS, "sh", hidden.toString(),
-                imageBuildIds.forUid(uid).toString(), Integer.toString(uid), tools.setpriv().toString()));
+                imageBuildIds.forUid(uid).toString(), Integer.toString(uid), tools.setpriv().toString(), etc.resolvConf().toString()));
         for (Path p : cell.writable()) a.add("rw:" + p);
         for (Path p : cell.readOnly()) a.add("ro:" + p);
         a.addAll(List.of("--", "/usr/bin/env", "-i", "--chdir=" + cell.workDir()));

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Dockerfile builds from a git repository, on a base image made here (a static busybox as {@code /bin/sh}) in a
  * registry on loopback: a multi-stage build whose {@code RUN} is root in its own user namespace only, a rebuild that
- * reuses the unchanged steps' layers, a rollback, a Procfile's release line run in the image, and a hostile
- * {@code RUN} that looks for the host through {@code /proc} and the network and finds nothing. H2 only.
+ * reuses the unchanged steps' layers, a rollback, a Procfile's release line run in the image, a Go service and a Java
+ * service built with Maven (whose {@code RUN} resolves and reaches Maven Central), and a hostile {@code RUN} that looks
+ * for the host through {@code /proc} and the network and finds nothing. H2 only.
  */
 @EndToEnd
 class DockerfileTest {
@@ -225,6 +227,141 @@ class DockerfileTest {
         }
         return registry.push("base/golang:1.19", layer.build(), Map.of("PATH", "/usr/local/go/bin:/bin", "GOROOT", "/usr/local/go",
                 "GOPATH", "/tmp/go", "GOCACHE", "/tmp/go-cache", "HOME", "/tmp"));
+    }
+
+    /**
+     * A Java service as teams write it: {@code mvn package} in a JDK stage, with its plugins from Maven Central (which
+     * a build reaches), the jar alone on a JRE in the final stage. Both images are made here from the machine's JDK
+     * ({@code jlink}) and Maven.
+     */
+    @Test
+    void aJavaServiceBuiltWithMavenInItsDockerfileServes() throws Exception {
+        String jdk = javaImage("base/jdk:17", true);
+        String jre = javaImage("base/jre:17", false);
+        String repo = "docker/java";
+        git.createRepo(repo);
+        git.commit(repo, "main", Map.of("pom.xml", """
+                        <project xmlns="http://maven.apache.org/POM/4.0.0">
+                          <modelVersion>4.0.0</modelVersion>
+                          <groupId>example</groupId>
+                          <artifactId>hello</artifactId>
+                          <version>1.0</version>
+                          <properties>
+                            <maven.compiler.release>17</maven.compiler.release>
+                            <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+                          </properties>
+                          <build>
+                            <finalName>hello</finalName>
+                            <plugins>
+                              <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+                              <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
+                              <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.5.2</version></plugin>
+                              <plugin><artifactId>maven-jar-plugin</artifactId><version>3.4.2</version>
+                                <configuration><archive><manifest><mainClass>hello.Main</mainClass></manifest></archive></configuration>
+                              </plugin>
+                            </plugins>
+                          </build>
+                        </project>
+                        """,
+                "src/main/java/hello/Main.java", """
+                        package hello;
+
+                        import com.sun.net.httpserver.HttpServer;
+                        import java.net.InetSocketAddress;
+                        import java.nio.charset.StandardCharsets;
+
+                        public class Main {
+                            public static void main(String[] args) throws Exception {
+                                var server = HttpServer.create(new InetSocketAddress(Integer.parseInt(System.getenv("PORT"))), 0);
+                                server.createContext("/", exchange -> {
+                                    byte[] body = ("java:" + Runtime.version().feature() + " " + exchange.getRequestURI().getPath() + "\\n")
+                                            .getBytes(StandardCharsets.UTF_8);
+                                    exchange.sendResponseHeaders(200, body.length);
+                                    exchange.getResponseBody().write(body);
+                                    exchange.close();
+                                });
+                                server.start();
+                            }
+                        }
+                        """,
+                "Dockerfile", """
+                        FROM %s AS build
+                        WORKDIR /src
+                        COPY pom.xml .
+                        COPY src src
+                        RUN mvn -B -q package -DskipTests
+                        FROM %s
+                        COPY --from=build /src/target/hello.jar /app/hello.jar
+                        CMD ["java", "-jar", "/app/hello.jar"]
+                        """.formatted(jdk, jre)), "a Maven service");
+        var created = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"" + repo + "\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        JsonNode done = Statuses.await(http, "migrations", created.json().at("/data/id").asText(), "complete", RUN);
+        assertThat(done.get("framework").asText()).isEqualTo("docker");
+        String url = http.get("/v1/projects/" + done.get("project_id").asText()).json().at("/data/url").asText();
+        assertThat(Apps.get(url + "/orders").body()).isEqualTo("java:17 /orders\n");
+    }
+
+    /**
+     * The machine's JDK cut down with {@code jlink} as a base image: with the compiler and Maven ({@code mvn} on the
+     * path, the machine's trust store) for a build stage, or the runtime and its HTTP server alone for a final one.
+     */
+    private static String javaImage(String name, boolean withMaven) throws Exception {
+        Path jdkHome = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
+        assertThat(jdkHome.resolve("jmods/java.base.jmod")).as("the machine's JDK 17 with its jmods (openjdk-17-jdk-headless)").exists();
+        Path runtime = files.resolve(withMaven ? "jdk" : "jre");
+        String modules = withMaven
+                ? "java.base,java.compiler,java.instrument,java.logging,java.management,java.naming,java.net.http,java.scripting,"
+                + "java.security.jgss,java.sql,java.xml,jdk.compiler,jdk.crypto.ec,jdk.httpserver,jdk.unsupported,jdk.zipfs"
+                : "java.base,jdk.httpserver";
+        Process jlink = new ProcessBuilder(jdkHome.resolve("bin/jlink").toString(), "--add-modules", modules, "--strip-debug",
+                "--no-header-files", "--no-man-pages", "--output", runtime.toString()).redirectErrorStream(true).start();
+        String said = new String(jlink.getInputStream().readAllBytes());
+        assertThat(jlink.waitFor()).as("jlink: " + said).isZero();
+        // the machine's trust store instead: Maven Central is reached through whatever authority this machine trusts
+        Files.copy(Path.of("/etc/ssl/certs/java/cacerts"), runtime.resolve("lib/security/cacerts"), StandardCopyOption.REPLACE_EXISTING);
+        FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName(withMaven ? "jdk" : "jre");
+        FilePermissions exec = FilePermissions.fromOctalString("755");
+        FilePermissions read = FilePermissions.fromOctalString("644");
+        for (String at : List.of("/bin/busybox", "/bin/sh")) layer.addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get(at), exec);
+        for (String lib : List.of("/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libm.so.6",
+                "/lib/x86_64-linux-gnu/libz.so.1", "/lib/x86_64-linux-gnu/libgcc_s.so.1", "/lib/x86_64-linux-gnu/libstdc++.so.6")) {
+            layer.addEntry(Path.of(lib).toRealPath(), AbsoluteUnixPath.get(lib), exec);
+        }
+        layer.addEntry(Files.createDirectories(files.resolve("empty")), AbsoluteUnixPath.get("/tmp"), FilePermissions.fromOctalString("777"));
+        addTree(layer, runtime, "/opt/java");
+        Map<String, String> env = new java.util.HashMap<>(Map.of("PATH", "/opt/java/bin:/usr/local/bin:/bin", "JAVA_HOME", "/opt/java"));
+        if (withMaven) {
+            Path maven = Path.of("/usr/share/maven");
+            assertThat(maven.resolve("bin/m2.conf")).as("apt-get install maven").exists();
+            addTree(layer, maven.resolve("lib"), "/usr/share/maven/lib");
+            addTree(layer, maven.resolve("conf").toRealPath(), "/usr/share/maven/conf");
+            layer.addEntry(maven.resolve("bin/m2.conf").toRealPath(), AbsoluteUnixPath.get("/usr/share/maven/bin/m2.conf"), read);
+            layer.addEntry(maven.resolve("boot/plexus-classworlds-2.x.jar").toRealPath(),
+                    AbsoluteUnixPath.get("/usr/share/maven/boot/plexus-classworlds.jar"), read);
+            // Maven's own launcher, without the utilities its script wants beyond a shell
+            Path mvn = Files.writeString(files.resolve("mvn"), """
+                    #!/bin/sh
+                    exec java -classpath /usr/share/maven/boot/plexus-classworlds.jar -Dclassworlds.conf=/usr/share/maven/bin/m2.conf \
+                      -Dmaven.home=/usr/share/maven -Dmaven.multiModuleProjectDirectory="$PWD" \
+                      org.codehaus.plexus.classworlds.launcher.Launcher "$@"
+                    """);
+            layer.addEntry(mvn, AbsoluteUnixPath.get("/usr/local/bin/mvn"), exec);
+            env.put("HOME", "/root");
+        }
+        return registry.push(name, layer.build(), env);
+    }
+
+    /** Adds a folder's files (symbolic links followed), keeping their executable bits. */
+    private static void addTree(FileEntriesLayer.Builder layer, Path from, String at) throws Exception {
+        try (var walk = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) walk::iterator) {
+                if (!Files.isRegularFile(f)) continue;
+                Path real = f.toRealPath();
+                layer.addEntry(real, AbsoluteUnixPath.get(at + "/" + from.relativize(f)),
+                        FilePermissions.fromOctalString(Files.isExecutable(real) ? "755" : "644"));
+            }
+        }
     }
 
     @Test
