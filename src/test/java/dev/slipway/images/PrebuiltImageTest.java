@@ -54,7 +54,7 @@ class PrebuiltImageTest {
     private static final String SERVE = """
             B=/bin/busybox
             $B mkdir -p /tmp/www
-            echo "image:$VERSION greeting:$GREETING uid:$($B id -u) dir:$($B pwd)" > /tmp/www/index.html
+            echo "image:$VERSION greeting:$GREETING uid:$($B id -u) dir:$($B pwd) config:$($B cat /srv/private/config)" > /tmp/www/index.html
             exec $B httpd -f -p $PORT -h /tmp/www
             """;
     /** What a hostile image tries, reported on its page. */
@@ -119,7 +119,8 @@ class PrebuiltImageTest {
         JsonNode firstRead = http.get("/v1/deployments/" + first).json().get("data");
         assertThat(firstRead.get("image").asText()).isEqualTo(registry.host() + "/team/web@" + one);
         String page = Apps.get(url).body();
-        assertThat(page).startsWith("image:one greeting:from-project uid:").endsWith(" dir:/srv\n");
+        assertThat(page).as("a file the image keeps at 0600 in a 0700 folder is the app's to read, whatever uid it runs as")
+                .startsWith("image:one greeting:from-project uid:").endsWith(" dir:/srv config:kept-private\n");
         assertThat(page).doesNotContain("uid:0 ");
         assertThat(messages(first)).anyMatch(m -> m.contains("Copying blob")).anyMatch(m -> m.startsWith("Image " + tag + " is "));
 
@@ -318,6 +319,9 @@ class PrebuiltImageTest {
             FileEntriesLayer.Builder layer = FileEntriesLayer.builder().setName("app")
                     .addEntry(Path.of("/usr/bin/busybox"), AbsoluteUnixPath.get("/bin/busybox"), FilePermissions.fromOctalString("755"))
                     .addEntry(serve, AbsoluteUnixPath.get("/srv/serve.sh"), FilePermissions.fromOctalString("644"));
+            Path config = Files.writeString(Files.createDirectories(dir.resolve("private")).resolve("config"), "kept-private\n");
+            layer.addEntry(config.getParent(), AbsoluteUnixPath.get("/srv/private"), FilePermissions.fromOctalString("700"))
+                    .addEntry(config, AbsoluteUnixPath.get("/srv/private/config"), FilePermissions.fromOctalString("600"));
             Files.createDirectories(dir.resolve("empty"));
             layer.addEntry(dir.resolve("empty"), AbsoluteUnixPath.get("/mnt"));
             for (Path file : extra) layer.addEntry(file, AbsoluteUnixPath.get("/data/" + file.getFileName()));

@@ -65,6 +65,7 @@ public final class Unpack {
         Path rootfs = ImageRun.rootfs(root);
         Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(rootfs, PosixFilePermissions.fromString("rwxr-xr-x"));
+        ReadableRoot.apply(rootfs);
         ImageRoot.prepare(rootfs, List.of(Path.of(run.workDir())));
         log.log(Level.INFO, "Start command: " + String.join(" ", command) + " in " + run.workDir());
         return new Unpacked(run, command, bytes);
