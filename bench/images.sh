@@ -7,10 +7,12 @@
 #   2. a code-only rebuild (a file the last stage copies) divided by the cold build: the layer cache (target <= 0.3);
 #   3. start to healthy ("Starting" to "App is healthy") of the image app and of the native express fixture:
 #      the image's cell against a native one.
-# ROUNDS rounds (default 3) of 1 and 2, medians. Needs: root, curl, jq, zip, skopeo, umoci, buildah, uidmap,
+# ROUNDS rounds (default 3) of 1 and 2, medians; VERBOSE=1 prints each rebuild's log with its timestamps; BASE_MB=N
+# adds N MB of incompressible files to the base image (a language runtime's size; default 0: busybox alone). Needs: root, curl, jq, zip, skopeo, umoci, buildah, uidmap,
 # docker-registry, busybox-static, node + npm, a JDK >= 21. Takes about 2 minutes.
 set -euo pipefail
 ROUNDS="${ROUNDS:-3}"
+BASE_MB="${BASE_MB:-0}"
 PORT="${BENCH_PORT:-18780}"
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
@@ -40,7 +42,9 @@ registry="127.0.0.1:$registry_port"
   cd "$work" && umoci init --layout base-layout && umoci new --image base-layout:b \
     && umoci unpack --rootless --image base-layout:b base-bundle >/dev/null \
     && mkdir -p base-bundle/rootfs/bin && cp /usr/bin/busybox base-bundle/rootfs/bin/busybox \
-    && cp /usr/bin/busybox base-bundle/rootfs/bin/sh && umoci repack --image base-layout:b base-bundle \
+    && cp /usr/bin/busybox base-bundle/rootfs/bin/sh \
+    && { [ "$BASE_MB" = 0 ] || { mkdir -p base-bundle/rootfs/opt && head -c "${BASE_MB}M" /dev/urandom > base-bundle/rootfs/opt/runtime.bin; }; } \
+    && umoci repack --image base-layout:b base-bundle \
     && umoci config --image base-layout:b --config.env PATH=/bin \
     && skopeo copy -q --dest-tls-verify=false oci:base-layout:b "docker://$registry/base/busybox:1"
 ) || { echo "bench: making the base image failed" >&2; exit 1; }
@@ -70,23 +74,25 @@ EOF
   (cd "$dir" && zip -q -r -X "$work/$1.zip" .)
 }
 
+# the platform's storage driver: overlay from Linux 5.11, vfs before
+driver=$(awk -F. '{ print ($1 > 5 || ($1 == 5 && $2 >= 11)) ? "overlay" : "vfs" }' /proc/sys/kernel/osrelease)
 # by_hand DIR: the platform's steps run directly, as root, on fresh storage; prints ms
 by_hand() {
   local dir="$1" t store="$work/hand-$RANDOM"
   mkdir -p "$store"
   t=$(now_us)
   skopeo copy -q --src-tls-verify=false "docker://$base" "oci:$store/bases:image" >/dev/null
-  local b=(buildah --root "$store/root" --runroot "$store/run" --storage-driver vfs)
+  local b=(buildah --root "$store/root" --runroot "$store/run" --storage-driver "$driver")
   id=$(cd "$store" && "${b[@]}" pull -q "oci:bases:image"); "${b[@]}" tag "$id" "$base"
   "${b[@]}" bud -q --pull=never --isolation chroot --layers -f "$dir/Dockerfile" -t hand:latest "$dir" >/dev/null
-  "${b[@]}" push -q hand:latest "oci:$store/out:image" >/dev/null
+  "${b[@]}" push -q --disable-compression hand:latest "oci:$store/out:image" >/dev/null
   umoci unpack --rootless --image "$store/out:image" "$store/bundle" >/dev/null
   ms_since "$t"
   rm -rf "$store"
 }
 
 start_server "$PORT" $((PORT + 1)) SLIPWAY_IMAGE_INSECURE=true SLIPWAY_ISOLATION=sandbox
-echo "Slipway images benchmark: $ROUNDS rounds, $(nproc) cores, $(buildah --version)"
+echo "Slipway images benchmark: $ROUNDS rounds, base image busybox + $BASE_MB MB, $driver storage, $(nproc) cores, $(buildah --version)"
 
 build_ms() { log_ms "$1" "Copying the source" "Build finished"; }
 healthy_ms() { log_ms "$1" "Starting " "App is healthy"; }
@@ -104,6 +110,7 @@ for round in $(seq 1 "$ROUNDS"); do
   dep=$(call POST /v1/deployments "{\"project_id\":\"$project\",\"upload_id\":\"$(upload "$work/d${round}b.zip")\"}" | jq -er .data.id)
   await_deployment "$dep" live
   logs=$(logs_of "$dep"); cached=$(build_ms "$logs"); healthy_ms "$logs" >> "$work/image_start"
+  [ "${VERBOSE:-0}" = 1 ] && echo "$logs" | jq -r '.data.logs[] | "    \(.timestamp[11:23]) \(.message[0:150])"'
   echo "$cold $hand" | awk '{printf "%.3f\n", $1/$2}' >> "$work/cold_ratio"
   echo "$cached $cold" | awk '{printf "%.3f\n", $1/$2}' >> "$work/cache_ratio"
   echo "  round $round: cold $cold, by hand $hand, code-only rebuild $cached"

@@ -158,7 +158,10 @@ class DockerfileTest {
         String second = deploy(projectId);
         assertThat(Apps.get(url).body()).isEqualTo("go:two /\n");
         assertThat(messages(second)).as("the toolchain stage is unchanged: not compiled again").anyMatch(m -> m.contains("Using cache"))
-                .noneMatch(m -> m.contains("The project's layer cache held"));
+                .noneMatch(m -> m.contains("The project's layer cache held"))
+                .as("the base image, unchanged in the registry, is not pulled again")
+                .anyMatch(m -> m.startsWith("Base image ") && m.endsWith("is in the project's layer cache: not pulled again"))
+                .noneMatch(m -> m.contains("Copying blob"));
 
         var rollback = http.send("POST", "/v1/deployments/" + done.get("deployment_id").asText() + "/rollback", null, null);
         assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
@@ -415,6 +418,13 @@ class DockerfileTest {
         JsonNode built = Statuses.await(http, "migrations", found.json().at("/data/id").asText(), "complete", RUN);
         JsonNode project = http.get("/v1/projects/" + built.get("project_id").asText()).json().get("data");
         assertThat(project.get("dockerfile_path").asText()).isEqualTo("deploy/web.Dockerfile");
+        assertThat(Apps.get(project.get("url").asText()).body()).startsWith("image:path elsewhere");
+        // buildah's storage lost while its marks of the bases it held stay: the build pulls them again
+        Path buildah = server.store().dataDir().resolve("cache").resolve(project.get("id").asText()).resolve("buildah");
+        for (String root : List.of("root", "overlay/root")) TestStore.deleteTree(buildah.resolve(root));
+        String again = deploy(project.get("id").asText());
+        assertThat(messages(again)).anyMatch(m -> m.endsWith("is not in the layer cache after all: pulling it"))
+                .anyMatch(m -> m.contains("Copying blob"));
         assertThat(Apps.get(project.get("url").asText()).body()).startsWith("image:path elsewhere");
         var wrongKind = http.post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"a/b\",\"framework\":\"node\","
                 + "\"dockerfile_path\":\"Dockerfile\"}");

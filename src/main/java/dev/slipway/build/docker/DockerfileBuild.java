@@ -31,6 +31,7 @@ import java.util.Map;
  */
 public final class DockerfileBuild {
     private static final String TAG = "image";
+    private static final StorageDriver DRIVER = StorageDriver.here();
 
     private final Registries registries;
     private final Unpack unpack;
@@ -86,9 +87,10 @@ public final class DockerfileBuild {
         for (String d : List.of("home", "tmp", "run")) Files.createDirectories(dirs.work().resolve(d));
         Files.createDirectories(dirs.storage());
         List<String> from = text.baseImages(arguments);
-        List<String> buildah = List.of("buildah", "--root", dirs.storage().resolve("root").toString(),
-                "--runroot", dirs.storage().resolve("run").toString(), "--storage-driver", "vfs");
-        List<List<String>> loads = new ArrayList<>();
+        DRIVER.clearOthers(dirs.storage(), log);
+        List<String> buildah = new ArrayList<>(List.of("buildah"));
+        buildah.addAll(DRIVER.options(dirs.storage()));
+        List<Base> loads = new ArrayList<>();
         for (int i = 0; i < from.size(); i++) {
             String base = from.get(i);
             ImageName name = ImageName.parse(base).orElseThrow(() -> new BuildException("the Dockerfile's FROM " + base
@@ -97,19 +99,29 @@ public final class DockerfileBuild {
             var login = caller.login() != null && caller.login().registry().equals(name.registry()) ? caller.login() : null;
             var asker = new Registries.Caller(login, caller.env(), caller.secrets());
             ImageName resolved = registries.resolve(name, asker, log);
-            registries.copy(resolved, bases.resolve("b" + i), TAG, asker, log);
-            List<String> load = new ArrayList<>(List.of("/bin/sh", "-c",
-                    "set -e; layout=$1; name=$2; shift 2; id=$(\"$@\" pull -q \"$layout\"); \"$@\" tag \"$id\" \"$name\"",
-                    // relative to the step's folder: buildah names what it pulls after the path, which must be lowercase
-                    "sh", "oci:" + dirs.work().relativize(bases.resolve("b" + i)) + ":" + TAG, base));
-            load.addAll(buildah);
+            Base load = new Base(base, resolved, asker, bases.resolve("b" + i), DRIVER.home(dirs.storage()));
+            if (!load.held()) registries.copy(resolved, load.layout(), TAG, asker, log);
             loads.add(load);
         }
         Path argumentsFile = arguments.isEmpty() ? null : BuildArguments.write(dirs.work().resolve("arguments"), arguments);
         confinement.handOver(dirs.work(), projectId);
         confinement.handOver(dirs.storage(), projectId);
         Steps docker = new Steps(steps.runner(), environment(dirs, steps.env()), steps.secrets(), steps.timeout(), steps.confine());
-        for (List<String> load : loads) docker.run(load, dirs.work(), log);
+        for (Base load : loads) {
+            if (load.held()) {
+                try {
+                    docker.run(load.reuse(buildah), dirs.work(), log);
+                    log.log(Level.INFO, "Base image " + load.resolved() + " is in the project's layer cache: not pulled again");
+                    continue;
+                } catch (BuildException gone) {
+                    log.log(Level.INFO, "Base image " + load.resolved() + " is not in the layer cache after all: pulling it");
+                    Files.deleteIfExists(load.mark());
+                    registries.copy(load.resolved(), load.layout(), TAG, load.asker(), log);
+                    confinement.handOver(load.layout(), projectId);
+                }
+            }
+            docker.run(load.pull(dirs.work(), buildah), dirs.work(), log);
+        }
         // one name per project: the image it held before keeps its layers, as the cache of this build's steps
         String image = "localhost/slipway-build:latest";
         List<String> bud = new ArrayList<>(buildah);
@@ -121,7 +133,10 @@ public final class DockerfileBuild {
                 + (arguments.isEmpty() ? "" : "; build arguments from the app's variables: " + String.join(", ", arguments.keySet())));
         docker.run(bud, dirs.work(), log);
         List<String> push = new ArrayList<>(buildah);
-        push.addAll(List.of("push", "--quiet", image, "oci:" + out + ":" + TAG));
+        push.addAll(List.of("push", "--quiet"));
+        // unpacked here at once: compressing every layer would only cost time, unless a registry gets the layout too
+        if (pushTo == null) push.add("--disable-compression");
+        push.addAll(List.of(image, "oci:" + out + ":" + TAG));
         docker.run(push, dirs.work(), log);
         LayerCache.bound(dirs.storage(), layerCacheBytes, log);
         String pushed = null;
@@ -131,6 +146,46 @@ public final class DockerfileBuild {
             log.log(Level.INFO, "Image pushed: " + pushed);
         }
         return unpack.unpack(out, TAG, job.root(), maxBytes, pushed, caller.env(), steps.secrets(), log);
+    }
+
+    /**
+     * A base image a {@code FROM} names, at the digest it has now. The project's buildah storage keeps each base it
+     * pulled under a name of its digest, with a mark beside it, so a later build tags that instead of pulling it
+     * again; the marks go with the storage when the layer cache is emptied.
+     */
+    private record Base(String name, ImageName resolved, Registries.Caller asker, Path layout, Path store) {
+        private static final String KEPT = "localhost/slipway-base:";
+
+        /** {@code sha256:ab…} as a tag: {@code sha256-ab…}. */
+        String key() {
+            return resolved.digest().replace(':', '-');
+        }
+
+        Path mark() {
+            return store.resolve("bases").resolve(key());
+        }
+
+        boolean held() {
+            return Files.isRegularFile(mark(), LinkOption.NOFOLLOW_LINKS);
+        }
+
+        /** Pulls the platform's copy into buildah, named as the FROM line says and by its digest, and marks it held. */
+        List<String> pull(Path work, List<String> buildah) {
+            List<String> load = new ArrayList<>(List.of("/bin/sh", "-c",
+                    "set -e; layout=$1; name=$2; kept=$3; mark=$4; shift 4; id=$(\"$@\" pull -q \"$layout\"); "
+                            + "\"$@\" tag \"$id\" \"$name\" \"$kept\"; mkdir -p \"${mark%/*}\"; : > \"$mark\"",
+                    // relative to the step's folder: buildah names what it pulls after the path, which must be lowercase
+                    "sh", "oci:" + work.relativize(layout) + ":" + TAG, name, KEPT + key(), mark().toString()));
+            load.addAll(buildah);
+            return load;
+        }
+
+        /** Names the image kept from an earlier pull as the FROM line says. */
+        List<String> reuse(List<String> buildah) {
+            List<String> tag = new ArrayList<>(buildah);
+            tag.addAll(List.of("tag", KEPT + key(), name));
+            return tag;
+        }
     }
 
     /** buildah's own environment: its home, scratch and runtime dir in the build's folder; chroot isolation. */
