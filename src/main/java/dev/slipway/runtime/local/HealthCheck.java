@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * An app is healthy once it answers HTTP on its port with any status below 500.
@@ -36,6 +37,19 @@ final class HealthCheck {
 
     /** How long the app must listen elsewhere, with nothing on its port, before that is its answer. */
     static final Duration WRONG_PORT_AFTER = Duration.ofSeconds(2);
+    /** When an app that listens on no port at all is told so (it is still waited for: it may wait for its database). */
+    static final Duration NOTHING_LISTENS_AFTER = Duration.ofSeconds(5);
+    static final String LISTENED_NOWHERE = "it listened on no port at all";
+
+    private final Duration nothingListensAfter;
+
+    HealthCheck() {
+        this(NOTHING_LISTENS_AFTER);
+    }
+
+    HealthCheck(Duration nothingListensAfter) {
+        this.nothingListensAfter = nothingListensAfter;
+    }
 
     static final Duration FIRST_PAUSE = Duration.ofMillis(2);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
@@ -43,9 +57,19 @@ final class HealthCheck {
 
     /** Probes until healthy, the process exits, or the deadline passes; {@code poll} is the longest pause between probes. */
     Outcome await(int port, Process process, Duration timeout, Duration poll) {
+        return await(port, process, timeout, poll, waited -> { });
+    }
+
+    /**
+     * As {@link #await(int, Process, Duration, Duration)}; {@code nothingListens} hears, once, that the app has listened
+     * on no port at all for {@link #NOTHING_LISTENS_AFTER}, and a timeout then says {@value #LISTENED_NOWHERE}.
+     */
+    Outcome await(int port, Process process, Duration timeout, Duration poll, Consumer<Duration> nothingListens) {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         String lastProblem = "no answer";
+        boolean listened = false;
+        boolean told = false;
         long elsewhereSince = 0;
         long nextLook = started + WRONG_PORT_AFTER.toNanos() / 2;
         while (true) {
@@ -59,6 +83,12 @@ final class HealthCheck {
                 if (System.nanoTime() >= nextLook) {
                     nextLook = System.nanoTime() + WRONG_PORT_AFTER.toNanos() / 4;
                     Set<Integer> elsewhere = ListeningPorts.of(process.toHandle());
+                    listened |= !elsewhere.isEmpty();
+                    long waited = System.nanoTime() - started;
+                    if (!listened && !told && waited >= nothingListensAfter.toNanos()) {
+                        told = true;
+                        nothingListens.accept(Duration.ofNanos(waited));
+                    }
                     if (elsewhere.isEmpty() || elsewhere.contains(port)) {
                         elsewhereSince = 0;
                     } else if (elsewhereSince == 0) {
@@ -72,7 +102,7 @@ final class HealthCheck {
             }
             long now = System.nanoTime();
             long left = deadline - now;
-            if (left <= 0) return new Outcome.TimedOut(lastProblem);
+            if (left <= 0) return new Outcome.TimedOut(told && !listened ? LISTENED_NOWHERE : lastProblem);
             long pause = pause(Duration.ofNanos(now - started), poll).toNanos();
             try {
                 // returns early when the process exits

@@ -418,9 +418,12 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     /** Launches the app and waits for its health check; a healthy one is logged with its first answer. */
-    private static HealthCheck.Outcome launchAndAwait(Supervisor s, LogSink log) throws IOException {
+    private HealthCheck.Outcome launchAndAwait(Supervisor s, LogSink log) throws IOException {
         s.launch();
-        HealthCheck.Outcome outcome = s.awaitHealthy();
+        HealthCheck.Outcome outcome = s.awaitHealthy(waited -> log.log(Level.WARNING, "The app listens on no port "
+                + Supervisor.human(waited) + " after its start: it must listen on $PORT (" + s.port() + "); still waiting up to "
+                + Supervisor.human(options.healthTimeout()) + " (" + RuntimeSettings.HEALTH_TIMEOUT.variable()
+                + "). A process that serves no HTTP belongs on a Procfile line of its own, such as worker:"));
         if (outcome instanceof HealthCheck.Outcome.Healthy h) {
             log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + s.port() + " after " + Supervisor.human(h.after()));
         }

@@ -158,9 +158,14 @@ final class Supervisor {
 
     /** Blocks until the current process answers HTTP, exits, or the deadline passes. */
     HealthCheck.Outcome awaitHealthy() {
+        return awaitHealthy(waited -> { });
+    }
+
+    /** As {@link #awaitHealthy()}; {@code nothingListens} hears once that the app listens on no port at all yet. */
+    HealthCheck.Outcome awaitHealthy(java.util.function.Consumer<Duration> nothingListens) {
         Process p = process();
         if (p == null) return new HealthCheck.Outcome.Exited(-1);
-        return ctx.health().await(port, p, ctx.options().healthTimeout(), ctx.options().healthPoll());
+        return ctx.health().await(port, p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
     }
 
     /** From now on a crash restarts the app. */

@@ -143,6 +143,29 @@ class HealthCheckTest {
     }
 
     @Test
+    void anAppThatListensNowhereIsToldSoOnceAndItsTimeoutSaysSo() throws Exception {
+        HealthCheck soon = new HealthCheck(Duration.ofMillis(300));
+        List<Duration> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var outcome = soon.await(FreePorts.pick(), running(), Duration.ofSeconds(2), Duration.ofMillis(50), told::add);
+        assertThat(outcome).isEqualTo(new HealthCheck.Outcome.TimedOut(HealthCheck.LISTENED_NOWHERE));
+        assertThat(told).singleElement().satisfies(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofMillis(300)));
+    }
+
+    @Test
+    void anAppThatListensOnlyLaterIsNotToldItListensNowhere() throws Exception {
+        int port = FreePorts.pick();
+        HealthCheck soon = new HealthCheck(Duration.ofMillis(300));
+        List<Duration> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // a real app that listens on its port after a second, as one that connects to its database first does
+        Process app = new ProcessBuilder("node", "-e", "setTimeout(() => require('http').createServer((q, r) => r.end('hi'))"
+                + ".listen(" + port + ", '127.0.0.1'), 1000)").start();
+        toClose.add(app::destroyForcibly);
+        var outcome = soon.await(port, app, Duration.ofSeconds(30), Duration.ofMillis(50), told::add);
+        assertThat(outcome).isInstanceOf(HealthCheck.Outcome.Healthy.class);
+        assertThat(told).as("told while it did not listen yet, and it still became healthy").hasSize(1);
+    }
+
+    @Test
     void anAppThatExitsEndsTheWaitAtOnceWithItsExitCode() throws Exception {
         Process app = new ProcessBuilder("sh", "-c", "sleep 0.2; exit 3").start();
         long t0 = System.nanoTime();
