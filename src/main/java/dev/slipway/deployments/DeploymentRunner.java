@@ -41,6 +41,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -144,7 +145,14 @@ public final class DeploymentRunner implements JobRunner {
             // read again: the domain may have been changed or verified while this deployment built
             records.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
             serving.retiring().reinstate(d.id());
-            previous.ifPresent(prev -> serving.retiring().retire(p.switches().instanceOwner(prev)));
+            previous.ifPresent(prev -> {
+                String owner = p.switches().instanceOwner(prev);
+                List<String> stopped = serving.retiring().replaced(owner);
+                if (!stopped.isEmpty()) {
+                    log.log(Level.INFO, "The previous deployment " + owner + " stays warm for an instant rollback; older ones "
+                            + "stopped: " + String.join(", ", stopped));
+                }
+            });
             pruneArtifacts(project.id());
         } catch (CancelWatch.Cancelled c) {
             failure = "Deployment cancelled";

@@ -6,6 +6,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +22,8 @@ import java.util.function.Predicate;
 /**
  * Keeps a replaced production instance running for a window (default 10 min) so that a rollback to
  * it is only a route switch, then stops it once it has had no request for the window — unless it
- * became production again first. The stop time is stored, so a restarted server keeps the schedule.
+ * became production again first. One per project: the next replacement stops the older one at once.
+ * The stop time is stored, so a restarted server keeps the schedule.
  */
 public final class RetiringPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetiringPool.class);
@@ -64,6 +67,27 @@ public final class RetiringPool implements AutoCloseable {
     /** The instance is no longer production: stop it once the window has passed without a request to it. */
     public void retire(String deploymentId) {
         schedule(deploymentId, clock.instant().plus(window), true);
+    }
+
+    /**
+     * The instance was production until now: it stays warm for the window, for an instant rollback, and every older
+     * instance of its project that was still retiring stops now, so quick deploys of one app keep one previous
+     * process, not one per deploy. Answers the ones stopped (their stops run on threads of their own).
+     */
+    public List<String> replaced(String deploymentId) {
+        retire(deploymentId);
+        String project = runtime.get(deploymentId).map(Instance::projectId).orElse(null);
+        if (project == null) return List.of();
+        List<String> stopped = new ArrayList<>();
+        for (String other : List.copyOf(retiring.keySet())) {
+            if (other.equals(deploymentId) || !runtime.get(other).map(Instance::projectId).filter(project::equals).isPresent()) continue;
+            Retirement r = retiring.get(other);
+            if (r == null || stillServing.test(other) || !retiring.remove(other, r)) continue;
+            r.task().cancel(false);
+            stopped.add(other);
+            Thread.ofVirtual().name("retire-" + other).start(() -> stop(other));
+        }
+        return stopped;
     }
 
     /** The instance is production again: keep it. Returns whether it was retiring. */
@@ -145,6 +169,14 @@ public final class RetiringPool implements AutoCloseable {
                 return;
             }
             if (!retiring.remove(deploymentId, r)) return;
+            stop(deploymentId);
+        } catch (RuntimeException e) {
+            LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());
+        }
+    }
+
+    private void stop(String deploymentId) {
+        try {
             int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
             runtime.stop(deploymentId);
             if (port > 0) stoppedPort.accept(port);

@@ -70,4 +70,28 @@ class RetiringPoolTest {
             assertThat(TestApps.alive(app.pid())).isFalse();
         }
     }
+
+    @Test
+    void aReplacementKeepsOnePreviousInstanceWarmAndStopsTheOlderOnesAtOnce() {
+        Instance oldest = runtime.start(TestApps.spec("v1", Map.of()), new RecordingLog());
+        Instance older = runtime.start(TestApps.spec("v2", Map.of()), new RecordingLog());
+        Instance previous = runtime.start(TestApps.spec("v3", Map.of()), new RecordingLog());
+        AppSpec elsewhere = TestApps.spec("other", Map.of());
+        Instance otherProject = runtime.start(new AppSpec(elsewhere.deploymentId(), "prj_other", elsewhere.artifact(), elsewhere.env(),
+                elsewhere.secretValues(), elsewhere.instanceType()), new RecordingLog());
+        try (RetiringPool pool = pool(Duration.ofMinutes(10))) {
+            assertThat(pool.replaced(oldest.deploymentId())).isEmpty();
+            assertThat(pool.replaced(older.deploymentId())).containsExactly(oldest.deploymentId());
+            pool.retire(otherProject.deploymentId());
+            assertThat(pool.replaced(previous.deploymentId())).containsExactly(older.deploymentId());
+
+            Await.until(Duration.ofSeconds(10), "the older instances stop", () -> runtime.get(oldest.deploymentId()).isEmpty()
+                    && runtime.get(older.deploymentId()).isEmpty());
+            assertThat(TestApps.alive(oldest.pid())).isFalse();
+            assertThat(TestApps.alive(older.pid())).isFalse();
+            assertThat(pool.retiring()).containsOnlyKeys(previous.deploymentId(), otherProject.deploymentId());
+            assertThat(TestApps.get(previous.port(), "/")).as("the one before stays warm for an instant rollback").isEqualTo("app:v3");
+            assertThat(TestApps.get(otherProject.port(), "/")).as("another project's is its own").isEqualTo("app:other");
+        }
+    }
 }
