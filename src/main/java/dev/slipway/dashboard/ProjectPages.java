@@ -67,6 +67,8 @@ public final class ProjectPages {
                     <div class="empty">
                       <p><strong>No projects yet.</strong> A project is created by its first migration: connect a repository
                       and Slipway builds it and makes it live.</p>
+                      <p><a class="button primary" href="/dashboard/projects/new">New project</a></p>
+                      <p>or from a terminal:</p>
                       <pre><code>slipway migrate --source github --repo owner/repo --follow</code></pre>
                       <p>or <code>POST /v1/migrations</code> with an <a href="/dashboard/settings/api-keys">API key</a>
                       (see the <a href="/docs">API reference</a>).</p>
@@ -83,7 +85,9 @@ public final class ProjectPages {
                     </div>
                     %s""", Html.each(page.data(), this::projectRow), more(ctx.path(), page));
         }
-        Layout.render(ctx, 200, viewer, "Projects", Html.fmt("<h1>Projects</h1>%s", content));
+        Layout.render(ctx, 200, viewer, "Projects", Html.fmt("""
+                <div class="actions"><h1>Projects</h1><a class="button primary" href="/dashboard/projects/new">New project</a></div>
+                %s""", content));
     }
 
     public void show(Context ctx, Viewer viewer) {

@@ -10,6 +10,7 @@ import dev.slipway.dashboard.Assets;
 import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
 import dev.slipway.dashboard.KeyPages;
+import dev.slipway.dashboard.NewProjectPages;
 import dev.slipway.dashboard.ProjectPages;
 import dev.slipway.dashboard.RunPages;
 import dev.slipway.dashboard.SignInPages;
@@ -114,6 +115,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 projectCertificates(stores));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
+                new NewProjectPages(stores.projects(), pipelines.migrations(), config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
                         stores.logs(), logHandlers, projectPages, urls),
                 new Assets());

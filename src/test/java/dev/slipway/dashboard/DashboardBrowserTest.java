@@ -50,8 +50,10 @@ class DashboardBrowserTest {
     static Browser browser;
     static TestServer.Tenant alice;
     static TestServer.Tenant bob;
+    static TestServer.Tenant carol;
     static String aliceEmail;
     static String bobEmail;
+    static String carolEmail;
     static String repo;
     static String migrationId;
     static String projectId;
@@ -68,6 +70,9 @@ class DashboardBrowserTest {
         bobEmail = "bob-" + UUID.randomUUID().toString().substring(0, 6) + "@example.com";
         server.slipway().users().create(alice.account().id(), aliceEmail, PASSWORD);
         server.slipway().users().create(bob.account().id(), bobEmail, PASSWORD);
+        carol = server.tenant(Tier.TEAM);
+        carolEmail = "carol-" + UUID.randomUUID().toString().substring(0, 6) + "@example.com";
+        server.slipway().users().create(carol.account().id(), carolEmail, PASSWORD);
         // alice's app: migrated through the API now, so it builds while the browser starts
         repo = "acme/shop-" + UUID.randomUUID().toString().substring(0, 6);
         git.createRepo(repo);
@@ -321,6 +326,36 @@ class DashboardBrowserTest {
         });
         assertThat(browser.text("tbody")).contains("webhook.test").contains("200");
         visit("webhook-delivered");
+    }
+
+    @Test
+    void aProjectMadeFromTheNewProjectFormBuildsAndGoesLive() {
+        String formRepo = "acme/form-" + UUID.randomUUID().toString().substring(0, 6);
+        git.createRepo(formRepo);
+        git.commit(formRepo, "main", NodeApp.version("form"), "From the form");
+
+        signIn(carolEmail);
+        browser.clickAndWait("a[href='/dashboard/projects/new']");
+        assertThat(browser.text("h1")).isEqualTo("New project");
+        visit("new-project");
+        browser.type("#repo", "not a repository");
+        browser.clickAndWait("form[action='/dashboard/projects/new'] button[type=submit]");
+        assertThat(browser.text(".alert-error")).startsWith("repo ");
+        assertThat(browser.find("#repo").getAttribute("value")).as("the draft is kept").isEqualTo("not a repository");
+        assertThat(carol.http().get("/v1/projects").json().at("/data")).as("nothing made from a refused form").isEmpty();
+        visit("new-project-refused");
+
+        browser.find("#repo").clear();
+        browser.type("#repo", formRepo);
+        browser.js("document.querySelector('#framework').value = 'node-express';");
+        browser.clickAndWait("form[action='/dashboard/projects/new'] button[type=submit]");
+        assertThat(browser.url()).contains("/dashboard/migrations/mig_");
+        awaitStatus("complete");
+        visit("new-project-live");
+        JsonNode project = carol.http().get("/v1/projects").json().at("/data/0");
+        assertThat(project.get("repo").asText()).isEqualTo(formRepo);
+        assertThat(project.get("framework").asText()).isEqualTo("node-express");
+        assertThat(Apps.get(project.get("url").asText()).body()).startsWith("app:form");
     }
 
     @Test
