@@ -19,10 +19,14 @@ import java.util.function.UnaryOperator;
 public final class TestServer implements AutoCloseable {
     private final TestStore store;
     private final Slipway slipway;
+    /** An interrupted run (Ctrl-C on ./slipway test) still stops the server's apps, their networks and mounts. */
+    private final Thread atExit;
 
     private TestServer(TestStore store, Slipway slipway) {
         this.store = store;
         this.slipway = slipway;
+        this.atExit = new Thread(slipway::close, "test-server-at-exit");
+        Runtime.getRuntime().addShutdownHook(atExit);
     }
 
     public static TestServer start(Dialect kind) {
@@ -93,6 +97,11 @@ public final class TestServer implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(atExit);
+        } catch (IllegalStateException exiting) {
+            // the JVM is exiting: the hook closes it
+        }
         try {
             slipway.close();
         } finally {

@@ -1,0 +1,52 @@
+package dev.slipway.testing;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A test JVM interrupted as Ctrl-C interrupts {@code ./slipway test}: its servers' apps do not outlive it. */
+@EndToEnd
+class TestServerAtExitTest {
+    @Test
+    void anInterruptedTestJvmStopsTheAppsOfItsServers() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
+                HeldServer.class.getName()));
+        Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            long appPid = appPid(jvm);
+            assertThat(ProcessHandle.of(appPid)).as("the app runs").hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+
+            assertThat(new ProcessBuilder("kill", "-INT", Long.toString(jvm.pid())).start().waitFor()).isZero();
+            assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).as("the JVM ends on SIGINT").isTrue();
+            Await.until(Duration.ofSeconds(30), "the app stopped with its JVM",
+                    () -> ProcessHandle.of(appPid).map(p -> !p.isAlive()).orElse(true));
+        } finally {
+            jvm.destroyForcibly();
+        }
+    }
+
+    /** The pid the held server prints once its app runs (everything before it is the server's start). */
+    private static long appPid(Process jvm) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8));
+        List<String> seen = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        for (String line; (line = out.readLine()) != null && System.nanoTime() < deadline; ) {
+            if (line.startsWith("app-pid ")) {
+                Thread.ofVirtual().start(() -> out.lines().forEach(l -> { }));
+                return Long.parseLong(line.substring("app-pid ".length()).strip());
+            }
+            seen.add(line);
+        }
+        throw new AssertionError("the held server printed no app pid: " + String.join("\n", seen));
+    }
+}
