@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Today's starters as their generators make them (src/test/resources/fixtures/starters, each with its lockfile),
  * migrated from git with nothing changed and built in the sandbox with real npm installs: SvelteKit (adapter-node
  * and adapter-static), NestJS, React Router (framework and SPA mode), Nuxt (which needs a newer Node than the
- * machine's), Hono (which listens on 3000 whatever $PORT says), Vue (create-vue) and Fastify (fastify-cli). All are
- * queued at once and built two at a time.
+ * machine's), Hono (which listens on 3000 whatever $PORT says), Vue (create-vue), Fastify (fastify-cli) and Django
+ * ({@code django-admin startproject}, Debian's Django). All are queued at once and built two at a time.
  * H2 only: slow.
  */
 @EndToEnd
@@ -38,7 +38,7 @@ class StartersTest {
     @BeforeAll
     static void migrateAll() {
         for (String starter : List.of("nuxt", "nestjs", "react-router", "sveltekit-node", "hono", "react-router-spa", "sveltekit-static",
-                "vue", "fastify")) {
+                "vue", "fastify", "django")) {
             String repo = "starters/" + starter;
             deploys.push(repo, files(starter));
             String framework = FRAMEWORK.get(starter);
@@ -158,5 +158,18 @@ class StartersTest {
         assertThat(log("fastify")).anyMatch(m -> m.contains("Detected framework node"));
         assertThat(get(server + "/").body()).isEqualTo("{\"root\":true}");
         assertThat(get(server + "/example").body()).isEqualTo("this is an example");
+    }
+
+    @Test
+    void djangoAsStartprojectMadeItServesItsWelcomePageAndItsAdmin() {
+        String url = live("django");
+        assertThat(log("django")).anyMatch(m -> m.contains("Detected framework python"))
+                .anyMatch(m -> m.contains("mysite.wsgi") && m.contains("gunicorn"));
+        Http.Response welcome = get(url + "/");
+        assertThat(welcome.status()).isEqualTo(200);
+        assertThat(welcome.body()).contains("The install worked successfully!");
+        Http.Response login = get(url + "/admin/login/");
+        assertThat(login.status()).as("a server-rendered route of its admin").isEqualTo(200);
+        assertThat(login.body()).contains("csrfmiddlewaretoken");
     }
 }
