@@ -25,6 +25,8 @@ import java.util.Optional;
  */
 public final class RunPages {
     static final int LOG_IN_PAGE = 5000;
+    /** How far back from a failed run's end its failure line is looked for. */
+    private static final int FAILURE_LINES = 50;
 
     private final DeploymentStore deployments;
     private final MigrationStore migrations;
@@ -82,7 +84,8 @@ public final class RunPages {
                 Format.time(d.createdAt()), Format.timeOr(d.liveAt(), "—"), Format.timeOr(d.finishedAt(), "—"),
                 d.buildDurationSeconds() == null ? "—" : d.buildDurationSeconds() + " s", d.region(), d.instanceType());
         page(ctx, viewer, "Deployment " + d.id(), p, Html.fmt("<code>%s</code>", d.id()), rollback, fields, d.id(),
-                "/dashboard/deployments/" + d.id() + "/logs", d.status().finished());
+                "/dashboard/deployments/" + d.id() + "/logs", d.status().finished(),
+                d.status().label().equals("failed") ? failure(d.id(), "Deployment failed: ") : Html.EMPTY);
     }
 
     public void migration(Context ctx, Viewer viewer) {
@@ -106,7 +109,8 @@ public final class RunPages {
                         : Html.fmt("<a href=\"/dashboard/deployments/%s\"><code>%s</code></a>", m.deploymentId(), m.deploymentId()),
                 Format.time(m.createdAt()), Format.timeOr(m.startedAt(), "—"), Format.timeOr(m.completedAt(), "—"));
         page(ctx, viewer, "Migration " + m.id(), p, Html.fmt("Migration <code>%s</code>", m.id()), Html.EMPTY, fields, m.id(),
-                "/dashboard/migrations/" + m.id() + "/logs", m.status().finished());
+                "/dashboard/migrations/" + m.id() + "/logs", m.status().finished(),
+                m.status().label().equals("failed") ? failure(m.id(), "Migration failed: ") : Html.EMPTY);
     }
 
     public void rollback(Context ctx, Viewer viewer, Form form) {
@@ -137,8 +141,23 @@ public final class RunPages {
         logs.serve(ctx, m.id(), () -> migrations.find(m.id()).map(x -> x.status().finished()).orElse(true));
     }
 
+    /**
+     * A failed run's reason, from the line its failure wrote last in its log ({@code prefix} and the cause), shown
+     * above everything: a long log's end is far down the page.
+     */
+    private Safe failure(String ownerId, String prefix) {
+        return logStore.last(ownerId, FAILURE_LINES).reversed().stream().filter(e -> e.message().startsWith(prefix)).findFirst()
+                .map(e -> Html.fmt("""
+                        <section class="card danger" id="failure" aria-labelledby="failure-title">
+                          <h2 id="failure-title">Why it failed</h2>
+                          <p class="msg">%s</p>
+                          <p class="muted">The log below has every line, the failure at its end.</p>
+                        </section>""", e.message().substring(prefix.length())))
+                .orElse(Html.EMPTY);
+    }
+
     private void page(Context ctx, Viewer viewer, String title, Project p, Safe heading, Safe actions, Safe fields,
-                      String ownerId, String stream, boolean finished) {
+                      String ownerId, String stream, boolean finished, Safe failure) {
         List<LogEntry> entries = logStore.after(ownerId, 0, LOG_IN_PAGE);
         String cursor = entries.isEmpty() ? "" : LogHandlers.encode(entries.getLast().seq());
         // a log longer than the page shows is streamed on from its last entry even when the run is over
@@ -146,6 +165,7 @@ public final class RunPages {
         Layout.render(ctx, 200, viewer, title, Html.fmt("""
                 <p class="crumbs"><a href="/dashboard/projects">Projects</a> / <a href="/dashboard/projects/%s">%s</a></p>
                 <div class="title-row"><h1>%s</h1>%s</div>
+                %s
                 <dl class="fields">%s</dl>
                 <section aria-labelledby="log-title">
                   <div class="title-row">
@@ -154,7 +174,7 @@ public final class RunPages {
                   </div>
                   <ol id="log" class="log" role="log" aria-labelledby="log-title" data-stream="%s" data-after="%s" data-follow="%s" data-finished="%s">%s</ol>
                   %s
-                </section>""", p.id(), p.name(), heading, actions, fields, finished ? "finished" : "following live…",
+                </section>""", p.id(), p.name(), heading, actions, failure, fields, finished ? "finished" : "following live…",
                 stream, cursor, follow, finished, Html.each(entries, RunPages::logLine),
                 Html.when(entries.isEmpty() && finished, Html.fmt("<p class=\"empty\">This run wrote no log.</p>"))));
     }

@@ -117,6 +117,12 @@ public final class LogStore implements AutoCloseable {
                 .bind("o", ownerId).bind("after", afterSeq).bind("limit", limit).map(MAPPER).list());
     }
 
+    /** The last {@code n} entries, oldest first, including those queued until now. */
+    public List<LogEntry> last(String ownerId, int n) {
+        flush();
+        return jdbi.withHandle(h -> last(h, ownerId, n));
+    }
+
     /** The last {@code n} entries, oldest first, as the caller's transaction sees them (queued ones not: flush first). */
     public List<LogEntry> last(Handle h, String ownerId, int n) {
         List<LogEntry> newestFirst = h.createQuery(

@@ -209,12 +209,18 @@ class DashboardHttpTest {
         var logs = server.slipway().stores().logs();
         logs.append(id, Level.INFO, "Build <started>");
         logs.append(id, Level.ERROR, "compile error");
-        deployments.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, Level.ERROR, "Deployment failed");
+        HttpResponse<String> running = web.get("/dashboard/deployments/" + id);
+        assertThat(running.body()).doesNotContain("id=\"failure\"");
+        deployments.transition(id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, Level.ERROR,
+                "Deployment failed: npm ci <exited> with code 1");
 
         HttpResponse<String> page = web.get("/dashboard/deployments/" + id);
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.body()).contains("<li class=\"log-error\">").contains("Build &lt;started&gt;")
                 .contains("data-follow=\"false\"").contains("badge-failed");
+        assertThat(page.body()).as("the reason first, escaped, above the fields and the log")
+                .contains("<p class=\"msg\">npm ci &lt;exited&gt; with code 1</p>");
+        assertThat(page.body().indexOf("id=\"failure\"")).isPositive().isLessThan(page.body().indexOf("class=\"fields\""));
 
         HttpResponse<String> stream = web.stream("/dashboard/deployments/" + id + "/logs");
         assertThat(stream.statusCode()).isEqualTo(200);
