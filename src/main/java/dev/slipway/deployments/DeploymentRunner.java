@@ -145,6 +145,10 @@ public final class DeploymentRunner implements JobRunner {
             // read again: the domain may have been changed or verified while this deployment built
             records.projects().find(project.id()).ifPresent(now -> serving.routes().syncDomain(now.name(), now.servedDomain()));
             serving.retiring().reinstate(d.id());
+            if (warm != null) {
+                serving.runtime().redirectOutput(warm.owner(), log);
+                log.log(Level.INFO, "The app of " + warm.owner() + " writes its output to this deployment's log from now on");
+            }
             previous.ifPresent(prev -> {
                 String owner = p.switches().instanceOwner(prev);
                 List<String> stopped = serving.retiring().replaced(owner);

@@ -20,8 +20,14 @@ public final class LogHandlers {
     private static final int DEFAULT_LIMIT = 1000;
     private static final int MAX_LIMIT = 5000;
     private static final long FOLLOW_POLL_MILLIS = 250;
+    /**
+     * A comment line on a quiet stream this often: a client that went away is noticed (a write fails) instead of its
+     * stream being held until the run ends, and proxies that cut idle connections see traffic.
+     */
+    static final long HEARTBEAT_MILLIS = 5_000;
 
     private final LogStore logs;
+    private volatile boolean closing;
 
     public LogHandlers(LogStore logs) {
         this.logs = logs;
@@ -54,7 +60,8 @@ public final class LogHandlers {
         ctx.res().setHeader("X-Accel-Buffering", "no");
         OutputStream out = ctx.res().getOutputStream();
         long seq = after;
-        while (true) {
+        long quietSince = System.nanoTime();
+        while (!closing) {
             boolean ended = finished.getAsBoolean(); // read before the entries, so none written at the end is missed
             List<LogEntry> entries = logs.after(ownerId, seq, MAX_LIMIT);
             for (LogEntry e : entries) {
@@ -66,9 +73,21 @@ public final class LogHandlers {
                 out.flush();
                 return;
             }
+            if (!entries.isEmpty()) {
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince >= HEARTBEAT_MILLIS * 1_000_000) {
+                out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+                quietSince = System.nanoTime();
+            }
             out.flush();
             if (entries.size() < MAX_LIMIT) Thread.sleep(FOLLOW_POLL_MILLIS);
         }
+        out.flush(); // the server stops: the stream ends without an end event, and its client resumes after the restart
+    }
+
+    /** The server stops: every followed log ends at its next poll. */
+    public void close() {
+        closing = true;
     }
 
     private static String firstNonNull(String a, String b) {

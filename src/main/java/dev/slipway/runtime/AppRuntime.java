@@ -60,6 +60,13 @@ public interface AppRuntime extends AutoCloseable {
     /** The retirement schedule this runtime keeps itself; empty: the instance rows' is the only one. */
     Optional<RetirementSchedule> retirementSchedule();
 
+    /**
+     * From now on, the running app of {@code deploymentId} (and its workers) writes its output to {@code to}: the log of
+     * the deployment that a warm rollback made it serve. A runtime that reads its apps' output elsewhere ignores it.
+     */
+    default void redirectOutput(String deploymentId, LogSink to) {
+    }
+
     /** How this runtime runs a deployment's release command; empty: it cannot. */
     Optional<ReleaseCommands> releaseCommands();
 

@@ -52,7 +52,7 @@ import java.util.Locale;
  * @param sandbox the sandbox's own listener, or null when it is served under the API's /sandbox
  */
 record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempotency idempotency, SessionStore sessions,
-                    SignInThrottle signIns) implements AutoCloseable {
+                    SignInThrottle signIns, LogHandlers logs) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
     static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
@@ -91,7 +91,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
                     : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock).start();
-            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns);
+            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, logHandlers);
         } catch (RuntimeException e) {
             api.stop();
             throw e;
@@ -140,6 +140,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     /** Stops taking requests; those in flight finish. */
     @Override
     public void close() {
+        logs.close(); // followed logs end now (their clients resume from the last entry), not at the stop's timeout
         api.stop();
         if (sandbox != null) sandbox.stop();
     }

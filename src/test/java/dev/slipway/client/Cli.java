@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** Runs the slipway launcher in-process, as a CI job would run it, and keeps what it printed. */
 final class Cli {
@@ -29,6 +31,40 @@ final class Cli {
     }
 
     private Cli() {}
+
+    /** A command still running (a follow): what it has printed so far, and its exit code once it ends. */
+    record Running(ByteArrayOutputStream out, ByteArrayOutputStream err, Thread thread, CompletableFuture<Integer> exit) {
+        String outSoFar() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+
+        String errSoFar() {
+            return err.toString(StandardCharsets.UTF_8);
+        }
+
+        /** Interrupts it, as Ctrl-C does, and waits for it to end. */
+        int stop() throws Exception {
+            thread.interrupt();
+            return exit.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts a command on a thread of its own; its output can be read while it runs. */
+    static Running start(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        CompletableFuture<Integer> exit = new CompletableFuture<>();
+        Thread thread = Thread.ofVirtual().name("cli-" + args[0]).start(() -> {
+            try {
+                exit.complete(Main.run(args, env, o, e));
+            } catch (Throwable t) {
+                exit.completeExceptionally(t);
+            }
+        });
+        return new Running(out, err, thread, exit);
+    }
 
     static Result run(Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

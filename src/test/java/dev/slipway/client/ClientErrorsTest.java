@@ -89,7 +89,8 @@ class ClientErrorsTest {
         assertThat(typo.err()).contains("Possible solutions: --project");
         usage(env, "--limit must be from 1 to 100", "projects", "list", "--limit", "101");
         usage(env, "--status must be one of", "deployments", "list", "--status", "done");
-        usage(env, "neither a deployment id (dep_…) nor a migration id (mig_…)", "logs", projectId);
+        usage(env, "the project has no production deployment yet", "logs", projectId);
+        usage(env, "no project of yours is named 'no-such-app'", "logs", "no-such-app", "--follow");
         usage(env, "--zip /no/such.zip is not a readable file", "migrate", "--zip", "/no/such.zip");
         usage(env, "--source github|gitlab|bitbucket (with --repo), --zip PATH or --image REF is required", "migrate", "--repo", "a/b");
         usage(env, "needs the service key in SLIPWAY_DATABASE_SERVICE_KEY", "migrate", "--source", "github", "--repo", "a/b",

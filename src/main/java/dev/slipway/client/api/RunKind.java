@@ -21,6 +21,11 @@ public enum RunKind {
     }
 
     /** By id prefix: {@code dep_…} or {@code mig_…}. */
+    /** Whether {@code id} names a deployment or a migration (by its prefix). */
+    public static boolean isRunId(String id) {
+        return id.startsWith("dep_") || id.startsWith("mig_");
+    }
+
     public static RunKind ofId(String id) {
         if (id.startsWith("dep_")) return DEPLOYMENT;
         if (id.startsWith("mig_")) return MIGRATION;

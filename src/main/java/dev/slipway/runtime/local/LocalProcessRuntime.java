@@ -116,7 +116,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         }
         if (outcome instanceof HealthCheck.Outcome.Healthy) {
             s.supervise();
-            startWorkers(spec, log);
+            startWorkers(spec, s.output());
             return s.instance();
         }
         String message = switch (outcome) {
@@ -269,6 +269,12 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     @Override
+    public void redirectOutput(String deploymentId, LogSink to) {
+        Supervisor s = running.get(deploymentId);
+        if (s != null) s.output().to(to);
+    }
+
+    @Override
     public Optional<ReleaseCommands> releaseCommands() {
         return Optional.of(releases);
     }
@@ -371,11 +377,11 @@ public final class LocalProcessRuntime implements AppRuntime {
         } catch (IOException | RuntimeException e) {
             log.log(Level.ERROR, "Could not run " + row.spec().artifact().startCommand().getFirst() + ": " + e.getMessage());
             s.supervise(); // retried with backoff
-            startWorkers(row.spec(), log);
+            startWorkers(row.spec(), s.output());
             return false;
         }
         s.supervise(); // from here a crash restarts it, whatever the first health check said
-        startWorkers(row.spec(), log);
+        startWorkers(row.spec(), s.output());
         return outcome instanceof HealthCheck.Outcome.Healthy;
     }
 
@@ -411,7 +417,7 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     /** A supervisor for the app on {@code port}, recorded and tracked (not started yet). */
     private Supervisor register(AppSpec spec, LogSink log, int port) {
-        Supervisor s = new Supervisor(spec, log, port, ctx);
+        Supervisor s = new Supervisor(spec, new OutputLog(log), port, ctx);
         store.save(spec, port);
         track(s);
         return s;

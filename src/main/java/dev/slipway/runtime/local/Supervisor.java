@@ -48,7 +48,7 @@ final class Supervisor {
     private static final Duration PORT_WAIT = Duration.ofSeconds(1);
 
     private final AppSpec spec;
-    private final LogSink log;
+    private final OutputLog log;
     /** Written only by the start or restart in progress; read by the router on every request. */
     private volatile int port;
     private final Context ctx;
@@ -74,7 +74,7 @@ final class Supervisor {
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
 
-    Supervisor(AppSpec spec, LogSink log, int port, Context ctx) {
+    Supervisor(AppSpec spec, OutputLog log, int port, Context ctx) {
         this.spec = spec;
         this.log = log;
         this.port = port;
@@ -84,6 +84,11 @@ final class Supervisor {
 
     int port() {
         return port;
+    }
+
+    /** Where its output and its workers' go, and its restarts are told. */
+    OutputLog output() {
+        return log;
     }
 
     void movedTo(int newPort) {
