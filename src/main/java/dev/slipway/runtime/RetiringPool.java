@@ -72,7 +72,9 @@ public final class RetiringPool implements AutoCloseable {
     /**
      * The instance was production until now: it stays warm for the window, for an instant rollback, and every older
      * instance of its project that was still retiring stops now, so quick deploys of one app keep one previous
-     * process, not one per deploy. Answers the ones stopped (their stops run on threads of their own).
+     * process, not one per deploy. Answers the ones stopped. They are stopped before it returns, while the caller's
+     * deployment still holds its project's line: a rollback queued meanwhile finds them gone and starts its target
+     * anew, instead of switching to an app about to stop.
      */
     public List<String> replaced(String deploymentId) {
         retire(deploymentId);
@@ -85,8 +87,8 @@ public final class RetiringPool implements AutoCloseable {
             if (r == null || stillServing.test(other) || !retiring.remove(other, r)) continue;
             r.task().cancel(false);
             stopped.add(other);
-            Thread.ofVirtual().name("retire-" + other).start(() -> stop(other));
         }
+        for (String other : stopped) stop(other);
         return stopped;
     }
 

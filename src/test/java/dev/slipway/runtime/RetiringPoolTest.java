@@ -85,8 +85,8 @@ class RetiringPoolTest {
             pool.retire(otherProject.deploymentId());
             assertThat(pool.replaced(previous.deploymentId())).containsExactly(older.deploymentId());
 
-            Await.until(Duration.ofSeconds(10), "the older instances stop", () -> runtime.get(oldest.deploymentId()).isEmpty()
-                    && runtime.get(older.deploymentId()).isEmpty());
+            assertThat(runtime.get(oldest.deploymentId())).as("stopped before the replacement returns").isEmpty();
+            assertThat(runtime.get(older.deploymentId())).isEmpty();
             assertThat(TestApps.alive(oldest.pid())).isFalse();
             assertThat(TestApps.alive(older.pid())).isFalse();
             assertThat(pool.retiring()).containsOnlyKeys(previous.deploymentId(), otherProject.deploymentId());
