@@ -17,6 +17,8 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.net.URLEncoder;
@@ -29,19 +31,24 @@ public final class ProjectPages {
     private final DeploymentService service;
     private final AppUrls urls;
     private final ProjectView.Certificates certificates;
+    private final Function<String, Optional<String>> detected;
 
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls) {
-        this(projects, deployments, service, urls, ProjectView.Certificates.NONE);
+        this(projects, deployments, service, urls, ProjectView.Certificates.NONE, projectId -> Optional.empty());
     }
 
-    /** @param certificates the custom domain's certificate, shown on the project's page */
+    /**
+     * @param certificates the custom domain's certificate, shown on the project's page
+     * @param detected     the framework a project's migration detected, shown where the project names none
+     */
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls,
-                        ProjectView.Certificates certificates) {
+                        ProjectView.Certificates certificates, Function<String, Optional<String>> detected) {
         this.projects = projects;
         this.deployments = deployments;
         this.service = service;
         this.urls = urls;
         this.certificates = certificates;
+        this.detected = detected;
     }
 
     /** The domain's HTTPS state: issued (until when), failed (why, and when it is tried again) or pending; HSTS. */
@@ -57,6 +64,13 @@ public final class ProjectPages {
         };
         return Html.fmt("<dt>Certificate</dt><dd data-certificate=\"%s\">%s</dd><dt>HSTS</dt><dd>%s</dd>",
                 c.status(), state, p.hsts() ? "on" : "off");
+    }
+
+    /** The project's framework, or the one its migration detected, said so; else that each build detects it. */
+    private Safe framework(Project p) {
+        if (p.framework() != null) return Html.fmt("%s", p.framework());
+        return detected.apply(p.id()).map(f -> Html.fmt("%s <span class=\"muted\">(detected)</span>", f))
+                .orElse(Html.fmt("<span class=\"muted\">detected at each build</span>"));
     }
 
     public void list(Context ctx, Viewer viewer) {
@@ -143,7 +157,7 @@ public final class ProjectPages {
                 %s""", p.name(), p.id(), Layout.csrf(viewer), production,
                 domain(p), https(p),
                 p.repo() == null ? p.source() : p.source() + ": " + p.repo(), Format.orDash(p.branch()),
-                Format.orDash(p.framework()), p.region(),
+                framework(p), p.region(),
                 p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
                 p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
                         p.database().type(), p.database().id(), p.database().state()),

@@ -81,6 +81,14 @@ public final class MigrationStore {
         return runs.find(id);
     }
 
+    /** The framework the project's latest migration detected (or was given); empty when none says. */
+    public Optional<String> framework(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT framework FROM migrations WHERE project_id = :p AND framework IS NOT NULL
+                        ORDER BY created_at DESC, id DESC LIMIT 1""")
+                .bind("p", projectId).mapTo(String.class).findOne());
+    }
+
     public Optional<Migration> find(Handle h, String id) {
         return runs.find(h, id);
     }

@@ -112,7 +112,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         AccountAdmission admission = engine.admission();
         Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
-                projectCertificates(stores));
+                projectCertificates(stores), stores.migrations()::framework);
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
                 new NewProjectPages(stores.projects(), pipelines.migrations(), config.deployments().regions(), urls),

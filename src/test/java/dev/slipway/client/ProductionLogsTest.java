@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code slipway logs PROJECT --follow}: a project's production log, followed across a deploy and a warm rollback,
- * with the app's output of each request in it, never an id copied by hand. H2 only.
+ * with the app's output of each request in it, and {@code slipway rollback PROJECT}: never an id copied by hand. H2 only.
  */
 @EndToEnd
 class ProductionLogsTest {
@@ -83,8 +83,10 @@ class ProductionLogsTest {
         assertThat(Apps.get(url + "/two").body()).isEqualTo("app:v2");
         Await.until(RUN, "the app's line for /two", () -> follow.outSoFar().contains("v2 served /two"));
 
-        Cli.Result back = Cli.run(env, "rollback", first, "--wait", "--output", "json");
+        // by the project's name: back to the deployment that served production before the current one
+        Cli.Result back = Cli.run(env, "rollback", "follow-me", "--wait", "--output", "json");
         assertThat(back.exit()).as(back.toString()).isZero();
+        assertThat(back.json().get("rollback_of").asText()).isEqualTo(first);
         String third = back.json().get("id").asText();
         Await.until(RUN, "the follow to move to the rollback " + third, () -> follow.errSoFar().contains("production is now " + third));
         assertThat(Apps.get(url + "/three").body()).isEqualTo("app:v1");
@@ -97,5 +99,10 @@ class ProductionLogsTest {
         assertThat(Cli.run(env, "logs", first).out()).contains("v1 served /one").doesNotContain("/three");
         assertThat(Cli.run(env, "logs", "follow-me").out()).as("a project's log is its production's").contains("v1 served /three");
         follow.stop(); // as Ctrl-C ends it
+
+        Cli.Result undo = Cli.run(env, "rollback", "follow-me", "--wait", "--output", "json");
+        assertThat(undo.exit()).as(undo.toString()).isZero();
+        assertThat(undo.json().get("rollback_of").asText()).as("a second rollback undoes the first").isEqualTo(second);
+        assertThat(Apps.get(url).body()).isEqualTo("app:v2");
     }
 }

@@ -345,17 +345,17 @@ class DashboardBrowserTest {
         assertThat(carol.http().get("/v1/projects").json().at("/data")).as("nothing made from a refused form").isEmpty();
         visit("new-project-refused");
 
-        browser.find("#repo").clear();
         browser.type("#repo", formRepo);
-        browser.js("document.querySelector('#framework').value = 'node-express';");
         browser.clickAndWait("form[action='/dashboard/projects/new'] button[type=submit]");
         assertThat(browser.url()).contains("/dashboard/migrations/mig_");
         awaitStatus("complete");
         visit("new-project-live");
         JsonNode project = carol.http().get("/v1/projects").json().at("/data/0");
         assertThat(project.get("repo").asText()).isEqualTo(formRepo);
-        assertThat(project.get("framework").asText()).isEqualTo("node-express");
+        assertThat(project.get("framework").isNull()).as("left to detection").isTrue();
         assertThat(Apps.get(project.get("url").asText()).body()).startsWith("app:form");
+        browser.go(url("/dashboard/projects/" + project.get("id").asText()));
+        assertThat(browser.source()).as("the framework its migration detected").contains("node <span class=\"muted\">(detected)</span>");
     }
 
     @Test

@@ -22,8 +22,14 @@ abstract class RunCommand extends ClientCommand {
 
     /** POSTs a deployment's {@code action} (rollback, promote), tells what it made, then gives it back as {@link #started}. */
     int act(WaitOptions wait, String deploymentId, String action, Function<JsonNode, String> told) {
+        return act(wait, api -> deploymentId, action, told);
+    }
+
+    /** As above, the deployment found with the command's API client ({@code target}). */
+    int act(WaitOptions wait, Function<Api, String> target, String action, Function<JsonNode, String> told) {
         Deadline deadline = wait.deadline();
         try (Api api = api(deadline)) {
+            String deploymentId = target.apply(api);
             JsonNode created = api.post(RunKind.DEPLOYMENT.path(deploymentId) + "/" + action, null, idempotencyKey() + "-" + action)
                     .path("data");
             if (!output.json()) ctx.out().println(told.apply(created));
