@@ -199,7 +199,10 @@ class PipelineTest {
         awaitMigration(id, "failed");
         List<String> logs = messages(tenant.http().get("/v1/migrations/" + id + "/logs").json());
         assertThat(logs).anyMatch(m -> m.contains("starting but never listening"))
-                .anyMatch(m -> m.startsWith("error") && m.toLowerCase().contains("health"));
+                .anyMatch(m -> m.startsWith("error") && m.toLowerCase().contains("health"))
+                .as("told early, while still waited for, and the failure says why")
+                .anyMatch(m -> m.startsWith("warning The app listens on no port ") && m.contains(" after its start: it must listen on $PORT ("))
+                .anyMatch(m -> m.contains("(it listened on no port at all)"));
     }
 
     @Test
