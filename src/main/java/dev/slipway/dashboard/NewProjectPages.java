@@ -14,9 +14,11 @@ import dev.slipway.runtime.InstanceType;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * A new project from a git repository: the form of {@code POST /v1/migrations} for people, read and checked by the
@@ -78,11 +80,11 @@ public final class NewProjectPages {
 
     private void render(Context ctx, int status, Viewer viewer, Map<String, String> draft, String error) {
         String source = draft.getOrDefault("source", "github");
-        Safe sources = Html.each(List.copyOf(new java.util.TreeSet<>(ProjectInput.GIT_SOURCES)), s ->
+        Safe sources = Html.each(List.copyOf(new TreeSet<>(ProjectInput.GIT_SOURCES)), s ->
                 Html.fmt("<option value=\"%s\"%s>%s</option>", s, Html.when(s.equals(source), new Safe(" selected")), s));
         String framework = draft.getOrDefault("framework", AUTO);
-        List<String> kinds = new java.util.ArrayList<>(List.of(AUTO));
-        kinds.addAll(new java.util.TreeSet<>(ProjectInput.FRAMEWORKS));
+        List<String> kinds = new ArrayList<>(List.of(AUTO));
+        kinds.addAll(new TreeSet<>(ProjectInput.FRAMEWORKS));
         Safe frameworks = Html.each(kinds, f -> Html.fmt("<option value=\"%s\"%s>%s</option>", f,
                 Html.when(f.equals(framework), new Safe(" selected")), f.equals(AUTO) ? "detect it" : f));
         Layout.render(ctx, status, viewer, "New project", Html.fmt("""

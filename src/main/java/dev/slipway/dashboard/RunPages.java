@@ -1,5 +1,7 @@
 package dev.slipway.dashboard;
 
+import dev.slipway.migrations.MigrationStatus;
+import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.AppUrls;
 import dev.slipway.dashboard.Html.Safe;
@@ -85,7 +87,7 @@ public final class RunPages {
                 d.buildDurationSeconds() == null ? "—" : d.buildDurationSeconds() + " s", d.region(), d.instanceType());
         page(ctx, viewer, "Deployment " + d.id(), p, Html.fmt("<code>%s</code>", d.id()), rollback, fields, d.id(),
                 "/dashboard/deployments/" + d.id() + "/logs", d.status().finished(),
-                d.status().label().equals("failed") ? failure(d.id(), "Deployment failed: ") : Html.EMPTY);
+                d.status() == DeploymentStatus.FAILED ? failure(d.id(), "Deployment failed: ") : Html.EMPTY);
     }
 
     public void migration(Context ctx, Viewer viewer) {
@@ -110,7 +112,7 @@ public final class RunPages {
                 Format.time(m.createdAt()), Format.timeOr(m.startedAt(), "—"), Format.timeOr(m.completedAt(), "—"));
         page(ctx, viewer, "Migration " + m.id(), p, Html.fmt("Migration <code>%s</code>", m.id()), Html.EMPTY, fields, m.id(),
                 "/dashboard/migrations/" + m.id() + "/logs", m.status().finished(),
-                m.status().label().equals("failed") ? failure(m.id(), "Migration failed: ") : Html.EMPTY);
+                m.status() == MigrationStatus.FAILED ? failure(m.id(), "Migration failed: ") : Html.EMPTY);
     }
 
     public void rollback(Context ctx, Viewer viewer, Form form) {

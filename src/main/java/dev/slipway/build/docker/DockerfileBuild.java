@@ -100,7 +100,7 @@ public final class DockerfileBuild {
             var asker = new Registries.Caller(login, caller.env(), caller.secrets());
             ImageName resolved = registries.resolve(name, asker, log);
             Base load = new Base(base, resolved, asker, bases.resolve("b" + i), DRIVER.home(dirs.storage()));
-            if (!load.held()) registries.copy(resolved, load.layout(), TAG, asker, log);
+            if (!load.held()) load.copy(registries, log);
             loads.add(load);
         }
         Path argumentsFile = arguments.isEmpty() ? null : BuildArguments.write(dirs.work().resolve("arguments"), arguments);
@@ -116,7 +116,7 @@ public final class DockerfileBuild {
                 } catch (BuildException gone) {
                     log.log(Level.INFO, "Base image " + load.resolved() + " is not in the layer cache after all: pulling it");
                     Files.deleteIfExists(load.mark());
-                    registries.copy(load.resolved(), load.layout(), TAG, load.asker(), log);
+                    load.copy(registries, log);
                     confinement.handOver(load.layout(), projectId);
                 }
             }
@@ -167,6 +167,11 @@ public final class DockerfileBuild {
 
         boolean held() {
             return Files.isRegularFile(mark(), LinkOption.NOFOLLOW_LINKS);
+        }
+
+        /** The platform's copy of it, into the build's OCI layout (with the server's reach, outside the cell). */
+        void copy(Registries registries, LogSink log) {
+            registries.copy(resolved, layout, TAG, asker, log);
         }
 
         /** Pulls the platform's copy into buildah, named as the FROM line says and by its digest, and marks it held. */

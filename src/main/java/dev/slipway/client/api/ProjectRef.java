@@ -19,4 +19,11 @@ public final class ProjectRef {
         }
         throw new UsageException("no project of yours is named '" + v + "' ('slipway projects list' shows them; an id starts with prj_)");
     }
+
+    /** The project's production deployment now; a usage error when it has none yet. */
+    public static String production(Api api, String projectId) {
+        JsonNode id = api.get("/projects/" + Paths.segment(projectId)).path("data").path("production_deployment_id");
+        if (!id.isTextual()) throw new UsageException("the project has no production deployment yet");
+        return id.asText();
+    }
 }

@@ -42,13 +42,12 @@ public final class LogsCommand extends ClientCommand {
         Deadline deadline = timeout == null ? Deadline.none() : Deadline.after(Durations.parse("--timeout", timeout));
         try (Api api = api(deadline)) {
             if (!RunKind.isRunId(target)) {
-                ProductionLogs production = new ProductionLogs(api, ctx, output.json());
                 String projectId = ProjectRef.resolve(api, target);
                 if (follow) {
-                    production.follow(projectId);
+                    new ProductionLogs(api, ctx, output.json()).follow(projectId);
                     return Exit.OK;
                 }
-                target = production.current(projectId);
+                target = ProjectRef.production(api, projectId);
             }
             RunKind kind = RunKind.ofId(target);
             if (follow) {

@@ -3,7 +3,7 @@ package dev.slipway.client.logs;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
-import dev.slipway.client.api.Paths;
+import dev.slipway.client.api.ProjectRef;
 import dev.slipway.client.api.RunKind;
 import dev.slipway.client.context.Context;
 import dev.slipway.client.context.UsageException;
@@ -30,13 +30,6 @@ final class ProductionLogs {
         this.json = json;
     }
 
-    /** The production deployment's id. */
-    String current(String projectId) {
-        String production = production(projectId);
-        if (production == null) throw new UsageException("the project has no production deployment yet");
-        return production;
-    }
-
     /** Follows production until the deadline or an interrupt. */
     void follow(String projectId) {
         Consumer<JsonNode> print = e -> ctx.out().println(json ? JsonTrees.compact(e) : LogLines.format(e));
@@ -54,8 +47,12 @@ final class ProductionLogs {
         }
     }
 
+    /** Null while there is none yet: a follow waits for the first. */
     private String production(String projectId) {
-        JsonNode id = api.get("/projects/" + Paths.segment(projectId)).path("data").path("production_deployment_id");
-        return id.isTextual() ? id.asText() : null;
+        try {
+            return ProjectRef.production(api, projectId);
+        } catch (UsageException none) {
+            return null;
+        }
     }
 }

@@ -5,6 +5,7 @@ import dev.slipway.client.api.Api;
 import dev.slipway.client.api.JsonTrees;
 import dev.slipway.client.api.Pages;
 import dev.slipway.client.api.Paths;
+import dev.slipway.client.api.ProjectRef;
 import dev.slipway.client.context.UsageException;
 
 import java.time.Instant;
@@ -25,9 +26,7 @@ final class PreviousProduction {
     private PreviousProduction() {}
 
     static String of(Api api, String projectId) {
-        JsonNode project = api.get("/projects/" + Paths.segment(projectId)).path("data");
-        String production = JsonTrees.text(project, "production_deployment_id");
-        if (production == null) throw new UsageException("the project has no production deployment to roll back from");
+        String production = ProjectRef.production(api, projectId);
         List<JsonNode> candidates = new ArrayList<>();
         for (JsonNode d : Pages.fetch(api, "/deployments", Map.of("project_id", projectId), null, true).items()) {
             String id = JsonTrees.text(d, "id");
@@ -45,8 +44,8 @@ final class PreviousProduction {
                 break;
             }
         }
-        if (best == null) throw new UsageException("the project has no earlier deployment to roll back to (slipway deployments list --project "
-                + JsonTrees.text(project, "name") + " shows them)");
+        if (best == null) throw new UsageException("the project has no earlier deployment to roll back to (slipway deployments list "
+                + "--project " + projectId + " shows them)");
         return best;
     }
 }
