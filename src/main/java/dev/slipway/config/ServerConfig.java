@@ -7,6 +7,7 @@ import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.IsolationMode;
 import dev.slipway.isolation.SandboxSettings;
 import dev.slipway.kubernetes.KubernetesSettings;
+import dev.slipway.mail.MailSettings;
 import dev.slipway.net.ClientLimits;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.net.TrustedProxies;
@@ -43,6 +44,7 @@ import java.util.Objects;
  * @param kubernetes     the runtime: local processes (default), or Kubernetes and how to reach the cluster
  * @param clientLimits   what one client may take of the public listeners: head deadline, body rate, connections
  * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
+ * @param mail           the SMTP server for password-reset mail; off without one
  */
 public record ServerConfig(
         Path dataDir,
@@ -59,7 +61,8 @@ public record ServerConfig(
         ImageSettings images,
         KubernetesSettings kubernetes,
         ClientLimits clientLimits,
-        TrustedProxies trustedProxies) {
+        TrustedProxies trustedProxies,
+        MailSettings mail) {
 
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -74,6 +77,7 @@ public record ServerConfig(
         kubernetes = kubernetes == null ? KubernetesSettings.LOCAL : kubernetes;
         clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;
         trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
+        mail = mail == null ? MailSettings.OFF : mail;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -135,6 +139,7 @@ public record ServerConfig(
         private SandboxSettings sandbox = SandboxSettings.DEFAULTS;
         private ClientLimits clientLimits = ClientLimits.DEFAULTS;
         private TrustedProxies trustedProxies = TrustedProxies.NONE;
+        private MailSettings mail = MailSettings.OFF;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -152,7 +157,7 @@ public record ServerConfig(
             isolation = c.isolation.mode(); warmNetworks = c.isolation.warmNetworks(); sandbox = c.isolation.sandbox();
             egressAllow = c.isolation.egressAllow();
             webhooks = c.webhooks; build = c.build; runtime = c.runtime; domains = c.domains; tls(c.tls); images = c.images;
-            kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies;
+            kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies; mail = c.mail;
         }
 
         /** {@link #environment(Env)} of these variables. */
@@ -199,6 +204,7 @@ public record ServerConfig(
             kubernetes = KubernetesSettings.fromEnv(env);
             clientLimits = ClientLimits.fromEnv(env);
             trustedProxies = TrustedProxies.fromEnv(env);
+            mail = MailSettings.fromEnv(env);
             return this;
         }
 
@@ -263,6 +269,7 @@ public record ServerConfig(
         public Builder sandbox(SandboxSettings v) { sandbox = v; return this; }
         public Builder clientLimits(ClientLimits v) { clientLimits = v; return this; }
         public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
+        public Builder mail(MailSettings v) { mail = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(KubernetesSettings.parseRuntime(v));
@@ -293,7 +300,7 @@ public record ServerConfig(
                     build != null ? build : BuildSettings.defaults(dataDir), runtime(),
                     domains == null ? DomainSettings.DEFAULTS : domains,
                     (tls == null ? TlsSettings.OFF : tls).withWildcard(wildcardCert, wildcardKey), images,
-                    kubernetes, clientLimits, trustedProxies);
+                    kubernetes, clientLimits, trustedProxies, mail);
         }
     }
 }

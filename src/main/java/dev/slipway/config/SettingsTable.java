@@ -6,6 +6,7 @@ import dev.slipway.domains.DomainSettings;
 import dev.slipway.images.ImageSettings;
 import dev.slipway.isolation.SandboxSettings;
 import dev.slipway.kubernetes.KubernetesSettings;
+import dev.slipway.mail.MailSettings;
 import dev.slipway.net.ClientLimits;
 import dev.slipway.net.EgressAllow;
 import dev.slipway.net.TrustedProxies;
@@ -54,7 +55,7 @@ public final class SettingsTable {
             one(ClientLimits.HEAD_TIMEOUT), one(ClientLimits.BODY_MIN_RATE), one(ClientLimits.PER_CLIENT), one(ClientLimits.TOTAL),
             one(TrustedProxies.PROXIES),
             one(StoreSettings.DATA_DIR), one(StoreSettings.DATABASE_URL), one(StoreSettings.POOL_SIZE),
-            one(ListenerSettings.PUBLIC_URL), one(DeploymentSettings.REGIONS), one(DeploymentSettings.UPLOAD_LIMIT),
+            one(ListenerSettings.PUBLIC_URL), one(MailSettings.SMTP_URL), one(MailSettings.FROM), one(DeploymentSettings.REGIONS), one(DeploymentSettings.UPLOAD_LIMIT),
             one(GitHosts.GIT_HOSTS), one(GitHosts.GIT_SSH_HOSTS), one(GitHosts.GIT_APIS), one(ListenerSettings.SANDBOX_PORT), one(DeploymentSettings.BUILD_SLOTS),
             one(BuildSettings.BUILD_TIMEOUT), one(BuildSettings.KEEP_ARTIFACTS), one(BuildSettings.PYTHON),
             one(BuildSettings.NPM_REGISTRY),

@@ -2,7 +2,6 @@ package dev.slipway.dashboard;
 
 import dev.slipway.api.Requests;
 import dev.slipway.dashboard.Html.Safe;
-import dev.slipway.users.Passwords;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.users.User;
@@ -20,16 +19,20 @@ import java.util.Optional;
  */
 public final class SignInPages {
     static final String FORM_COOKIE = "slipway_signin";
-    private static final String FORM_PATH = "/dashboard/sign-in";
 
     private final Auth auth;
     private final UserStore users;
     private final SignInThrottle throttle;
+    private final FormCookie formCookie;
+    private final boolean mailResets;
 
-    public SignInPages(Auth auth, UserStore users, SignInThrottle throttle) {
+    /** {@code mailResets}: a forgotten password is reset by mail (SMTP is configured), else by an operator. */
+    public SignInPages(Auth auth, UserStore users, SignInThrottle throttle, boolean mailResets) {
         this.auth = auth;
         this.users = users;
         this.throttle = throttle;
+        this.mailResets = mailResets;
+        this.formCookie = new FormCookie(auth, FORM_COOKIE, "/dashboard/sign-in");
     }
 
     public void form(Context ctx) {
@@ -38,14 +41,15 @@ public final class SignInPages {
             return;
         }
         String notice = ctx.queryParam("signed_out") != null ? "You are signed out."
-                : ctx.queryParam("expired") != null ? "Your session has ended; sign in again." : null;
+                : ctx.queryParam("expired") != null ? "Your session has ended; sign in again."
+                : ctx.queryParam("reset") != null ? "Your password is changed. Sign in with it." : null;
         render(ctx, 200, "", ctx.queryParam("next"), null, notice);
     }
 
     public void submit(Context ctx) {
         Form form = Form.read(ctx);
         String next = form.get("next");
-        if (!Auth.sameToken(form.get("_csrf"), ctx.cookie(FORM_COOKIE))) throw Auth.csrfRefused();
+        formCookie.check(ctx, form);
         String rawEmail = form.get("email") == null ? "" : form.get("email").trim();
         String password = form.get("password") == null ? "" : form.get("password");
         if (rawEmail.isEmpty() || password.isEmpty()) {
@@ -72,7 +76,7 @@ public final class SignInPages {
         auth.admit(user.get().accountId());
         SessionStore.Issued issued = auth.sessions().create(user.get());
         auth.startSession(ctx, issued);
-        auth.setCookie(ctx, FORM_COOKIE, "", FORM_PATH, Duration.ZERO, "Strict");
+        formCookie.clear(ctx);
         ctx.redirect(Auth.safeNext(next), HttpStatus.SEE_OTHER);
     }
 
@@ -81,12 +85,18 @@ public final class SignInPages {
         ctx.redirect("/dashboard/sign-in?signed_out=1", HttpStatus.SEE_OTHER);
     }
 
+    private Safe help() {
+        Safe forgot = mailResets
+                ? new Safe("<p><a href=\"" + PasswordResetPages.PATH + "\">Forgot your password?</a></p>")
+                : new Safe("<p class=\"muted\">Forgot your password? An operator sets a new one with "
+                        + "<code>slipway users reset-password --email &lt;email&gt;</code>.</p>");
+        return Html.join(forgot, new Safe("""
+                <p class="muted">No user yet? An operator creates one with
+                <code>slipway users create --account &lt;id&gt; --email &lt;email&gt;</code>.</p>"""));
+    }
+
     private void render(Context ctx, int status, String email, String next, String error, String notice) {
-        String token = ctx.cookie(FORM_COOKIE);
-        if (token == null || token.length() < 20 || token.length() > 100) {
-            token = Passwords.generate() + Passwords.generate();
-            auth.setCookie(ctx, FORM_COOKIE, token, FORM_PATH, Duration.ofHours(2), "Strict");
-        }
+        String token = formCookie.token(ctx);
         Safe body = Html.fmt("""
                 <h1>Sign in</h1>
                 %s%s
@@ -99,10 +109,9 @@ public final class SignInPages {
                   <input id="password" name="password" type="password" autocomplete="current-password" required%s>
                   <button type="submit" class="primary">Sign in</button>
                 </form>
-                <p class="muted">No user yet? An operator creates one with
-                <code>slipway users create --account &lt;id&gt; --email &lt;email&gt;</code>.</p>""",
+                %s""",
                 Layout.error(error), Layout.notice(notice), token, Auth.safeNext(next), email,
-                error == null ? Html.EMPTY : new Safe(" aria-invalid=\"true\""));
+                error == null ? Html.EMPTY : new Safe(" aria-invalid=\"true\""), help());
         Layout.bare(ctx, status, "Sign in", body);
     }
 }

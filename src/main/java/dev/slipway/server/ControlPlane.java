@@ -11,6 +11,7 @@ import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
 import dev.slipway.dashboard.KeyPages;
 import dev.slipway.dashboard.NewProjectPages;
+import dev.slipway.dashboard.PasswordResetPages;
 import dev.slipway.dashboard.ProjectPages;
 import dev.slipway.dashboard.RunPages;
 import dev.slipway.dashboard.SignInPages;
@@ -19,6 +20,7 @@ import dev.slipway.deployments.DeploymentHandlers;
 import dev.slipway.docs.OpenApiDocs;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.logs.LogHandlers;
+import dev.slipway.mail.Mailer;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.monitoring.HealthHandlers;
@@ -32,6 +34,7 @@ import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
 import dev.slipway.store.Dialect;
+import dev.slipway.users.PasswordResets;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
 import dev.slipway.statuses.StatusStore;
@@ -52,7 +55,7 @@ import java.util.Locale;
  * @param sandbox the sandbox's own listener, or null when it is served under the API's /sandbox
  */
 record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempotency idempotency, SessionStore sessions,
-                    SignInThrottle signIns, LogHandlers logs) implements AutoCloseable {
+                    SignInThrottle signIns, PasswordResets resets, Mailer mailer, LogHandlers logs) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
     static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
@@ -67,9 +70,11 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Idempotency idempotency = new Idempotency(jdbi, clock, urls);
         SessionStore sessions = new SessionStore(jdbi, clock, stores.users());
         SignInThrottle signIns = new SignInThrottle(jdbi, clock);
+        PasswordResets resets = new PasswordResets(jdbi, clock);
+        Mailer mailer = Mailer.of(config.mail(), config.listeners().appsDomain(), clock);
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
-        Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, authenticator,
+        Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
                 pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
@@ -91,9 +96,10 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
                     : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock).start();
-            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, logHandlers);
+            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, logHandlers);
         } catch (RuntimeException e) {
             api.stop();
+            if (mailer != null) mailer.close();
             throw e;
         }
     }
@@ -105,7 +111,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     }
 
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
-                                       SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
+                                       SignInThrottle signIns, PasswordResets resets, Mailer mailer,
+                                       Authenticator authenticator, Pipelines pipelines,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         String publicUrl = config.listeners().publicUrl();
         boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
@@ -113,7 +120,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
                 projectCertificates(stores), stores.migrations()::framework);
-        return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
+        return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
+                new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
                 new NewProjectPages(stores.projects(), pipelines.migrations(), config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
@@ -121,7 +129,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new Assets());
     }
 
-    /** Expired rate-limit windows, idempotency keys, sessions, sign-in failures, deliveries and uploads. */
+    /** Expired rate-limit windows, idempotency keys, sessions, sign-in failures, reset links, deliveries and uploads. */
     void sweep(Stores stores, Pipelines pipelines) {
         try {
             limiter.sweep();
@@ -129,6 +137,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
             pipelines.databases().sweep();
             sessions.sweep();
             signIns.sweep();
+            resets.sweep();
             stores.webhookDeliveries().sweep(DeliveryStore.RETENTION);
             stores.commitStatuses().sweep(StatusStore.RETENTION);
             stores.uploads().sweep();
@@ -143,5 +152,6 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         logs.close(); // followed logs end now (their clients resume from the last entry), not at the stop's timeout
         api.stop();
         if (sandbox != null) sandbox.stop();
+        if (mailer != null) mailer.close();
     }
 }

@@ -106,6 +106,10 @@ public final class Routes {
         r.get("/dashboard/sign-in", d.signIn()::form);
         r.post("/dashboard/sign-in", d.signIn()::submit);
         r.post("/dashboard/sign-out", a.form(d.signIn()::signOut));
+        r.get("/dashboard/password-reset", d.passwordReset()::form);
+        r.post("/dashboard/password-reset", d.passwordReset()::request);
+        r.get("/dashboard/password-reset/{token}", d.passwordReset()::chooseForm);
+        r.post("/dashboard/password-reset/{token}", d.passwordReset()::choose);
 
         r.get("/dashboard/projects", a.page(d.projects()::list));
         r.get("/dashboard/projects/new", a.page(d.newProject()::form));

@@ -74,6 +74,11 @@ class DashboardHttpTest {
         assertThat(form.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(v -> assertThat(v).contains("script-src 'self'"));
         assertThat(form.headers().allValues("Set-Cookie")).anySatisfy(c -> assertThat(c)
                 .startsWith("slipway_signin=").contains("HttpOnly", "SameSite=Strict", "Path=/dashboard/sign-in").doesNotContain("Secure"));
+        assertThat(form.body()).as("without SMTP an operator resets a password").contains("slipway users reset-password")
+                .doesNotContain("Forgot your password?</a>");
+        HttpResponse<String> noMail = web.get("/dashboard/password-reset");
+        assertThat(noMail.statusCode()).isEqualTo(404);
+        assertThat(noMail.body()).contains("This server sends no mail", "slipway users reset-password");
 
         TestServer.Tenant tenant = server.tenant(Tier.FREE);
         String email = user(tenant);
