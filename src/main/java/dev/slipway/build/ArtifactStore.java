@@ -62,6 +62,14 @@ public final class ArtifactStore {
                 .map(MAPPER).findOne()).filter(a -> Files.isDirectory(a.root()));
     }
 
+    /** The framework the project's newest build detected (or was given); empty before its first build. */
+    public Optional<String> latestFramework(String projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT framework FROM artifacts WHERE project_id = :p AND framework IS NOT NULL
+                        ORDER BY created_at DESC, id DESC LIMIT 1""")
+                .bind("p", projectId).mapTo(String.class).findOne());
+    }
+
     /**
      * The project's newest artifact of the image {@code reference} ({@code <repository>@sha256:…}) still on this
      * machine: a deployment of an image the project ran before starts it without pulling and unpacking again.

@@ -39,7 +39,7 @@ public final class ProjectPages {
 
     /**
      * @param certificates the custom domain's certificate, shown on the project's page
-     * @param detected     the framework a project's migration detected, shown where the project names none
+     * @param detected     the framework a project's builds detected, shown where the project names none
      */
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls,
                         ProjectView.Certificates certificates, Function<String, Optional<String>> detected) {
@@ -66,7 +66,7 @@ public final class ProjectPages {
                 c.status(), state, p.hsts() ? "on" : "off");
     }
 
-    /** The project's framework, or the one its migration detected, said so; else that each build detects it. */
+    /** The project's framework, or the one its builds detected, said so; else that each build detects it. */
     private Safe framework(Project p) {
         if (p.framework() != null) return Html.fmt("%s", p.framework());
         return detected.apply(p.id()).map(f -> Html.fmt("%s <span class=\"muted\">(detected)</span>", f))

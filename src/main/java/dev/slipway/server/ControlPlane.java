@@ -119,7 +119,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         AccountAdmission admission = engine.admission();
         Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
-                projectCertificates(stores), stores.migrations()::framework);
+                projectCertificates(stores),
+                id -> stores.artifacts().latestFramework(id).or(() -> stores.migrations().framework(id)));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
                 new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,

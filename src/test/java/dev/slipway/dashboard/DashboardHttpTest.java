@@ -1,6 +1,8 @@
 package dev.slipway.dashboard;
 
 import dev.slipway.accounts.Tier;
+import dev.slipway.build.Artifact;
+import dev.slipway.build.ArtifactStore;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.logs.Level;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -270,6 +274,22 @@ class DashboardHttpTest {
         assertThat(server.slipway().projects().domainVerified(p.id(), token)).isTrue();
         HttpResponse<String> verified = web.get("/dashboard/projects/" + p.id());
         assertThat(verified.body()).contains("data-domain-status=\"verified\"").doesNotContain(token);
+    }
+
+    @Test
+    void aProjectWithoutAFrameworkShowsTheOneItsNewestBuildDetected() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(),
+                "fw-" + UUID.randomUUID().toString().substring(0, 8), "zip", null, null, null, "us-east-1", null, null));
+        assertThat(web.get("/dashboard/projects/" + p.id()).body()).contains("detected at each build");
+        ArtifactStore artifacts = server.slipway().stores().artifacts();
+        Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        artifacts.save(new Artifact("art_" + UUID.randomUUID().toString().replace("-", "").substring(0, 26), p.id(), "node",
+                null, Path.of("/nonexistent"), List.of("node", "index.js"), null, at.minusSeconds(60)), 1, Duration.ofSeconds(1));
+        artifacts.save(new Artifact("art_" + UUID.randomUUID().toString().replace("-", "").substring(0, 26), p.id(), "python-fastapi",
+                null, Path.of("/nonexistent"), List.of("python3", "main.py"), null, at), 1, Duration.ofSeconds(1));
+        assertThat(web.get("/dashboard/projects/" + p.id()).body()).contains("python-fastapi <span class=\"muted\">(detected)</span>");
     }
 
     /** Not a gate on speed: prints how long the project page takes with 100 deployments. */
