@@ -262,6 +262,18 @@ public final class DeploymentStore {
                 .bind("id", id).bindList("kept", labels(DeploymentStatus.keepsArtifact())).mapTo(String.class).list());
     }
 
+    /**
+     * The deployment whose log the app of {@code instanceOwner} writes to: the newest rollback to it that went live
+     * (a rollback to a running app moves the app's output to the rollback's log), else the owner itself.
+     */
+    public String outputLogOf(String instanceOwner) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT id FROM deployments WHERE rollback_of = :id AND status IN (<kept>)
+                        ORDER BY created_at DESC, id DESC LIMIT 1""")
+                .bind("id", instanceOwner).bindList("kept", labels(DeploymentStatus.keepsArtifact())).mapTo(String.class)
+                .findOne()).orElse(instanceOwner);
+    }
+
     /** The production deployments that are {@code id} itself or a rollback to it, one per project. */
     public List<String> productionsOf(String id) {
         return jdbi.withHandle(h -> h.createQuery("""

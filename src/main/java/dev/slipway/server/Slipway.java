@@ -130,7 +130,7 @@ public final class Slipway implements AutoCloseable {
     private static void recover(Stores stores, Engine engine, Pipelines pipelines) {
         try {
             sweepBuildLeftovers(pipelines);
-            engine.runtime().recover(id -> stores.logs().sink(id, List.of()));
+            engine.runtime().recover(id -> stores.logs().sink(stores.deployments().outputLogOf(id), List.of()));
             pipelines.restorer().restore();
             engine.retiring().resume();
             pipelines.databases().sweep();

@@ -121,6 +121,19 @@ class DeploymentStoreTest {
     }
 
     @Test
+    void anAppRecoveredAfterARestartWritesToTheLogOfTheNewestRollbackToIt() {
+        String owner = deployment(DeploymentStatus.LIVE);
+        assertThat(store.outputLogOf(owner)).as("no rollback to it: its own log").isEqualTo(owner);
+        another(owner, DeploymentStatus.FAILED, owner, null, Deployment.PRODUCTION);
+        assertThat(store.outputLogOf(owner)).as("a rollback that never went live").isEqualTo(owner);
+        String first = another(owner, DeploymentStatus.ROLLED_BACK, owner, null, Deployment.PRODUCTION);
+        assertThat(store.outputLogOf(owner)).isEqualTo(first);
+        // in the same millisecond the later id wins
+        String second = another(owner, DeploymentStatus.LIVE, owner, null, Deployment.PRODUCTION);
+        assertThat(store.outputLogOf(owner)).isEqualTo(second);
+    }
+
+    @Test
     void aDeploymentsLogEndsWhenItFailsOrServesNoMore() {
         String building = deployment(DeploymentStatus.BUILDING);
         assertThat(store.logEnded(building)).isFalse();
