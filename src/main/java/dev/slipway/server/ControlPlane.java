@@ -31,6 +31,7 @@ import dev.slipway.pushes.PushHookStore;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
+import dev.slipway.source.UploadIntake;
 import dev.slipway.store.Dialect;
 import dev.slipway.users.SessionStore;
 import dev.slipway.users.SignInThrottle;
@@ -69,12 +70,13 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         SignInThrottle signIns = new SignInThrottle(jdbi, clock);
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
+        UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, authenticator,
-                pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
+                pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores)),
-                new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.deployments().uploadLimitBytes()),
+                new UploadHandlers(stores.uploads(), intake, urls),
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
                         logHandlers, urls, config.deployments().regions()),
                 new DeploymentHandlers(stores.deployments(), pipelines.deployments(), stores.projects(), stores.uploads(),
@@ -106,7 +108,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
 
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, Authenticator authenticator, Pipelines pipelines,
-                                       LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
+                                       UploadIntake intake, LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         String publicUrl = config.listeners().publicUrl();
         boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
         AccountAdmission admission = engine.admission();
@@ -115,7 +117,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 projectCertificates(stores), stores.migrations()::framework);
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
-                new NewProjectPages(stores.projects(), pipelines.migrations(), config.deployments().regions(), urls),
+                new NewProjectPages(stores.projects(), pipelines.migrations(), intake, config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
                         stores.logs(), logHandlers, projectPages, urls),
                 new Assets());
