@@ -92,6 +92,12 @@ public final class Requests {
         }
     }
 
+    /** Refuses with 413, before reading it, a body whose Content-Length is over {@code maxBytes}. */
+    public static void refuseDeclaredOver(Context ctx, long maxBytes) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) throw drainedTooLarge(ctx, declared, maxBytes);
+    }
+
     /**
      * The 413 for a body whose Content-Length is over the limit. A body at most {@link #DRAIN_LIMIT} over it
      * is read and dropped first: answering while the client still sends makes the server close the

@@ -39,6 +39,18 @@ public final class Auth {
         void handle(Context ctx, Viewer viewer, Form form) throws Exception;
     }
 
+    /** A form-with-files handler that runs only for a signed-in viewer whose form carried the session's token. */
+    @FunctionalInterface
+    interface FileSubmit {
+        void handle(Context ctx, Viewer viewer, FileForm form) throws Exception;
+    }
+
+    /** Shows the signed-in viewer why their form with files could not be read (too large, not multipart). */
+    @FunctionalInterface
+    interface Unread {
+        void handle(Context ctx, Viewer viewer, ApiException problem) throws Exception;
+    }
+
     private final SessionStore sessions;
     private final AccountStore accounts;
     private final boolean secureCookies;
@@ -97,6 +109,34 @@ public final class Auth {
             if (!sameToken(form.get("_csrf"), viewer.get().csrfToken())) throw csrfRefused();
             admit(viewer.get().accountId());
             submit.handle(ctx, viewer.get(), form);
+        };
+    }
+
+    /**
+     * {@link #form} for a form with files of at most {@code maxFileBytes} together: the same session and CSRF
+     * check, on the multipart form's {@code _csrf} field. The session is checked before the body is read, so
+     * nobody signed out has files written to disk; a body that cannot be read goes to {@code unread}.
+     */
+    Handler fileForm(long maxFileBytes, FileSubmit submit, Unread unread) {
+        return ctx -> {
+            Optional<Viewer> viewer = viewer(ctx);
+            if (viewer.isEmpty()) {
+                ctx.redirect("/dashboard/sign-in?expired=1", HttpStatus.SEE_OTHER);
+                return;
+            }
+            FileForm form;
+            try {
+                form = FileForm.read(ctx, maxFileBytes);
+            } catch (ApiException e) {
+                if (e.status() != 400 && e.status() != 413 && e.status() != 415) throw e;
+                unread.handle(ctx, viewer.get(), e);
+                return;
+            }
+            try (form) {
+                if (!sameToken(form.get("_csrf"), viewer.get().csrfToken())) throw csrfRefused();
+                admit(viewer.get().accountId());
+                submit.handle(ctx, viewer.get(), form);
+            }
         };
     }
 

@@ -33,6 +33,7 @@ import dev.slipway.pushes.PushHookStore;
 import dev.slipway.ratelimit.RateLimiter;
 import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.source.UploadHandlers;
+import dev.slipway.source.UploadIntake;
 import dev.slipway.store.Dialect;
 import dev.slipway.users.PasswordResets;
 import dev.slipway.users.SessionStore;
@@ -74,12 +75,13 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Mailer mailer = Mailer.of(config.mail(), config.listeners().appsDomain(), clock);
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
+        UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
-                pipelines, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
+                pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores)),
-                new UploadHandlers(stores.uploads(), pipelines.zips(), urls, config.deployments().uploadLimitBytes()),
+                new UploadHandlers(stores.uploads(), intake, urls),
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
                         logHandlers, urls, config.deployments().regions()),
                 new DeploymentHandlers(stores.deployments(), pipelines.deployments(), stores.projects(), stores.uploads(),
@@ -112,7 +114,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
 
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
                                        SignInThrottle signIns, PasswordResets resets, Mailer mailer,
-                                       Authenticator authenticator, Pipelines pipelines,
+                                       Authenticator authenticator, Pipelines pipelines, UploadIntake intake,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         String publicUrl = config.listeners().publicUrl();
         boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
@@ -124,7 +126,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
                 new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
-                new NewProjectPages(stores.projects(), pipelines.migrations(), config.deployments().regions(), urls),
+                new NewProjectPages(stores.projects(), pipelines.migrations(), intake, config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
                         stores.logs(), logHandlers, projectPages, urls),
                 new Assets());

@@ -114,6 +114,7 @@ public final class Routes {
         r.get("/dashboard/projects", a.page(d.projects()::list));
         r.get("/dashboard/projects/new", a.page(d.newProject()::form));
         r.post("/dashboard/projects/new", a.form(d.newProject()::create));
+        r.post("/dashboard/projects/new/upload", d.newProjectUpload());
         r.get("/dashboard/projects/{project_id}", a.page(d.projects()::show));
         r.post("/dashboard/projects/{project_id}/deploy", a.form(d.projects()::deploy));
         r.get("/dashboard/deployments/{deployment_id}", a.page(d.runs()::deployment));

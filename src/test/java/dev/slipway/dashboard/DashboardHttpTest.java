@@ -3,6 +3,26 @@ package dev.slipway.dashboard;
 import dev.slipway.accounts.Tier;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Statuses;
+import dev.slipway.testing.Zips;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipOutputStream;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.logs.Level;
@@ -18,8 +38,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -290,6 +308,161 @@ class DashboardHttpTest {
         artifacts.save(new Artifact("art_" + UUID.randomUUID().toString().replace("-", "").substring(0, 26), p.id(), "python-fastapi",
                 null, Path.of("/nonexistent"), List.of("python3", "main.py"), null, at), 1, Duration.ofSeconds(1));
         assertThat(web.get("/dashboard/projects/" + p.id()).body()).contains("python-fastapi <span class=\"muted\">(detected)</span>");
+    }
+
+    /** The static-site fixture's files, by their path in it. */
+    private static Map<String, byte[]> staticSite() {
+        try {
+            Path root = Path.of(DashboardHttpTest.class.getResource("/fixtures/static-plain").toURI());
+            Map<String, byte[]> files = new TreeMap<>();
+            try (Stream<Path> walk = Files.walk(root)) {
+                for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                    files.put(root.relativize(p).toString().replace('\\', '/'), Files.readAllBytes(p));
+                }
+            }
+            return files;
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] zip(Map<String, byte[]> files) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(bytes)) {
+            for (var file : files.entrySet()) {
+                zip.putNextEntry(new ZipEntry(file.getKey()));
+                zip.write(file.getValue());
+                zip.closeEntry();
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static long uploadsOf(TestServer.Tenant tenant) {
+        return server.slipway().database().jdbi().withHandle(h -> h.createQuery(
+                "SELECT COUNT(*) FROM uploads WHERE account_id = :a").bind("a", tenant.account().id()).mapTo(Long.class).one());
+    }
+
+    /** The new-project page's upload form: its token, and the name and framework a person would type. */
+    private static List<WebClient.Part> uploadForm(WebClient web, String name, WebClient.Part... files) {
+        String page = web.get("/dashboard/projects/new").body();
+        assertThat(page).contains("enctype=\"multipart/form-data\"").contains("webkitdirectory");
+        List<WebClient.Part> parts = new ArrayList<>(List.of(WebClient.Part.field("_csrf", csrf(page)),
+                WebClient.Part.field("name", name), WebClient.Part.field("framework", "auto"),
+                WebClient.Part.field("root_directory", "")));
+        parts.addAll(List.of(files));
+        return parts;
+    }
+
+    /** Follows the form's redirect to the migration page, then waits on the API for the migration's first deployment to be live. */
+    private static String awaitLive(WebClient web, TestServer.Tenant tenant, HttpResponse<String> created) {
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(303);
+        String location = created.headers().firstValue("Location").orElseThrow();
+        assertThat(location).startsWith("/dashboard/migrations/mig_");
+        assertThat(web.get(location).statusCode()).isEqualTo(200);
+        String migration = location.substring(location.lastIndexOf('/') + 1);
+        JsonNode done = Statuses.await(tenant.http(), "migrations", migration, "complete", Duration.ofSeconds(60));
+        assertThat(done.get("source").asText()).isEqualTo("zip");
+        return done.get("url").asText();
+    }
+
+    @Test
+    void aZipFromTheNewProjectFormGoesLive() {
+        TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+        WebClient web = signedIn(tenant);
+        String name = "zip-" + UUID.randomUUID().toString().substring(0, 8);
+        HttpResponse<String> created = web.postMultipart("/dashboard/projects/new/upload", uploadForm(web, name,
+                new WebClient.Part("zip", "site.zip", zip(staticSite())), new WebClient.Part("folder", "", new byte[0])));
+        String url = awaitLive(web, tenant, created);
+        assertThat(url).contains(name);
+        assertThat(Apps.get(url + "/about").body()).contains("fixture:static-plain about");
+        assertThat(uploadsOf(tenant)).isEqualTo(1);
+    }
+
+    @Test
+    void aFolderFromTheNewProjectFormIsZippedAsItIsAndGoesLive() throws IOException {
+        TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+        WebClient web = signedIn(tenant);
+        List<WebClient.Part> files = new ArrayList<>(List.of(new WebClient.Part("zip", "", new byte[0])));
+        // as Chrome sends a folder: one part per file, named by its path from the chosen folder
+        staticSite().forEach((path, bytes) -> files.add(new WebClient.Part("folder", "my-site/" + path, bytes)));
+        HttpResponse<String> created = web.postMultipart("/dashboard/projects/new/upload",
+                uploadForm(web, "", files.toArray(WebClient.Part[]::new)));
+        String url = awaitLive(web, tenant, created);
+        assertThat(url).as("named after the folder").contains("my-site");
+        assertThat(Apps.get(url + "/docs/").body()).contains("fixture:static-plain docs");
+        String stored = server.slipway().database().jdbi().withHandle(h -> h.createQuery(
+                "SELECT path FROM uploads WHERE account_id = :a").bind("a", tenant.account().id()).mapTo(String.class).one());
+        try (ZipFile zip = new ZipFile(server.slipway().config().dataDir().resolve(stored).toFile())) {
+            assertThat(zip.stream().map(ZipEntry::getName))
+                    .containsExactlyInAnyOrderElementsOf(staticSite().keySet().stream().map(p -> "my-site/" + p).toList());
+        }
+
+        for (String hostile : List.of("my-site/../../etc/x", "/etc/passwd")) {
+            HttpResponse<String> refused = web.postMultipart("/dashboard/projects/new/upload",
+                    uploadForm(web, "", new WebClient.Part("folder", "my-site/index.html", "<p>hi</p>".getBytes()),
+                            new WebClient.Part("folder", hostile, "x".getBytes())));
+            assertThat(refused.statusCode()).isEqualTo(400);
+            assertThat(refused.body()).contains(hostile.startsWith("/") ? "The folder has an absolute path: /etc/passwd"
+                    : "The folder has a path that leaves it: my-site/../../etc/x");
+        }
+        assertThat(uploadsOf(tenant)).isEqualTo(1);
+    }
+
+    @Test
+    void theUploadFormRefusesWhatTheApiRefusesAndStoresNothing() {
+        TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+        WebClient web = signedIn(tenant);
+        String path = "/dashboard/projects/new/upload";
+        byte[] hostile = new Zips.Builder().file("index.html", "<p>hi</p>").file("../../etc/x", "owned").build();
+        HttpResponse<String> zipSlip = web.postMultipart(path, uploadForm(web, "kept-name",
+                new WebClient.Part("zip", "evil.zip", hostile)));
+        assertThat(zipSlip.statusCode()).isEqualTo(400);
+        assertThat(zipSlip.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(zipSlip.body()).contains("The zip has a path that leaves its folder: ../../etc/x")
+                .contains("value=\"kept-name\"").contains("webkitdirectory").doesNotContain("Exception");
+        assertThat(web.postMultipart(path, uploadForm(web, "", new WebClient.Part("zip", "notes.zip", "not a zip".getBytes())))
+                .body()).contains("The upload is not a zip archive");
+        HttpResponse<String> none = web.postMultipart(path, uploadForm(web, "", new WebClient.Part("zip", "", new byte[0]),
+                new WebClient.Part("folder", "", new byte[0])));
+        assertThat(none.statusCode()).isEqualTo(400);
+        assertThat(none.body()).contains("Choose a .zip file or a folder to upload");
+        HttpResponse<String> badName = web.postMultipart(path, uploadForm(web, "Not A Name!",
+                new WebClient.Part("zip", "site.zip", zip(staticSite()))));
+        assertThat(badName.statusCode()).isEqualTo(400);
+        assertThat(badName.body()).contains("name must be");
+
+        // no token, or another session's: refused before anything is stored
+        List<WebClient.Part> forged = new ArrayList<>(uploadForm(web, "", new WebClient.Part("zip", "site.zip", zip(staticSite()))));
+        forged.removeIf(p -> p.name().equals("_csrf"));
+        for (List<WebClient.Part> parts : List.of(forged, List.of(WebClient.Part.field("_csrf", "forged"),
+                new WebClient.Part("zip", "site.zip", zip(staticSite()))))) {
+            HttpResponse<String> r = web.postMultipart(path, parts);
+            assertThat(r.statusCode()).isEqualTo(403);
+            assertThat(r.body()).contains("CSRF");
+        }
+        assertThat(new WebClient(server.baseUrl()).postMultipart(path, forged).headers().firstValue("Location"))
+                .as("signed out: to sign in, unread").contains("/dashboard/sign-in?expired=1");
+        assertThat(uploadsOf(tenant)).isZero();
+    }
+
+    /** A body announced larger than the upload limit is refused before it is read: the form again, with why. */
+    @Test
+    void anUploadOverTheLimitIsRefusedBeforeItIsRead() throws IOException {
+        TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+        WebClient web = signedIn(tenant);
+        URI base = URI.create(server.baseUrl());
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST /dashboard/projects/new/upload HTTP/1.1\r\nHost: " + base.getAuthority()
+                    + "\r\nCookie: " + web.cookieHeader() + "\r\nContent-Type: multipart/form-data; boundary=x\r\n"
+                    + "Content-Length: 10737418240\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readNBytes(64 * 1024), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 413").contains("Request body is larger than").contains("webkitdirectory");
+        }
+        assertThat(uploadsOf(tenant)).isZero();
     }
 
     /** Not a gate on speed: prints how long the project page takes with 100 deployments. */

@@ -1,5 +1,6 @@
 package dev.slipway.dashboard;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.CookieManager;
 import java.net.URI;
@@ -10,7 +11,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -57,6 +60,36 @@ public final class WebClient {
         return send(HttpRequest.newBuilder(URI.create(base + path))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    /** A field or a file of a multipart form; {@code filename} null for a text field. */
+    record Part(String name, String filename, byte[] content) {
+        static Part field(String name, String value) {
+            return new Part(name, null, value.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A {@code multipart/form-data} form, as a browser sends one with its files. */
+    HttpResponse<String> postMultipart(String path, List<Part> parts) {
+        String boundary = "----slipwaytest" + UUID.randomUUID().toString().replace("-", "");
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (Part part : parts) {
+            body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + part.name() + "\""
+                    + (part.filename() == null ? "" : "; filename=\"" + part.filename() + "\"\r\nContent-Type: application/octet-stream")
+                    + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            body.writeBytes(part.content());
+            body.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        body.writeBytes(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        return send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build());
+    }
+
+    /** The Cookie header this client sends to the dashboard, for a request written by hand. */
+    String cookieHeader() {
+        return cookies.getCookieStore().get(URI.create(base + "/dashboard/")).stream()
+                .map(c -> c.getName() + "=" + c.getValue()).collect(Collectors.joining("; "));
     }
 
     /** Signs in through the form (reading its token first); returns the answer to the form. */
