@@ -66,13 +66,12 @@ public final class TestServer implements AutoCloseable {
     }
 
     /**
-     * Random loopback ports, the test store and its key, no default account, the settings the process
-     * environment gives (the build's pom sets a short health timeout there), and npm packages from the run's
-     * shared mirror of the public registry (a test that reads the environment again gets the public one).
+     * Random loopback ports, the test store and its key, no default account, and the settings the process
+     * environment gives (the build's pom sets a short health timeout there).
      */
     private static ServerConfig.Builder config(TestStore store, Path dataDir) {
         return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
-                .secretKey(store.secretKey()).createDefaultAccount(false).npmRegistry(SharedNpmMirror.url());
+                .secretKey(store.secretKey()).createDefaultAccount(false);
     }
 
     public Slipway slipway() { return slipway; }
