@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * A new project from a git repository, or from a folder or zip uploaded from the browser: the forms of
@@ -60,15 +61,10 @@ public final class NewProjectPages {
     public void create(Context ctx, Viewer viewer, Form form) {
         Map<String, String> draft = new LinkedHashMap<>();
         ObjectNode node = Json.MAPPER.createObjectNode();
-        for (String field : FIELDS) {
-            String value = form.get(field) == null ? "" : form.get(field).strip();
-            draft.put(field, value);
-            if (!value.isEmpty() && !(field.equals("framework") && value.equals(AUTO))) node.put(field, value);
-        }
+        read(form::get, FIELDS, draft, node);
         try {
             Body body = new Body(node);
-            String name = ProjectInput.name(body);
-            if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
+            String name = name(body);
             ProjectInput input = ProjectInput.read(body, regions, urls.appsDomain());
             if (input.source() != null && !ProjectInput.GIT_SOURCES.contains(input.source())) {
                 body.problem("source", "must be github, gitlab or bitbucket here (a folder or zip has its own form below; an image goes through the API)");
@@ -82,6 +78,22 @@ public final class NewProjectPages {
         }
     }
 
+    /** The form's fields into the draft shown back and the API's body; "detect it" is no framework. */
+    private static void read(Function<String, String> form, List<String> fields, Map<String, String> draft, ObjectNode node) {
+        for (String field : fields) {
+            String value = form.apply(field) == null ? "" : form.apply(field).strip();
+            draft.put(field, value);
+            if (!value.isEmpty() && !(field.equals("framework") && value.equals(AUTO))) node.put(field, value);
+        }
+    }
+
+    /** The project's name, refused on {@code body} as {@code POST /v1/migrations} refuses it (taken, reserved). */
+    private String name(Body body) {
+        String name = ProjectInput.name(body);
+        if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
+        return name;
+    }
+
     /** The largest folder or zip the upload form takes, in bytes. */
     long maxUploadBytes() { return uploads.maxBytes(); }
 
@@ -93,15 +105,10 @@ public final class NewProjectPages {
         Map<String, String> draft = new LinkedHashMap<>();
         draft.put(FROM, UPLOAD);
         ObjectNode node = Json.MAPPER.createObjectNode().put("source", "zip");
-        for (String field : UPLOAD_FIELDS) {
-            String value = form.get(field) == null ? "" : form.get(field).strip();
-            draft.put(field, value);
-            if (!value.isEmpty() && !(field.equals("framework") && value.equals(AUTO))) node.put(field, value);
-        }
+        read(form::get, UPLOAD_FIELDS, draft, node);
         try {
             Body body = new Body(node);
-            String name = ProjectInput.name(body);
-            if (name != null) projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
+            String name = name(body);
             ProjectInput input = ProjectInput.read(body, regions, urls.appsDomain());
             body.check();
             Upload upload = UploadedFiles.store(uploads, viewer.account(), form.files("zip"), form.files("folder"));
