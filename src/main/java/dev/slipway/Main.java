@@ -1,6 +1,7 @@
 package dev.slipway;
 
 import dev.slipway.operator.AccountsCommand;
+import dev.slipway.operator.BackupCommand;
 import dev.slipway.operator.KeysCommand;
 import dev.slipway.operator.ServerCommand;
 import dev.slipway.operator.UsersCommand;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Command;
         description = {"Self-hosted deployment platform: git or zip in, running web app out.",
                 "server, accounts, keys and users are operator commands on the store; the other commands are the",
                 "client: they use the HTTP API at $SLIPWAY_API_URL with the key in $SLIPWAY_API_KEY."},
-        subcommands = {ServerCommand.class, AccountsCommand.class, KeysCommand.class, UsersCommand.class})
+        subcommands = {ServerCommand.class, AccountsCommand.class, KeysCommand.class, UsersCommand.class,
+                BackupCommand.Make.class, BackupCommand.Load.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

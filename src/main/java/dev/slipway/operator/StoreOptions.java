@@ -31,8 +31,14 @@ public final class StoreOptions {
     /** The store of {@code --database-url} or {@code SLIPWAY_DATABASE_URL}, else the embedded one in the data dir. */
     public Database open(int poolSize) {
         Env env = Env.system();
+        String url = externalUrl(env);
+        return Database.open(url != null ? url : Database.h2Url(dataDir(env)), poolSize);
+    }
+
+    /** {@code --database-url} or {@code SLIPWAY_DATABASE_URL}; null for the embedded store. */
+    String externalUrl(Env env) {
         String url = databaseUrl != null ? databaseUrl : env.text(StoreSettings.DATABASE_URL, null);
-        return Database.open(url != null && !url.isBlank() ? url : Database.h2Url(dataDir(env)), poolSize);
+        return url == null || url.isBlank() ? null : url;
     }
 
     /**

@@ -22,6 +22,9 @@ import java.util.Base64;
 public final class SecretBox {
     private static final String VERSION = "v1:";
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The key file's name in the data dir. */
+    public static final String KEY_FILE = "secret.key";
+
     private final SecretKeySpec key;
 
     private SecretBox(byte[] key) {
@@ -39,7 +42,7 @@ public final class SecretBox {
 
     /** Reads the key file in the data dir, creating it (mode 600) the first time. */
     public static SecretBox fromKeyFile(Path dataDir) throws IOException {
-        Path file = dataDir.resolve("secret.key");
+        Path file = dataDir.resolve(KEY_FILE);
         if (!Files.exists(file)) {
             byte[] fresh = new byte[32];
             RANDOM.nextBytes(fresh);

@@ -62,7 +62,7 @@ public final class TestStore implements AutoCloseable {
         }
     }
 
-    static String withDatabase(String url, String database) {
+    public static String withDatabase(String url, String database) {
         Matcher m = Pattern.compile("^(jdbc:postgresql://[^/?]+)(/[^?]*)?(\\?.*)?$").matcher(url);
         if (!m.matches()) throw new IllegalArgumentException("unexpected PostgreSQL URL " + url);
         return m.group(1) + "/" + database + (m.group(3) == null ? "" : m.group(3));

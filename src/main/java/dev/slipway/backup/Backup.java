@@ -1,0 +1,110 @@
+package dev.slipway.backup;
+
+import dev.slipway.core.Json;
+import dev.slipway.secrets.SecretBox;
+import dev.slipway.store.Database;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Writes a backup while the server runs: a gzipped tar of the store's dump, the kept parts of the data dir
+ * ({@link Layout#KEPT}) and, last, the {@link Manifest}. The store is dumped first, so every build and upload its
+ * rows name is already on disk when the files are read (both are written before their rows and never change).
+ * The file appears whole or not at all, readable by its owner only: it holds the keys.
+ */
+public final class Backup {
+    private Backup() {}
+
+    /** What was written. */
+    public record Summary(Manifest manifest, long bytes) {}
+
+    public static Summary write(Database db, String jdbcUrl, Path dataDir, Path file, Clock clock) throws IOException {
+        Path target = file.toAbsolutePath();
+        Path dir = Files.createDirectories(target.getParent());
+        Path work = Files.createTempDirectory(dir, ".slipway-backup-");
+        Path partial = work.resolve("backup.tar.gz");
+        try {
+            Path dump = work.resolve("store");
+            String dumpName = StoreDump.dump(db, jdbcUrl, dump);
+            String schema = StoreDump.schema(db);
+            List<Manifest.Entry> entries = new ArrayList<>();
+            try (OutputStream out = Files.newOutputStream(partial);
+                 TarArchiveOutputStream tar = new TarArchiveOutputStream(new GzipCompressorOutputStream(out))) {
+                tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+                tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+                entries.add(add(tar, dump, dumpName));
+                for (String kept : Layout.KEPT) {
+                    Path source = dataDir.resolve(kept);
+                    if (!Files.exists(source, LinkOption.NOFOLLOW_LINKS)) continue;
+                    try (Stream<Path> walk = Files.walk(source)) {
+                        for (Path p : walk.sorted().toList()) {
+                            if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) continue; // folders come with their files; links are not kept
+                            entries.add(add(tar, p, Layout.DATA + dataDir.relativize(p).toString().replace('\\', '/')));
+                        }
+                    }
+                }
+                boolean withKey = Files.isRegularFile(dataDir.resolve(SecretBox.KEY_FILE));
+                Manifest manifest = new Manifest(Manifest.FORMAT, db.dialect().name().toLowerCase(), schema, clock.instant(),
+                        withKey, dataDir.toAbsolutePath().normalize().toString(), List.copyOf(entries));
+                byte[] json = Json.write(manifest).getBytes(StandardCharsets.UTF_8);
+                TarArchiveEntry e = new TarArchiveEntry(Manifest.NAME);
+                e.setSize(json.length);
+                e.setMode(0600);
+                tar.putArchiveEntry(e);
+                tar.write(json);
+                tar.closeArchiveEntry();
+                tar.finish();
+                Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("rw-------"));
+                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                return new Summary(manifest, Files.size(target));
+            }
+        } finally {
+            try (Stream<Path> walk = Files.walk(work)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static Manifest.Entry add(TarArchiveOutputStream tar, Path file, String name) throws IOException {
+        long size = Files.size(file);
+        TarArchiveEntry e = new TarArchiveEntry(name);
+        e.setSize(size);
+        e.setMode(Files.isExecutable(file) ? 0700 : 0600);
+        e.setModTime(Files.getLastModifiedTime(file));
+        tar.putArchiveEntry(e);
+        MessageDigest sha = sha256();
+        try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
+            long copied = in.transferTo(tar);
+            if (copied != size) throw new IOException(name + " changed while it was copied");
+        }
+        tar.closeArchiveEntry();
+        return new Manifest.Entry(name, size, HexFormat.of().formatHex(sha.digest()));
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

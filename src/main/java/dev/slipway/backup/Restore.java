@@ -1,0 +1,146 @@
+package dev.slipway.backup;
+
+import com.fasterxml.jackson.core.JacksonException;
+import dev.slipway.core.Json;
+import dev.slipway.store.DataDir;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Restores a backup into an empty data dir (and, for a PostgreSQL backup, an empty database). The whole file is
+ * read and checked against its manifest before anything is written where the server will look: a file that was
+ * cut short, altered or made by hand fails with what is wrong, and the data dir stays as it was.
+ */
+public final class Restore {
+    private Restore() {}
+
+    /** {@code jdbcUrl}: the empty PostgreSQL database for a PostgreSQL backup; null for an H2 one. */
+    public static Manifest run(Path file, Path dataDir, String jdbcUrl) throws IOException {
+        Path target = dataDir.toAbsolutePath();
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !empty(target)) {
+            throw new IOException("the data dir " + target + " is not empty: restore into a new one");
+        }
+        Path parent = Files.createDirectories(target.getParent());
+        Path staging = Files.createTempDirectory(parent, ".slipway-restore-");
+        boolean created = false;
+        try {
+            Manifest manifest = unpack(file, staging);
+            if (manifest.dataDir() != null && !manifest.dataDir().equals(target.normalize().toString())) {
+                throw new IOException("this backup is of the data dir " + manifest.dataDir() + ", and the store names its "
+                        + "builds by their path there: restore it into that path (--data-dir " + manifest.dataDir() + ")");
+            }
+            boolean postgres = manifest.store().equals("postgres");
+            if (postgres && jdbcUrl == null) {
+                throw new IOException("this backup holds a PostgreSQL store: restore it with --database-url of an empty database");
+            }
+            if (!postgres && jdbcUrl != null) {
+                throw new IOException("this backup holds the embedded store: restore it without --database-url");
+            }
+            Path data = staging.resolve("data");
+            if (!Files.isDirectory(data)) Files.createDirectory(data);
+            if (Files.exists(target)) Files.delete(target);
+            Files.move(data, target, StandardCopyOption.ATOMIC_MOVE);
+            created = true;
+            if (postgres) StoreDump.loadPostgres(staging.resolve(Layout.POSTGRES_DUMP), jdbcUrl);
+            else StoreDump.loadH2(staging.resolve(Layout.H2_DUMP), target);
+            DataDir.prepare(target);
+            return manifest;
+        } catch (IOException | RuntimeException e) {
+            if (created) delete(target);
+            throw e;
+        } finally {
+            delete(staging);
+        }
+    }
+
+    /** Unpacks every entry into {@code staging}, checking names, kinds, sizes and digests against the manifest. */
+    private static Manifest unpack(Path file, Path staging) throws IOException {
+        Map<String, Manifest.Entry> read = new LinkedHashMap<>();
+        Manifest manifest = null;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file));
+             TarArchiveInputStream tar = new TarArchiveInputStream(new GzipCompressorInputStream(in))) {
+            for (TarArchiveEntry e = tar.getNextEntry(); e != null; e = tar.getNextEntry()) {
+                String name = e.getName();
+                if (manifest != null) throw invalid("an entry follows the manifest: " + name);
+                boolean plainFile = e.getLinkFlag() == TarArchiveEntry.LF_NORMAL || e.getLinkFlag() == TarArchiveEntry.LF_OLDNORM;
+                if (!plainFile || !Layout.allowed(name)) throw invalid("it holds an entry a backup never has: " + name);
+                if (read.containsKey(name)) throw invalid("it holds " + name + " twice");
+                if (name.equals(Manifest.NAME)) {
+                    manifest = manifest(tar.readNBytes(1 << 20));
+                    continue;
+                }
+                Path out = staging.resolve(name);
+                Files.createDirectories(out.getParent());
+                MessageDigest sha = Backup.sha256();
+                long size;
+                try (OutputStream o = new DigestOutputStream(Files.newOutputStream(out), sha)) {
+                    size = tar.transferTo(o);
+                }
+                if ((e.getMode() & 0100) != 0) out.toFile().setExecutable(true, true);
+                read.put(name, new Manifest.Entry(name, size, HexFormat.of().formatHex(sha.digest())));
+            }
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("Not a backup")) throw e;
+            throw invalid("it cannot be read as a gzipped tar (" + e.getMessage() + ")");
+        }
+        if (manifest == null) throw invalid("it has no manifest (" + Manifest.NAME + "): cut short, or not a Slipway backup");
+        if (manifest.format() != Manifest.FORMAT) throw invalid("its format " + manifest.format() + " is not one this version reads");
+        Map<String, Manifest.Entry> listed = new LinkedHashMap<>();
+        for (Manifest.Entry e : manifest.entries()) listed.put(e.name(), e);
+        for (Manifest.Entry e : listed.values()) {
+            Manifest.Entry got = read.get(e.name());
+            if (got == null) throw invalid(e.name() + " is missing");
+            if (got.size() != e.size() || !got.sha256().equals(e.sha256())) throw invalid(e.name() + " differs from its manifest");
+        }
+        for (String name : read.keySet()) if (!listed.containsKey(name)) throw invalid(name + " is not in its manifest");
+        if (!listed.containsKey(Layout.H2_DUMP) && !listed.containsKey(Layout.POSTGRES_DUMP)) throw invalid("it holds no store");
+        return manifest;
+    }
+
+    private static Manifest manifest(byte[] json) throws IOException {
+        try {
+            Manifest m = Json.MAPPER.readValue(json, Manifest.class);
+            if (m.store() == null || m.entries() == null) throw invalid("its manifest lacks the store or the entries");
+            return m;
+        } catch (JacksonException e) {
+            throw invalid("its manifest is not valid JSON");
+        }
+    }
+
+    private static IOException invalid(String why) {
+        return new IOException("Not a backup that can be restored: " + why);
+    }
+
+    private static boolean empty(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return false;
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        }
+    }
+
+    private static void delete(Path dir) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // what is left is under a temp name or the data dir the restore made; it says so in its error
+        }
+    }
+}
