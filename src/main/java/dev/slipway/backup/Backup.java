@@ -47,6 +47,7 @@ public final class Backup {
             String dumpName = StoreDump.dump(db, jdbcUrl, dump);
             String schema = StoreDump.schema(db);
             List<Manifest.Entry> entries = new ArrayList<>();
+            Manifest manifest;
             try (OutputStream out = Files.newOutputStream(partial);
                  TarArchiveOutputStream tar = new TarArchiveOutputStream(new GzipCompressorOutputStream(out))) {
                 tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
@@ -63,7 +64,7 @@ public final class Backup {
                     }
                 }
                 boolean withKey = Files.isRegularFile(dataDir.resolve(SecretBox.KEY_FILE));
-                Manifest manifest = new Manifest(Manifest.FORMAT, db.dialect().name().toLowerCase(), schema, clock.instant(),
+                manifest = new Manifest(Manifest.FORMAT, db.dialect().name().toLowerCase(), schema, clock.instant(),
                         withKey, dataDir.toAbsolutePath().normalize().toString(), List.copyOf(entries));
                 byte[] json = Json.write(manifest).getBytes(StandardCharsets.UTF_8);
                 TarArchiveEntry e = new TarArchiveEntry(Manifest.NAME);
@@ -73,10 +74,11 @@ public final class Backup {
                 tar.write(json);
                 tar.closeArchiveEntry();
                 tar.finish();
-                Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("rw-------"));
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                return new Summary(manifest, Files.size(target));
             }
+            // closed, so whole: only now does it take the file's name
+            Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString("rw-------"));
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return new Summary(manifest, Files.size(target));
         } finally {
             try (Stream<Path> walk = Files.walk(work)) {
                 walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -1,5 +1,6 @@
 package dev.slipway.config;
 
+import dev.slipway.backup.BackupSettings;
 import dev.slipway.build.BuildSettings;
 import dev.slipway.core.Env;
 import dev.slipway.domains.DomainSettings;
@@ -45,6 +46,7 @@ import java.util.Objects;
  * @param clientLimits   what one client may take of the public listeners: head deadline, body rate, connections
  * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
  * @param mail           the SMTP server for password-reset mail; off without one
+ * @param backups        scheduled backups: where, how often, how many are kept; off without a folder
  */
 public record ServerConfig(
         Path dataDir,
@@ -62,7 +64,8 @@ public record ServerConfig(
         KubernetesSettings kubernetes,
         ClientLimits clientLimits,
         TrustedProxies trustedProxies,
-        MailSettings mail) {
+        MailSettings mail,
+        BackupSettings backups) {
 
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -78,6 +81,7 @@ public record ServerConfig(
         clientLimits = clientLimits == null ? ClientLimits.DEFAULTS : clientLimits;
         trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
         mail = mail == null ? MailSettings.OFF : mail;
+        backups = backups == null ? BackupSettings.OFF : backups;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -140,6 +144,7 @@ public record ServerConfig(
         private ClientLimits clientLimits = ClientLimits.DEFAULTS;
         private TrustedProxies trustedProxies = TrustedProxies.NONE;
         private MailSettings mail = MailSettings.OFF;
+        private BackupSettings backups = BackupSettings.OFF;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -158,6 +163,7 @@ public record ServerConfig(
             egressAllow = c.isolation.egressAllow();
             webhooks = c.webhooks; build = c.build; runtime = c.runtime; domains = c.domains; tls(c.tls); images = c.images;
             kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies; mail = c.mail;
+            backups = c.backups;
         }
 
         /** {@link #environment(Env)} of these variables. */
@@ -205,6 +211,7 @@ public record ServerConfig(
             clientLimits = ClientLimits.fromEnv(env);
             trustedProxies = TrustedProxies.fromEnv(env);
             mail = MailSettings.fromEnv(env);
+            backups = BackupSettings.fromEnv(env);
             return this;
         }
 
@@ -270,6 +277,7 @@ public record ServerConfig(
         public Builder clientLimits(ClientLimits v) { clientLimits = v; return this; }
         public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
         public Builder mail(MailSettings v) { mail = v; return this; }
+        public Builder backups(BackupSettings v) { backups = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(KubernetesSettings.parseRuntime(v));
@@ -300,7 +308,7 @@ public record ServerConfig(
                     build != null ? build : BuildSettings.defaults(dataDir), runtime(),
                     domains == null ? DomainSettings.DEFAULTS : domains,
                     (tls == null ? TlsSettings.OFF : tls).withWildcard(wildcardCert, wildcardKey), images,
-                    kubernetes, clientLimits, trustedProxies, mail);
+                    kubernetes, clientLimits, trustedProxies, mail, backups);
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.slipway.isolation.Confinement;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code /healthz}: the process answers. {@code /readyz}: and its store answers too. Both say whether apps are
@@ -18,10 +19,13 @@ public final class HealthHandlers {
     private final Database database;
     private final Confinement confinement;
     private final Map<String, Object> alive;
+    private final Supplier<Map<String, Object>> backups;
 
-    public HealthHandlers(Database database, Confinement confinement) {
+    /** {@code backups}: the scheduled backups' state for {@code /readyz}; null when they are off. */
+    public HealthHandlers(Database database, Confinement confinement, Supplier<Map<String, Object>> backups) {
         this.database = database;
         this.confinement = confinement;
+        this.backups = backups;
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", "ok");
         isolation(body);
@@ -37,6 +41,7 @@ public final class HealthHandlers {
         body.put("status", database.reachable() ? "ready" : "unavailable");
         body.put("store", database.dialect().name().toLowerCase());
         isolation(body);
+        if (backups != null) body.put("backups", backups.get());
         if (!database.reachable()) ctx.status(503);
         ctx.json(body);
     }

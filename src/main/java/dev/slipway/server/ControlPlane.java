@@ -5,6 +5,7 @@ import dev.slipway.api.AppUrls;
 import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
 import dev.slipway.auth.Authenticator;
+import dev.slipway.backup.BackupSchedule;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.dashboard.Assets;
 import dev.slipway.dashboard.Auth;
@@ -56,7 +57,8 @@ import java.util.Locale;
  * @param sandbox the sandbox's own listener, or null when it is served under the API's /sandbox
  */
 record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempotency idempotency, SessionStore sessions,
-                    SignInThrottle signIns, PasswordResets resets, Mailer mailer, LogHandlers logs) implements AutoCloseable {
+                    SignInThrottle signIns, PasswordResets resets, Mailer mailer, BackupSchedule backups, LogHandlers logs)
+        implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
     static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
@@ -78,7 +80,10 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
                 pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
-        Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement()), metrics,
+        BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
+                config.dataDir(), clock);
+        Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement(),
+                backups == null ? null : backups::status), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores)),
                 new UploadHandlers(stores.uploads(), intake, urls),
@@ -98,10 +103,11 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
                     : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock).start();
-            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, logHandlers);
+            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, backups, logHandlers);
         } catch (RuntimeException e) {
             api.stop();
             if (mailer != null) mailer.close();
+            if (backups != null) backups.close();
             throw e;
         }
     }
@@ -156,5 +162,6 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         api.stop();
         if (sandbox != null) sandbox.stop();
         if (mailer != null) mailer.close();
+        if (backups != null) backups.close();
     }
 }
