@@ -2,6 +2,7 @@ package dev.slipway.dashboard;
 
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
+import dev.slipway.testing.Zips;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
@@ -27,6 +28,8 @@ import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -356,6 +359,29 @@ class DashboardBrowserTest {
         assertThat(Apps.get(project.get("url").asText()).body()).startsWith("app:form");
         browser.go(url("/dashboard/projects/" + project.get("id").asText()));
         assertThat(browser.source()).as("the framework its migration detected").contains("node <span class=\"muted\">(detected)</span>");
+    }
+
+    @Test
+    void aZipChosenInTheUploadFormBuildsAndGoesLive() throws Exception {
+        TestServer.Tenant dave = server.tenant(Tier.TEAM);
+        String daveEmail = "dave-" + UUID.randomUUID().toString().substring(0, 6) + "@example.com";
+        server.slipway().users().create(dave.account().id(), daveEmail, PASSWORD);
+        Path zip = Files.createTempFile("slipway-form-", ".zip");
+        try {
+            Files.write(zip, Zips.of(NodeApp.version("zip-form")));
+            signIn(daveEmail);
+            browser.go(url("/dashboard/projects/new"));
+            browser.find("#zip").sendKeys(zip.toAbsolutePath().toString());
+            browser.type("#upload_name", "from-a-zip-" + UUID.randomUUID().toString().substring(0, 6));
+            browser.clickAndWait("form[action='/dashboard/projects/new/upload'] button[type=submit]");
+            assertThat(browser.url()).contains("/dashboard/migrations/mig_");
+            awaitStatus("complete");
+            JsonNode project = dave.http().get("/v1/projects").json().at("/data/0");
+            assertThat(project.get("source").asText()).isEqualTo("zip");
+            assertThat(Apps.get(project.get("url").asText()).body()).startsWith("app:zip-form");
+        } finally {
+            Files.deleteIfExists(zip);
+        }
     }
 
     @Test
