@@ -69,19 +69,6 @@ echo "Slipway engine benchmark: N=$N, WAIT=$WAIT, wrk $CONNECTIONS connections $
 # CPU time the server's JVM has used, in ms (user + system, from /proc)
 server_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz)}' "/proc/$server_pid/stat"; }
 
-# await_migration ID: long-polls until the migration is complete (its first deployment is live)
-await_migration() {
-  local status wait=0 deadline=$(( $(now_us) + 300000000 ))
-  while :; do
-    status=$(call GET "/v1/migrations/$1?wait=$wait" | jq -r .data.status); wait=20
-    [ "$status" = complete ] && return 0
-    if [ "$status" = failed ] || [ "$(now_us)" -gt "$deadline" ]; then
-      echo "bench: migration $1 is $status; its log:" >&2
-      call GET "/v1/migrations/$1/logs" | jq -r '.data.logs[] | "\(.timestamp) \(.level) \(.message)"' >&2
-      exit 1
-    fi
-  done
-}
 
 # One deploy through the platform: sets run_ms, run_name, run_port, run_detail, run_cpu. The first (the
 # warm-up) is a migration, which creates the project; the measured runs are deployments of a new zip to it,

@@ -127,6 +127,20 @@ prepare_npm_cache() {
   rm -rf "$dir"
 }
 
+# await_migration ID: long-polls until the migration is complete (its first deployment is live)
+await_migration() {
+  local status wait=0 deadline=$(( $(now_us) + 300000000 ))
+  while :; do
+    status=$(call GET "/v1/migrations/$1?wait=$wait" | jq -r .data.status); wait=20
+    [ "$status" = complete ] && return 0
+    if [ "$status" = failed ] || [ "$(now_us)" -gt "$deadline" ]; then
+      echo "bench: migration $1 is $status; its log:" >&2
+      call GET "/v1/migrations/$1/logs" | jq -r '.data.logs[] | "\(.timestamp) \(.level) \(.message)"' >&2
+      exit 1
+    fi
+  done
+}
+
 # await_deployment ID STATUS: long-polls until the deployment has STATUS (exits on failure)
 await_deployment() {
   local id="$1" want="$2" status wait=0 deadline=$(( $(now_us) + 300000000 ))
