@@ -80,9 +80,7 @@ public final class Backup {
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return new Summary(manifest, Files.size(target));
         } finally {
-            try (Stream<Path> walk = Files.walk(work)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            Restore.delete(work);
         }
     }
 

@@ -135,12 +135,13 @@ public final class Restore {
         }
     }
 
-    private static void delete(Path dir) {
+    /** Deletes a tree this class or {@link Backup} made (staging, work folders, a data dir a failed restore made). */
+    static void delete(Path dir) {
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
         try (Stream<Path> walk = Files.walk(dir)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {
-            // what is left is under a temp name or the data dir the restore made; it says so in its error
+            // best effort: what is left is under a temp name, or the data dir a failed restore made
         }
     }
 }
