@@ -1,6 +1,7 @@
 package dev.slipway.backup;
 
 import dev.slipway.core.Json;
+import dev.slipway.databases.DatabaseDumps;
 import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -37,7 +38,9 @@ public final class Backup {
     /** What was written. */
     public record Summary(Manifest manifest, long bytes) {}
 
-    public static Summary write(Database db, String jdbcUrl, Path dataDir, Path file, Clock clock) throws IOException {
+    /** {@code databases}: the apps' databases to dump into it too, or null for none. */
+    public static Summary write(Database db, String jdbcUrl, Path dataDir, DatabaseDumps databases, Path file, Clock clock)
+            throws IOException {
         Path target = file.toAbsolutePath();
         Path dir = Files.createDirectories(target.getParent());
         Path work = Files.createTempDirectory(dir, ".slipway-backup-");
@@ -46,6 +49,8 @@ public final class Backup {
             Path dump = work.resolve("store");
             String dumpName = StoreDump.dump(db, jdbcUrl, dump);
             String schema = StoreDump.schema(db);
+            Path dumps = Files.createDirectory(work.resolve("databases"));
+            List<DatabaseDumps.Dump> dumped = databases == null ? List.of() : databases.dumpAll(dumps);
             List<Manifest.Entry> entries = new ArrayList<>();
             Manifest manifest;
             try (OutputStream out = Files.newOutputStream(partial);
@@ -53,6 +58,9 @@ public final class Backup {
                 tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
                 tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
                 entries.add(add(tar, dump, dumpName));
+                for (DatabaseDumps.Dump d : dumped) {
+                    entries.add(add(tar, dumps.resolve(d.id() + ".sql"), Layout.DATABASES + d.id() + ".sql"));
+                }
                 for (String kept : Layout.KEPT) {
                     Path source = dataDir.resolve(kept);
                     if (!Files.exists(source, LinkOption.NOFOLLOW_LINKS)) continue;

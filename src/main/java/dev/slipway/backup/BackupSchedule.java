@@ -1,5 +1,6 @@
 package dev.slipway.backup;
 
+import dev.slipway.databases.DatabaseDumps;
 import dev.slipway.store.Database;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,7 @@ public final class BackupSchedule implements AutoCloseable {
     private final Database db;
     private final String jdbcUrl;
     private final Path dataDir;
+    private final DatabaseDumps databases;
     private final Clock clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("scheduled-backups").factory());
@@ -49,18 +51,21 @@ public final class BackupSchedule implements AutoCloseable {
     private volatile String lastError;
     private volatile Instant nextAt;
 
-    private BackupSchedule(BackupSettings settings, Database db, String jdbcUrl, Path dataDir, Clock clock) {
+    private BackupSchedule(BackupSettings settings, Database db, String jdbcUrl, Path dataDir, DatabaseDumps databases,
+                           Clock clock) {
         this.settings = settings;
         this.db = db;
         this.jdbcUrl = jdbcUrl;
         this.dataDir = dataDir;
+        this.databases = databases;
         this.clock = clock;
     }
 
     /** Started, or null when scheduled backups are off. {@code jdbcUrl}: the PostgreSQL store's, null for H2. */
-    public static BackupSchedule start(BackupSettings settings, Database db, String jdbcUrl, Path dataDir, Clock clock) {
+    public static BackupSchedule start(BackupSettings settings, Database db, String jdbcUrl, Path dataDir,
+                                       DatabaseDumps databases, Clock clock) {
         if (!settings.enabled()) return null;
-        BackupSchedule s = new BackupSchedule(settings, db, jdbcUrl, dataDir, clock);
+        BackupSchedule s = new BackupSchedule(settings, db, jdbcUrl, dataDir, databases, clock);
         Instant newest = s.kept().stream().findFirst().map(BackupSchedule::madeAt).orElse(Instant.MIN);
         Duration wait = newest.equals(Instant.MIN) ? Duration.ZERO : Duration.between(s.clock.instant(), newest.plus(settings.every()));
         s.schedule(wait.isNegative() ? Duration.ZERO : wait);
@@ -80,7 +85,7 @@ public final class BackupSchedule implements AutoCloseable {
                 throw new IOException(settings.dir() + " is not a folder (" + BackupSettings.DIR.variable() + ")");
             }
             Files.createDirectories(settings.dir());
-            Backup.Summary s = Backup.write(db, jdbcUrl, dataDir, file, clock);
+            Backup.Summary s = Backup.write(db, jdbcUrl, dataDir, databases, file, clock);
             lastSuccessAt = at;
             lastFile = file.toString();
             lastError = null;

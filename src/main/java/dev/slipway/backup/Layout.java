@@ -10,6 +10,9 @@ final class Layout {
     /** The store's dump: H2's own backup (a zip of its file) or pg_dump's SQL. */
     static final String H2_DUMP = "store/h2.zip";
     static final String POSTGRES_DUMP = "store/postgres.sql";
+    /** The dumps of the databases Slipway made for apps, one {@code <id>.sql} each. */
+    static final String DATABASES = "databases/";
+    private static final java.util.regex.Pattern DUMP = java.util.regex.Pattern.compile("databases/[A-Za-z0-9_]{1,60}\\.sql");
     /** The data dir's files and folders under this prefix. */
     static final String DATA = "data/";
     /**
@@ -25,6 +28,7 @@ final class Layout {
     /** Whether a name in a backup file is one a restore may write: under a known place, no way out of it. */
     static boolean allowed(String name) {
         if (name.equals(Manifest.NAME) || name.equals(H2_DUMP) || name.equals(POSTGRES_DUMP)) return true;
+        if (DUMP.matcher(name).matches()) return true;
         if (!name.startsWith(DATA) || name.contains("\\") || name.contains("\0")) return false;
         String rest = name.substring(DATA.length());
         for (String part : rest.split("/", -1)) {

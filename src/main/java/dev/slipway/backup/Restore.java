@@ -20,6 +20,7 @@ import java.security.MessageDigest;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -29,10 +30,35 @@ import java.util.stream.Stream;
  * cut short, altered or made by hand fails with what is wrong, and the data dir stays as it was.
  */
 public final class Restore {
+    /** Where the apps' databases' dumps wait in the data dir while they are loaded (and stay when that fails). */
+    public static final String DUMPS = "database-dumps";
+
     private Restore() {}
+
+    /** Loads the apps' databases' dumps once the store is in place: their folder and ids; returns a line per database. */
+    @FunctionalInterface
+    public interface AppDatabases {
+        List<String> load(Path dumps, List<String> ids) throws IOException;
+
+        AppDatabases NONE = (dumps, ids) -> {
+            if (!ids.isEmpty()) throw new IOException("the backup holds databases of apps and nothing was given to load them");
+            return List.of();
+        };
+    }
+
+    /** What a restore did. */
+    public record Restored(Manifest manifest, List<String> databases) {}
 
     /** {@code jdbcUrl}: the empty PostgreSQL database for a PostgreSQL backup; null for an H2 one. */
     public static Manifest run(Path file, Path dataDir, String jdbcUrl) throws IOException {
+        return run(file, dataDir, jdbcUrl, AppDatabases.NONE).manifest();
+    }
+
+    /**
+     * As above, then the apps' databases: a dump whose loading fails is reported by the exception, with the store
+     * restored already (the dumps stay in the data dir's {@code database-dumps/} to be loaded by hand).
+     */
+    public static Restored run(Path file, Path dataDir, String jdbcUrl, AppDatabases databases) throws IOException {
         Path target = dataDir.toAbsolutePath();
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !empty(target)) {
             throw new IOException("the data dir " + target + " is not empty: restore into a new one");
@@ -40,6 +66,7 @@ public final class Restore {
         Path parent = Files.createDirectories(target.getParent());
         Path staging = Files.createTempDirectory(parent, ".slipway-restore-");
         boolean created = false;
+        boolean storeDone = false;
         try {
             Manifest manifest = unpack(file, staging);
             if (manifest.dataDir() != null && !manifest.dataDir().equals(target.normalize().toString())) {
@@ -61,9 +88,17 @@ public final class Restore {
             if (postgres) StoreDump.loadPostgres(staging.resolve(Layout.POSTGRES_DUMP), jdbcUrl);
             else StoreDump.loadH2(staging.resolve(Layout.H2_DUMP), target);
             DataDir.prepare(target);
-            return manifest;
+            storeDone = true;
+            List<String> ids = manifest.entries().stream().map(Manifest.Entry::name).filter(n -> n.startsWith(Layout.DATABASES))
+                    .map(n -> n.substring(Layout.DATABASES.length(), n.length() - ".sql".length())).toList();
+            if (ids.isEmpty()) return new Restored(manifest, List.of());
+            Path dumps = target.resolve(DUMPS);
+            Files.move(staging.resolve("databases"), dumps);
+            List<String> loaded = databases.load(dumps, ids);
+            delete(dumps);
+            return new Restored(manifest, loaded);
         } catch (IOException | RuntimeException e) {
-            if (created) delete(target);
+            if (created && !storeDone) delete(target);
             throw e;
         } finally {
             delete(staging);

@@ -1,15 +1,15 @@
 package dev.slipway.backup;
 
+import dev.slipway.core.ExternalTool;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import org.postgresql.Driver;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -77,34 +77,12 @@ final class StoreDump {
     }
 
     private static void run(List<String> command, Properties p) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        Map<String, String> env = pb.environment();
+        Map<String, String> env = new HashMap<>();
         env.put("PGHOST", p.getProperty("PGHOST", "localhost"));
         env.put("PGPORT", p.getProperty("PGPORT", "5432"));
         env.put("PGDATABASE", p.getProperty("PGDBNAME", ""));
         if (p.getProperty("user") != null) env.put("PGUSER", p.getProperty("user"));
         if (p.getProperty("password") != null) env.put("PGPASSWORD", p.getProperty("password"));
-        Process process;
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            throw new IOException(command.getFirst() + " is not installed (apt-get install postgresql-client): " + e.getMessage(), e);
-        }
-        String output;
-        try (InputStream in = process.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
-        }
-        try {
-            int code = process.waitFor();
-            if (code != 0) throw new IOException(command.getFirst() + " failed (exit " + code + "): " + last(output));
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException(command.getFirst() + " was interrupted", e);
-        }
-    }
-
-    private static String last(String output) {
-        return output.length() <= 2000 ? output : "…" + output.substring(output.length() - 2000);
+        ExternalTool.run(command, env, null, "apt-get install postgresql-client");
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.databases.DatabaseDumps;
 import dev.slipway.domains.DomainHandlers;
 import dev.slipway.api.AppUrls;
 import dev.slipway.api.Gate;
@@ -81,7 +82,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
                 pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
-                config.dataDir(), clock);
+                config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), clock);
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement(),
                 backups == null ? null : backups::status), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),

@@ -60,6 +60,61 @@ class RestoreTest {
         refused(tar("unknown.tar.gz", Entry.file("data/workspaces/x", "x")), "an entry a backup never has: data/workspaces/x");
     }
 
+    /** A backup file as Backup writes it: an H2 store, one app database's dump and the manifest listing them. */
+    private Path withAppDatabase(String name) throws IOException {
+        java.io.ByteArrayOutputStream zip = new java.io.ByteArrayOutputStream();
+        try (var z = new java.util.zip.ZipOutputStream(zip)) {
+            z.putNextEntry(new java.util.zip.ZipEntry("slipway.mv.db"));
+            z.write("an H2 file".getBytes(StandardCharsets.UTF_8));
+            z.closeEntry();
+        }
+        String h2 = zip.toString(StandardCharsets.ISO_8859_1);
+        String dump = "CREATE TABLE notes (value TEXT);";
+        String manifest = """
+                {"format":1,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","with_key":true,"data_dir":"%s",
+                 "entries":[{"name":"store/h2.zip","size":%d,"sha256":"%s"},{"name":"databases/db_x.sql","size":%d,"sha256":"%s"}]}"""
+                .formatted(dir.resolve("data"), zip.size(), sha(zip.toByteArray()), dump.length(), sha(dump.getBytes(StandardCharsets.UTF_8)));
+        Path file = dir.resolve(name);
+        try (var out = new TarArchiveOutputStream(new GzipCompressorOutputStream(Files.newOutputStream(file)))) {
+            for (var e : java.util.List.of(java.util.Map.entry("store/h2.zip", zip.toByteArray()),
+                    java.util.Map.entry("databases/db_x.sql", dump.getBytes(StandardCharsets.UTF_8)),
+                    java.util.Map.entry(Manifest.NAME, manifest.getBytes(StandardCharsets.UTF_8)))) {
+                TarArchiveEntry t = new TarArchiveEntry(e.getKey());
+                t.setSize(e.getValue().length);
+                out.putArchiveEntry(t);
+                out.write(e.getValue());
+                out.closeArchiveEntry();
+            }
+        }
+        return file;
+    }
+
+    private static String sha(byte[] b) {
+        return java.util.HexFormat.of().formatHex(Backup.sha256().digest(b));
+    }
+
+    @Test
+    void theAppsDatabasesAreLoadedAfterTheStoreAndTheirDumpsStayWhenThatFails() throws IOException {
+        Path target = dir.resolve("data");
+        Restore.Restored done = Restore.run(withAppDatabase("ok.tar.gz"), target, null, (dumps, ids) -> {
+            assertThat(ids).containsExactly("db_x");
+            assertThat(target.resolve("slipway.mv.db")).as("the store is in place first").exists();
+            return java.util.List.of(ids.getFirst() + ": loaded from " + Files.readString(dumps.resolve("db_x.sql")));
+        });
+        assertThat(done.databases()).containsExactly("db_x: loaded from CREATE TABLE notes (value TEXT);");
+        assertThat(target.resolve(Restore.DUMPS)).as("loaded dumps are not kept").doesNotExist();
+
+        Path again = dir.resolve("data-2");
+        Files.move(target, again);
+        assertThatThrownBy(() -> Restore.run(withAppDatabase("fails.tar.gz"), target, null, (dumps, ids) -> {
+            throw new IOException("the database db_x is gone; set SLIPWAY_POSTGRES_ADMIN_URL for the restore to make it again");
+        })).hasMessageContaining("SLIPWAY_POSTGRES_ADMIN_URL");
+        assertThat(target.resolve("slipway.mv.db")).as("the restored store stays").exists();
+        assertThat(target.resolve(Restore.DUMPS).resolve("db_x.sql")).as("the dump waits to be loaded by hand").exists();
+        assertThatThrownBy(() -> Restore.run(withAppDatabase("none.tar.gz"), again.resolveSibling("data-3"), null))
+                .hasMessageContaining("this backup is of the data dir");
+    }
+
     @Test
     void aFileCutShortOrWithoutItsManifestIsRefused() throws IOException {
         refused(tar("nomanifest.tar.gz", Entry.file("store/h2.zip", "x")), "it has no manifest");

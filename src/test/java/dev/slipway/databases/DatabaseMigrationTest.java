@@ -5,7 +5,9 @@ import dev.slipway.testing.Statuses;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
+import dev.slipway.backup.Backup;
 import dev.slipway.core.Json;
+import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
@@ -36,6 +38,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code database} in {@code POST /v1/migrations}, end to end on the real PostgreSQL and MariaDB
@@ -456,6 +459,54 @@ class DatabaseMigrationTest {
     }
 
     // ---- at rest
+
+    @ParameterizedTest
+    @EnumSource(DbKind.class)
+    @Order(8)
+    void anAppsDatabaseIsInTheBackupAndIsMadeAgainAndLoadedWhenItIsGone(DbKind kind) throws Exception {
+        String repo = repo("db-backup-" + kind.label(), DbApp.version("v1"));
+        JsonNode migration = awaitMigration(migrate(repo, "{\"type\":\"" + kind.label() + "\",\"action\":\"create\"}"), "complete");
+        String dbId = migration.at("/database/project_id").asText();
+        String name = Identifiers.nameFor(dbId);
+        made.add(new Object[]{kind, name});
+        String url = tenant.http().get("/v1/projects/" + migration.get("project_id").asText()).json().at("/data/url").asText();
+        assertThat(values(app(url, "/roundtrip/kept-by-the-backup"))).containsExactly("kept-by-the-backup");
+
+        DatabaseDumps dumps = new DatabaseDumps(server.slipway().database().jdbi(), SecretBox.fromBase64(server.store().secretKey()));
+        Path dir = Files.createTempDirectory("slipway-dumps-");
+        Path backup = dir.resolve("slipway.tar.gz");
+        try {
+            var written = Backup.write(server.slipway().database(), server.kind() == Dialect.POSTGRES ? server.store().jdbcUrl() : null,
+                    server.store().dataDir(), dumps, backup, java.time.Clock.systemUTC());
+            assertThat(written.manifest().entries()).extracting(e -> e.name()).contains("databases/" + dbId + ".sql");
+            Path sql = dir.resolve(dbId + ".sql");
+            try (var in = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(
+                    new org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream(Files.newInputStream(backup)))) {
+                for (var e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+                    if (e.getName().equals("databases/" + dbId + ".sql")) Files.write(sql, in.readAllBytes());
+                }
+            }
+            assertThat(Files.readString(sql)).contains("kept-by-the-backup");
+
+            // the database server lost it: the restore makes it again, as the admin, and loads the dump as its user
+            DbServers.dropMade(kind, name);
+            assertThat(DbServers.databaseExists(kind, name)).isFalse();
+            assertThatThrownBy(() -> dumps.load(dbId, sql, Map.of())).hasMessageContaining(kind.adminSetting());
+            assertThat(dumps.load(dbId, sql, Map.of(kind, DbServers.adminAddress(kind)))).endsWith(": made again, loaded");
+            DbAddress admin = DbServers.adminAddress(kind);
+            try (Connection c = Connections.open(admin.with(name, admin.user(), admin.password()));
+                 var rs = c.createStatement().executeQuery("SELECT value FROM notes")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("kept-by-the-backup");
+            }
+            assertThat(dumps.load(dbId, sql, Map.of(kind, admin))).as("a database that has tables is left alone")
+                    .contains("kept as it is");
+        } finally {
+            try (var walk = Files.walk(dir)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
 
     @Test
     @Order(100)
