@@ -2,7 +2,6 @@ package dev.slipway.backup;
 
 import dev.slipway.core.Json;
 import dev.slipway.databases.DatabaseDumps;
-import dev.slipway.secrets.SecretBox;
 import dev.slipway.store.Database;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -71,9 +70,8 @@ public final class Backup {
                         }
                     }
                 }
-                boolean withKey = Files.isRegularFile(dataDir.resolve(SecretBox.KEY_FILE));
                 manifest = new Manifest(Manifest.FORMAT, db.dialect().name().toLowerCase(), schema, clock.instant(),
-                        withKey, dataDir.toAbsolutePath().normalize().toString(), List.copyOf(entries));
+                        dataDir.toAbsolutePath().normalize().toString(), List.copyOf(entries));
                 byte[] json = Json.write(manifest).getBytes(StandardCharsets.UTF_8);
                 TarArchiveEntry e = new TarArchiveEntry(Manifest.NAME);
                 e.setSize(json.length);

@@ -1,6 +1,7 @@
 package dev.slipway.backup;
 
 import com.fasterxml.jackson.core.JacksonException;
+import dev.slipway.core.FileTrees;
 import dev.slipway.core.Json;
 import dev.slipway.store.DataDir;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -11,13 +12,13 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -170,13 +171,15 @@ public final class Restore {
         }
     }
 
-    /** Deletes a tree this class or {@link Backup} made (staging, work folders, a data dir a failed restore made). */
+    /**
+     * Deletes a tree this class or {@link Backup} made (staging, work folders, a data dir a failed restore made), on
+     * the way out of a failure too: one that cannot be deleted must not hide the failure's own exception.
+     */
     static void delete(Path dir) {
-        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort: what is left is under a temp name, or the data dir a failed restore made
+        try {
+            FileTrees.delete(dir);
+        } catch (UncheckedIOException ignored) {
+            // what is left is under a temp name, or the data dir a failed restore made
         }
     }
 }

@@ -69,9 +69,7 @@ public final class PasswordResetPages {
         String client = Requests.client(ctx);
         Duration wait = throttle.wait(null, client);
         if (!wait.isZero()) {
-            long seconds = Math.max(1, wait.toSeconds() + (wait.toMillisPart() > 0 ? 1 : 0));
-            ctx.header("Retry-After", Long.toString(seconds));
-            askForm(ctx, 429, raw, "Too many attempts from here. Try again in " + seconds + (seconds == 1 ? " second." : " seconds."));
+            askForm(ctx, 429, raw, "Too many attempts from here. " + SignInPages.retryLater(ctx, wait));
             return;
         }
         throttle.recordFailure(null, client);

@@ -60,10 +60,7 @@ public final class SignInPages {
                 .orElse(rawEmail.toLowerCase(Locale.ROOT).substring(0, Math.min(rawEmail.length(), 254)));
         Duration wait = throttle.wait(email, Requests.client(ctx));
         if (!wait.isZero()) {
-            long seconds = Math.max(1, wait.toSeconds() + (wait.toMillisPart() > 0 ? 1 : 0));
-            ctx.header("Retry-After", Long.toString(seconds));
-            render(ctx, 429, rawEmail, next, "Too many failed sign-ins. Try again in " + seconds
-                    + (seconds == 1 ? " second." : " seconds."), null);
+            render(ctx, 429, rawEmail, next, "Too many failed sign-ins. " + retryLater(ctx, wait), null);
             return;
         }
         Optional<User> user = users.authenticate(email, password);
@@ -78,6 +75,13 @@ public final class SignInPages {
         auth.startSession(ctx, issued);
         formCookie.clear(ctx);
         ctx.redirect(Auth.safeNext(next), HttpStatus.SEE_OTHER);
+    }
+
+    /** A throttled form's answer: {@code Retry-After} in whole seconds (at least one), and the sentence that says it. */
+    static String retryLater(Context ctx, Duration wait) {
+        long seconds = Math.max(1, wait.toSeconds() + (wait.toMillisPart() > 0 ? 1 : 0));
+        ctx.header("Retry-After", Long.toString(seconds));
+        return "Try again in " + seconds + (seconds == 1 ? " second." : " seconds.");
     }
 
     public void signOut(Context ctx, Viewer viewer, Form form) {

@@ -51,7 +51,7 @@ public final class PasswordResets {
     public Optional<String> redeem(String token, String password) {
         String problem = Passwords.problem(password);
         if (problem != null) throw new IllegalArgumentException("the password " + problem);
-        if (userOf(token).isEmpty()) return Optional.empty();
+        if (userOf(token).isEmpty()) return Optional.empty(); // a dead link costs no Argon2 hash
         String hash = Passwords.hash(password);
         return jdbi.inTransaction(h -> {
             Optional<String> user = h.createQuery("SELECT user_id FROM password_resets WHERE token_hash = :h AND expires_at > :now")

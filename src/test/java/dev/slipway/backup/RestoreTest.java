@@ -71,7 +71,7 @@ class RestoreTest {
         String h2 = zip.toString(StandardCharsets.ISO_8859_1);
         String dump = "CREATE TABLE notes (value TEXT);";
         String manifest = """
-                {"format":1,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","with_key":true,"data_dir":"%s",
+                {"format":1,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","data_dir":"%s",
                  "entries":[{"name":"store/h2.zip","size":%d,"sha256":"%s"},{"name":"databases/db_x.sql","size":%d,"sha256":"%s"}]}"""
                 .formatted(dir.resolve("data"), zip.size(), sha(zip.toByteArray()), dump.length(), sha(dump.getBytes(StandardCharsets.UTF_8)));
         Path file = dir.resolve(name);
@@ -122,10 +122,10 @@ class RestoreTest {
         refused(notGzip, "it cannot be read as a gzipped tar");
         refused(tar("badjson.tar.gz", Entry.file(Manifest.NAME, "{not json")), "its manifest is not valid JSON");
         refused(tar("missing.tar.gz", Entry.file(Manifest.NAME, """
-                {"format":1,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","with_key":false,
+                {"format":1,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z",
                  "entries":[{"name":"store/h2.zip","size":1,"sha256":"00"}]}""")), "store/h2.zip is missing");
         refused(tar("future.tar.gz", Entry.file(Manifest.NAME, """
-                {"format":9,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","with_key":false,"entries":[]}""")),
+                {"format":9,"store":"h2","schema":"117","created_at":"2026-11-26T10:00:00Z","entries":[]}""")),
                 "its format 9 is not one this version reads");
     }
 }

@@ -14,6 +14,7 @@ import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -502,9 +503,7 @@ class DatabaseMigrationTest {
             assertThat(dumps.load(dbId, sql, Map.of(kind, admin))).as("a database that has tables is left alone")
                     .contains("kept as it is");
         } finally {
-            try (var walk = Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
+            TestStore.deleteTree(dir);
         }
     }
 
