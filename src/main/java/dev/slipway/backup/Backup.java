@@ -1,5 +1,6 @@
 package dev.slipway.backup;
 
+import dev.slipway.core.Digests;
 import dev.slipway.core.Json;
 import dev.slipway.databases.DatabaseDumps;
 import dev.slipway.store.Database;
@@ -18,7 +19,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -97,7 +97,7 @@ public final class Backup {
         e.setMode(Files.isExecutable(file) ? 0700 : 0600);
         e.setModTime(Files.getLastModifiedTime(file));
         tar.putArchiveEntry(e);
-        MessageDigest sha = sha256();
+        MessageDigest sha = Digests.sha256();
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
             long copied = in.transferTo(tar);
             if (copied != size) throw new IOException(name + " changed while it was copied");
@@ -106,11 +106,4 @@ public final class Backup {
         return new Manifest.Entry(name, size, HexFormat.of().formatHex(sha.digest()));
     }
 
-    static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

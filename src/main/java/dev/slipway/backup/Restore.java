@@ -1,5 +1,6 @@
 package dev.slipway.backup;
 
+import dev.slipway.core.Digests;
 import com.fasterxml.jackson.core.JacksonException;
 import dev.slipway.core.FileTrees;
 import dev.slipway.core.Json;
@@ -124,7 +125,7 @@ public final class Restore {
                 }
                 Path out = staging.resolve(name);
                 Files.createDirectories(out.getParent());
-                MessageDigest sha = Backup.sha256();
+                MessageDigest sha = Digests.sha256();
                 long size;
                 try (OutputStream o = new DigestOutputStream(Files.newOutputStream(out), sha)) {
                     size = tar.transferTo(o);

@@ -1,5 +1,6 @@
 package dev.slipway.source;
 
+import dev.slipway.core.Digests;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.Tier;
 import dev.slipway.api.ApiException;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -55,7 +55,7 @@ public final class UploadIntake {
         Path incoming = uploads.incomingFile();
         boolean kept = false;
         try {
-            MessageDigest sha256 = sha256();
+            MessageDigest sha256 = Digests.sha256();
             Bounded out = new Bounded(new DigestOutputStream(Files.newOutputStream(incoming), sha256), maxBytes);
             try (out) {
                 source.writeTo(out);
@@ -86,13 +86,6 @@ public final class UploadIntake {
                 + tier.uploadDays() + " days after they were sent, once no run waits for them", null, Map.of());
     }
 
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
-    }
 
     private static void deleteQuietly(Path file) {
         try {

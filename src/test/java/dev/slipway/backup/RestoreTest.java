@@ -1,5 +1,6 @@
 package dev.slipway.backup;
 
+import dev.slipway.core.Digests;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
@@ -90,7 +91,7 @@ class RestoreTest {
     }
 
     private static String sha(byte[] b) {
-        return java.util.HexFormat.of().formatHex(Backup.sha256().digest(b));
+        return java.util.HexFormat.of().formatHex(Digests.sha256().digest(b));
     }
 
     @Test
