@@ -21,6 +21,7 @@ if (process.env.SPAWN_CHILD === '1') {
 }
 
 const releases = [];
+let count = 0;
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
   switch (url.pathname) {
@@ -38,6 +39,13 @@ const server = http.createServer((req, res) => {
       return;
     case '/pid':
       res.end(String(process.pid));
+      return;
+    case '/count':
+      res.end(String(++count));
+      return;
+    case '/say':
+      console.log(url.searchParams.get('text'));
+      res.end('said');
       return;
     case '/child':
       res.end(child ? String(child.pid) : 'none');

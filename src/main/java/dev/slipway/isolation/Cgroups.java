@@ -27,6 +27,9 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
     /** Makes (or resets) the group {@code slipway/<name>} with these limits. */
     Group create(String name, Limits limits) throws IOException;
 
+    /** The group {@code slipway/<name>} as it is (a cell adopted after a restart of the server); empty when there is none. */
+    Optional<Group> open(String name);
+
     /** Groups under {@code slipway/} (for the start-up sweep). */
     List<String> existing();
 
@@ -161,6 +164,18 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 write(dirs.get(1).resolve("cpu.shares"), Long.toString(Math.max(2, limits.cpuMillis() * 1024L / 1000)));
             }
             if (limits.processes() > 0) write(dirs.get(2).resolve("pids.max"), Integer.toString(limits.processes()));
+            return group(name);
+        }
+
+        @Override
+        public Optional<Group> open(String name) {
+            return Files.isDirectory(pids.resolve(PARENT).resolve(name)) ? Optional.of(group(name)) : Optional.empty();
+        }
+
+        private Group group(String name) {
+            List<Path> dirs = List.of(memory.resolve(PARENT).resolve(name), cpu.resolve(PARENT).resolve(name),
+                    pids.resolve(PARENT).resolve(name));
+            Path mem = dirs.get(0);
             return new Group() {
                 @Override
                 public void add(long pid) throws IOException {
@@ -228,6 +243,16 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 write(dir.resolve("cpu.weight"), Long.toString(Math.max(1, Math.min(10_000, limits.cpuMillis() / 10))));
             }
             if (limits.processes() > 0) write(dir.resolve("pids.max"), Integer.toString(limits.processes()));
+            return group(name);
+        }
+
+        @Override
+        public Optional<Group> open(String name) {
+            return Files.isDirectory(root.resolve(PARENT).resolve(name)) ? Optional.of(group(name)) : Optional.empty();
+        }
+
+        private Group group(String name) {
+            Path dir = root.resolve(PARENT).resolve(name);
             return new Group() {
                 @Override
                 public void add(long pid) throws IOException {

@@ -4,22 +4,38 @@ import java.util.function.Supplier;
 
 /**
  * A started cell: its process (for a sandbox, the sandbox's monitor, whose exit status is the program's),
- * and what must be undone when it ends.
+ * and what must be undone when it ends. A cell adopted from an earlier run of the server ({@link Confinement#adopt})
+ * is not this JVM's child: it has a handle and no {@link Process}.
  */
 public final class Confined {
     private final Process process;
+    private final ProcessHandle handle;
     private final Runnable release;
     private final Supplier<Boolean> outOfMemory;
     private final Limits limits;
 
     Confined(Process process, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
+        this(process, process.toHandle(), release, outOfMemory, limits);
+    }
+
+    private Confined(Process process, ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
         this.process = process;
+        this.handle = handle;
         this.release = release;
         this.outOfMemory = outOfMemory;
         this.limits = limits;
     }
 
+    /** A cell of an earlier run of the server, still running. */
+    static Confined adopted(ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
+        return new Confined(null, handle, release, outOfMemory, limits);
+    }
+
+    /** The process this JVM started; null for an adopted cell. */
     public Process process() { return process; }
+
+    /** Its process, started here or adopted. */
+    public ProcessHandle handle() { return handle; }
 
     public Limits limits() { return limits; }
 

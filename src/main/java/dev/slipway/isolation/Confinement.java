@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * Starts app processes and build steps. {@link Sandbox} confines each one (its own identity, file view,
@@ -11,7 +12,25 @@ import java.util.OptionalInt;
  * build run everything through this, so they never know which one it is.
  */
 public interface Confinement {
-    Confined start(Cell cell) throws IOException;
+    /** Starts the cell with its output on pipes to this JVM. */
+    default Confined start(Cell cell) throws IOException {
+        return start(cell, null);
+    }
+
+    /**
+     * Starts the cell; {@code output} (null: pipes) is a file its stdout and stderr are appended to, which outlives
+     * this JVM: an app's cell keeps running, and keeps its output, while the server is away.
+     */
+    Confined start(Cell cell, Path output) throws IOException;
+
+    /**
+     * Takes over the cell that an earlier run of the server started as {@code cell} and that still runs as {@code pid}
+     * (the caller has checked the pid is that process): empty when what it needs is gone (its cgroup, its network),
+     * and then the caller kills it and starts it anew.
+     */
+    default Optional<Confined> adopt(Cell cell, long pid) {
+        return Optional.empty();
+    }
 
     /**
      * Starts a build step that builds an image (buildah): it makes a user namespace of its own, so it runs with the
@@ -56,10 +75,21 @@ public interface Confinement {
     default void handOver(Path dir, String projectId) throws IOException {}
 
     /** Once at start: removes what confined processes of an earlier run of this server left (cgroups, handles). */
-    default void sweep() {}
+    default void sweep() {
+        sweep(Set.of());
+    }
+
+    /** As {@link #sweep()}, sparing what the cells of these names hold: they are adopted next. */
+    default void sweep(Set<String> adopted) {}
 
     /** At a clean stop, once every cell is released: removes what this server keeps outside its data dir. */
     default void close() {}
+
+    /**
+     * At a stop that leaves the apps' cells running for the next start to adopt: removes only what no cell holds
+     * (networks made ahead), keeps what the running cells need.
+     */
+    default void leave() {}
 
     /** The words every deployment log starts with when apps are not isolated. */
     String NOT_ISOLATED = "WARNING: apps are not isolated on this server (no sandbox): every app and build runs "

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -22,9 +23,14 @@ final class FirstAccountOnly implements Confinement {
     }
 
     @Override
-    public Confined start(Cell cell) throws IOException {
+    public Confined start(Cell cell, Path output) throws IOException {
         if (!firstAccountsProject.test(cell.projectId())) throw new IOException(refusal);
-        return unconfined.start(cell);
+        return unconfined.start(cell, output);
+    }
+
+    @Override
+    public Optional<Confined> adopt(Cell cell, long pid) {
+        return firstAccountsProject.test(cell.projectId()) ? unconfined.adopt(cell, pid) : Optional.empty();
     }
 
     @Override
@@ -40,10 +46,13 @@ final class FirstAccountOnly implements Confinement {
     public void handOver(Path dir, String projectId) throws IOException { unconfined.handOver(dir, projectId); }
 
     @Override
-    public void sweep() { unconfined.sweep(); }
+    public void sweep(Set<String> adopted) { unconfined.sweep(adopted); }
 
     @Override
     public void close() { unconfined.close(); }
+
+    @Override
+    public void leave() { unconfined.leave(); }
 
     @Override
     public Optional<SandboxProblem> missingSandbox() { return unconfined.missingSandbox(); }

@@ -15,7 +15,9 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -309,17 +311,26 @@ final class Networks {
         }
     }
 
-    /** Removes what networks of an earlier run of this server left in the run dir: their pastas, then their handles. */
-    void sweep() {
-        sweep(runDir);
+    /**
+     * Removes what networks of an earlier run of this server left in the run dir (their pastas, then their handles),
+     * but those of cells adopted now.
+     */
+    void sweep(Set<CellNetwork> adopted) {
+        Set<Path> spared = new HashSet<>();
+        for (CellNetwork n : adopted) spared.addAll(List.of(n.handle(), n.owner(), n.pastaPid()));
+        sweep(runDir, spared);
     }
 
     /** The same for the run dir of another server of this machine that died. */
     void sweep(Path dir) {
+        sweep(dir, Set.of());
+    }
+
+    private void sweep(Path dir, Set<Path> spared) {
         for (String suffix : List.of(".pasta", ".net", ".user")) {
             try (var entries = Files.list(dir)) {
                 for (Path p : entries.toList()) {
-                    if (!p.getFileName().toString().endsWith(suffix)) continue;
+                    if (!p.getFileName().toString().endsWith(suffix) || spared.contains(p)) continue;
                     if (suffix.equals(".pasta")) stopPasta(p);
                     else unmount(p);
                 }
@@ -342,6 +353,16 @@ final class Networks {
             Files.deleteIfExists(pidFile);
         } catch (IOException | NumberFormatException e) {
             // no pasta ran for it
+        }
+    }
+
+    /** Whether the network's pasta still runs (an adopted cell's network is whole). */
+    static boolean connected(CellNetwork network) {
+        try {
+            long pid = Long.parseLong(Files.readString(network.pastaPid()).strip());
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(Networks::isPasta).isPresent();
+        } catch (IOException | NumberFormatException e) {
+            return false;
         }
     }
 

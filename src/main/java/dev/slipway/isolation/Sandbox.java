@@ -2,7 +2,9 @@ package dev.slipway.isolation;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.LinkOption;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
@@ -50,6 +52,7 @@ public final class Sandbox implements Confinement {
     private final Networks networks;
     private final CellEtc etc;
     private final ImageBuildIds imageBuildIds;
+    private final CellRecords records;
     private final WarmNetworks warm;
     private final Path runDir;
     /** Build steps' networks being removed in the background; a clean stop waits for them. */
@@ -82,6 +85,7 @@ public final class Sandbox implements Confinement {
             this.warm = new WarmNetworks(networks, network.buildPorts(), warmPerKind);
             this.etc = new CellEtc(runDir, network.dns());
             this.imageBuildIds = new ImageBuildIds(runDir);
+            this.records = new CellRecords(runDir);
         } catch (IOException | RuntimeException e) {
             alive.release();
             throw e;
@@ -104,12 +108,12 @@ public final class Sandbox implements Confinement {
      * once in CI, cause unknown: the message of the second failure carries bubblewrap's exit code and stderr).
      */
     @Override
-    public Confined start(Cell cell) throws IOException {
+    public Confined start(Cell cell, Path output) throws IOException {
         try {
-            return startOnce(cell);
+            return startOnce(cell, null, output);
         } catch (SetupFailed first) {
             LOG.warn("cell {}: {}; trying once more", cell.name(), first.getMessage());
-            return startOnce(cell);
+            return startOnce(cell, null, output);
         }
     }
 
@@ -119,18 +123,14 @@ public final class Sandbox implements Confinement {
         }
     }
 
-    private Confined startOnce(Cell cell) throws IOException {
-        return startOnce(cell, null);
-    }
-
     /** @param hidden for an image build, the host folders it must not see (null for every other cell) */
-    private Confined startOnce(Cell cell, Path hidden) throws IOException {
+    private Confined startOnce(Cell cell, Path hidden, Path output) throws IOException {
         long t0 = System.nanoTime();
         int uid = uidOf.applyAsInt(cell.projectId());
         List<Integer> forwards = policy.loopbackForwards(cell);
         CellNetwork ready = warm.take(cell.inboundPort(), forwards);
         CellNetwork network = ready != null ? ready : networks.make(cell.name(), cell.inboundPort(), forwards);
-        return startIn(cell, uid, network, ready != null, t0, hidden);
+        return startIn(cell, uid, network, ready != null, t0, hidden, output);
     }
 
     /**
@@ -144,15 +144,15 @@ public final class Sandbox implements Confinement {
     @Override
     public Confined startImageBuild(Cell cell, Path dataDir) throws IOException {
         if (!cell.buildStep() || cell.rootfs() != null) throw new IllegalArgumentException("an image build is a build step on the host's layout");
-        return startOnce(cell, dataDir.toAbsolutePath().normalize());
+        return startOnce(cell, dataDir.toAbsolutePath().normalize(), null);
     }
 
     /** Starts the cell as {@code uid} in its network (made); the network goes with the cell, or at once when it cannot start. */
     private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0) throws IOException {
-        return startIn(cell, uid, network, ready, t0, null);
+        return startIn(cell, uid, network, ready, t0, null, null);
     }
 
-    private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0, Path hidden)
+    private Confined startIn(Cell cell, int uid, CellNetwork network, boolean ready, long t0, Path hidden, Path output)
             throws IOException {
         boolean imageBuild = hidden != null;
         long tNetwork = System.nanoTime();
@@ -166,26 +166,7 @@ public final class Sandbox implements Confinement {
             networks.remove(network);
             throw e;
         }
-        // a second caller waits for the first one's clean-up: a restart must not start before the port is free
-        AtomicBoolean released = new AtomicBoolean();
-        Runnable release = () -> {
-            synchronized (released) {
-                if (released.compareAndSet(false, true)) {
-                    group.destroy();
-                    // nobody waits for a network without a port: the build's next step need not wait for it to go
-                    if (network.port() == 0) {
-                        Thread removal = Thread.ofVirtual().name("network-release").unstarted(() -> {
-                            networks.remove(network);
-                            removals.remove(Thread.currentThread());
-                        });
-                        removals.add(removal);
-                        removal.start();
-                    } else {
-                        networks.remove(network);
-                    }
-                }
-            }
-        };
+        Runnable release = releaser(cell, group, network);
         long tGroup = System.nanoTime();
         Process p;
         try {
@@ -197,7 +178,12 @@ public final class Sandbox implements Confinement {
             if (LOG.isTraceEnabled()) LOG.trace("cell {} argv {}", cell.name(), pb.command());
             pb.environment().clear();
             pb.environment().putAll(CellEnvironment.LAUNCHER);
+            if (output != null) {
+                pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
+                pb.redirectError(ProcessBuilder.Redirect.appendTo(output.toFile()));
+            }
             p = pb.start();
+            if (outlives(cell)) records.write(cell.name(), network);
         } catch (IOException e) {
             release.run();
             throw e;
@@ -220,6 +206,62 @@ public final class Sandbox implements Confinement {
         }
         long oomBefore = group.oomKills();
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
+    }
+
+    /** Whether a cell may outlive this server: an app's or a worker's, never a build step's. */
+    private static boolean outlives(Cell cell) {
+        return !cell.buildStep();
+    }
+
+    /**
+     * What removes the cell once it has ended: its cgroup (with whatever still runs in it), its network, its record.
+     * A second caller waits for the first one's clean-up: a restart must not start before the port is free.
+     */
+    private Runnable releaser(Cell cell, Cgroups.Group group, CellNetwork network) {
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            synchronized (released) {
+                if (released.compareAndSet(false, true)) {
+                    group.destroy();
+                    // nobody waits for a network without a port: the build's next step need not wait for it to go
+                    if (network.port() == 0) {
+                        Thread removal = Thread.ofVirtual().name("network-release").unstarted(() -> {
+                            networks.remove(network);
+                            removals.remove(Thread.currentThread());
+                        });
+                        removals.add(removal);
+                        removal.start();
+                    } else {
+                        networks.remove(network);
+                    }
+                    if (outlives(cell)) records.delete(cell.name());
+                }
+            }
+        };
+    }
+
+    /**
+     * A cell an earlier run of this server started and left running: it is adopted when its record, its cgroup (with
+     * {@code pid} in it) and its network's pasta are all there. Otherwise what is left of it is removed, and the caller
+     * starts it anew.
+     */
+    @Override
+    public Optional<Confined> adopt(Cell cell, long pid) {
+        Optional<CellNetwork> network = records.read(cell.name());
+        Optional<Cgroups.Group> group = tools.cgroups().open(scope + "." + cell.name());
+        Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        boolean whole = network.isPresent() && group.isPresent() && process.isPresent()
+                && Networks.connected(network.get()) && group.get().pids().contains(pid);
+        if (!whole) {
+            group.ifPresent(Cgroups.Group::destroy);
+            network.ifPresent(networks::remove);
+            records.delete(cell.name());
+            return Optional.empty();
+        }
+        Cgroups.Group g = group.get();
+        long oomBefore = g.oomKills();
+        return Optional.of(Confined.adopted(process.get(), releaser(cell, g, network.get()), () -> g.oomKills() > oomBefore,
+                cell.limits()));
     }
 
     /**
@@ -454,13 +496,37 @@ public final class Sandbox implements Confinement {
         }
     }
 
+    /**
+     * Leaves the running cells as they are (their networks, cgroups, records, the {@code /etc} they bind, the run dir)
+     * for the next start to adopt; removes the networks made ahead, and lets the run dir go.
+     */
+    @Override
+    public void leave() {
+        warm.close();
+        for (Thread removal : List.copyOf(removals)) {
+            try {
+                removal.join(Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        alive.release();
+    }
+
     /** Kills what cells of an earlier run left: their pastas, cgroups and network handles. */
     @Override
-    public void sweep() {
-        networks.sweep();
+    public void sweep(Set<String> adopted) {
+        Set<CellNetwork> kept = new HashSet<>();
+        for (String name : records.names()) {
+            Optional<CellNetwork> network = adopted.contains(name) ? records.read(name) : Optional.empty();
+            if (network.isPresent()) kept.add(network.get());
+            else records.delete(name);
+        }
+        networks.sweep(kept);
         sweepDeadServers();
         for (String name : tools.cgroups().existing()) {
-            if (!name.startsWith(scope + ".")) continue;
+            if (!name.startsWith(scope + ".") || adopted.contains(name.substring(scope.length() + 1))) continue;
             // a build's processes are stopped, and counted in its log, by the resumed deployment; their group
             // goes at the next sweep once it is empty
             if (name.startsWith(scope + "." + BUILD_PREFIX) && !tools.cgroups().members(name).isEmpty()) continue;

@@ -2,6 +2,7 @@ package dev.slipway.isolation;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +24,7 @@ public final class Unconfined implements Confinement {
     }
 
     @Override
-    public Confined start(Cell cell) throws IOException {
+    public Confined start(Cell cell, Path output) throws IOException {
         if (cell.rootfs() != null) throw new IOException("an image runs only in the sandbox (its root file system as the cell's /)");
         List<String> argv = new ArrayList<>();
         if (cell.ownSession()) argv.add(setsid);
@@ -32,8 +33,18 @@ public final class Unconfined implements Confinement {
         pb.environment().clear();
         pb.environment().putAll(cell.env());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        if (output != null) {
+            pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
+            pb.redirectError(ProcessBuilder.Redirect.appendTo(output.toFile()));
+        }
         Process p = pb.start();
         return new Confined(p, () -> {}, () -> false, cell.limits());
+    }
+
+    @Override
+    public Optional<Confined> adopt(Cell cell, long pid) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .map(h -> Confined.adopted(h, () -> {}, () -> false, cell.limits()));
     }
 
     @Override

@@ -38,6 +38,8 @@ final class WarmNetworks {
     private final List<Integer> buildForwards;
     private final int perKind;
     private final AtomicLong seq = new AtomicLong();
+    /** Names this run's networks apart from those an earlier run made, which adopted cells still use. */
+    private final String run = Long.toString(System.currentTimeMillis(), 36);
     private final Object lock = new Object();
     private final Object closing = new Object();
     // guarded by lock
@@ -145,6 +147,10 @@ final class WarmNetworks {
         }
     }
 
+    private String nextName() {
+        return "w" + run + "-" + seq.incrementAndGet();
+    }
+
     private void startFilling() {
         if (started || stopped || perKind <= 0) return;
         started = true;
@@ -172,8 +178,8 @@ final class WarmNetworks {
             stale.forEach(networks::remove);
             if (!openNeeded && closedFull()) continue;
             try {
-                CellNetwork n = openNeeded ? networks.make("w" + seq.incrementAndGet(), freePort(), List.of(), true)
-                        : networks.make("w" + seq.incrementAndGet(), 0, buildForwards, true);
+                CellNetwork n = openNeeded ? networks.make(nextName(), freePort(), List.of(), true)
+                        : networks.make(nextName(), 0, buildForwards, true);
                 boolean keep;
                 synchronized (lock) {
                     keep = !stopped;

@@ -162,9 +162,12 @@ public final class ServerCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.out.println("Slipway stopping: finishing requests in flight");
+            boolean stopApps = slipway.config().runtime().stopAppsWithServer();
+            System.out.println("Slipway stopping: finishing requests in flight" + (stopApps ? ", stopping the apps"
+                    : "; the apps keep running, and the next start adopts them"));
             System.out.flush();
-            slipway.close();
+            if (stopApps) slipway.close();
+            else slipway.leave();
             System.out.println("Slipway stopped");
             System.out.flush();
             stopped.countDown();

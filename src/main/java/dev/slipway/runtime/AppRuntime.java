@@ -79,4 +79,12 @@ public interface AppRuntime extends AutoCloseable {
     /** Server shutdown: stops every process but keeps what should run, so the next start recovers it. */
     @Override
     void close();
+
+    /**
+     * Stops this server's part and leaves the apps running, for the next start to adopt ({@link #recover}); a runtime
+     * whose apps do not run in the server just closes.
+     */
+    default void leave() {
+        close();
+    }
 }

@@ -63,10 +63,16 @@ public final class InstanceStore {
     }
 
     public void recordProcess(String deploymentId, long pid, long pgid, int port, Instant startedAt) {
+        recordProcess(deploymentId, pid, pgid, port, startedAt, null);
+    }
+
+    /** @param processStartMs when the kernel started {@code pid} (epoch ms), what tells it from a process that reuses the pid */
+    public void recordProcess(String deploymentId, long pid, long pgid, int port, Instant startedAt, Long processStartMs) {
         jdbi.useHandle(h -> h.createUpdate("""
-                        UPDATE runtime_instances SET pid = :pid, pgid = :pgid, port = :port, started_at = :at, updated_at = :now
+                        UPDATE runtime_instances SET pid = :pid, pgid = :pgid, port = :port, started_at = :at, updated_at = :now,
+                                                     process_start_ms = :start
                         WHERE deployment_id = :id AND owner_node = :node""")
-                .bind("pid", pid).bind("pgid", pgid).bind("port", port).bind("at", startedAt)
+                .bind("pid", pid).bind("pgid", pgid).bind("port", port).bind("at", startedAt).bind("start", processStartMs)
                 .bind("now", clock.instant()).bind("id", deploymentId).bind("node", node).execute());
     }
 
@@ -122,7 +128,7 @@ public final class InstanceStore {
                     env.database());
             return new StoredInstance(spec, StoredInstance.DesiredState.valueOf((String) r.get("desired_state")),
                     ((Number) r.get("port")).intValue(), asLong(r.get("pid")), asLong(r.get("pgid")),
-                    instant(r.get("started_at")), instant(r.get("stop_after")));
+                    instant(r.get("started_at")), instant(r.get("stop_after")), asLong(r.get("process_start_ms")));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("unreadable runtime_instances row: " + e.getOriginalMessage(), e);
         }

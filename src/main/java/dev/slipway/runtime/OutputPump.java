@@ -42,34 +42,51 @@ public final class OutputPump implements Runnable {
         return Thread.ofVirtual().name(name).start(new OutputPump(in, log, mask, seen));
     }
 
+    /**
+     * Lines fed in pieces ({@link #feed}, then {@link #end}) rather than read from a stream: an output file that a
+     * follower reads as it grows.
+     */
+    public static OutputPump lines(LogSink log, Masker mask, Consumer<String> seen) {
+        return new OutputPump(null, log, mask, seen);
+    }
+
     /** Copies {@code in} to {@code log} on the calling thread until it ends or is closed. */
     public static void copy(InputStream in, LogSink log, Masker mask) {
         new OutputPump(in, log, mask, line -> { }).run();
     }
 
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
     @Override
     public void run() {
         byte[] buffer = new byte[8192];
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
         try (in) {
             int n;
-            while ((n = in.read(buffer)) != -1) {
-                for (int i = 0; i < n; i++) {
-                    byte b = buffer[i];
-                    if (b == '\n') {
-                        emit(line);
-                    } else {
-                        line.write(b);
-                        if (line.size() >= MAX_LINE) emitCut(line); // a line without end must not grow without bound
-                    }
-                }
-            }
+            while ((n = in.read(buffer)) != -1) feed(buffer, n);
         } catch (IOException ignored) {
             // the process went away: the pipe is closed
         } finally {
-            if (line.size() > 0) emit(line);
-            held.flush();
+            end();
         }
+    }
+
+    /** The next {@code n} bytes of the output. */
+    public void feed(byte[] buffer, int n) {
+        for (int i = 0; i < n; i++) {
+            byte b = buffer[i];
+            if (b == '\n') {
+                emit(line);
+            } else {
+                line.write(b);
+                if (line.size() >= MAX_LINE) emitCut(line); // a line without end must not grow without bound
+            }
+        }
+    }
+
+    /** The output ended (or is left for now): the unfinished line and the held one are logged. */
+    public void end() {
+        if (line.size() > 0) emit(line);
+        held.flush();
     }
 
     /** Emits a too-long line up to a point that splits no secret; the rest starts the next chunk. */

@@ -82,7 +82,8 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
     /** The local runtime, or with {@code --runtime=kubernetes} the cluster's (builds stay local, in the sandbox). */
     private static AppRuntime runtime(ServerConfig config, Stores stores, InstanceStore instances, Confinement confinement,
                                       Clock clock) {
-        if (!config.kubernetes().enabled()) return new LocalProcessRuntime(instances, config.runtime(), clock, confinement);
+        if (!config.kubernetes().enabled()) return new LocalProcessRuntime(instances, config.runtime(), clock, confinement,
+                config.dataDir().resolve("output"));
         if (!config.images().enabled()) {
             LOG.warn("--runtime=kubernetes without --image-registry: builds are not pushed, so no deployment can start");
         }
@@ -121,5 +122,11 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
     public void close() {
         retiring.close();
         runtime.close();
+    }
+
+    /** As {@link #close}, the apps left running for the next start to adopt. */
+    void leave() {
+        retiring.close();
+        runtime.leave();
     }
 }

@@ -180,6 +180,18 @@ public final class Slipway implements AutoCloseable {
     /** Stops taking work and requests, lets requests in flight finish, stops the apps (they restart with the server). */
     @Override
     public void close() {
+        stop(false);
+    }
+
+    /**
+     * As {@link #close}, but the apps keep running (what an operator's stop and an upgrade do): the next start adopts
+     * them as they are.
+     */
+    public void leave() {
+        stop(true);
+    }
+
+    private void stop(boolean leaveApps) {
         try {
             engine.admission().close(); // first: at the JVM's exit the embedded store may close before the rest is done
         } catch (RuntimeException e) {
@@ -197,7 +209,8 @@ public final class Slipway implements AutoCloseable {
         }
         if (tls != null) tls.close();
         apps.close();
-        engine.close();
+        if (leaveApps) engine.leave();
+        else engine.close();
         stores.close(); // after the apps: their last log lines are written
     }
 }

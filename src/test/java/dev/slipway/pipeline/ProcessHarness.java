@@ -25,6 +25,8 @@ final class ProcessHarness implements AutoCloseable {
     private JavaProcess server;
     private String key;
     private String apiUrl;
+    /** 0: each start picks one */
+    private int appsPort;
 
     /** @param settings environment variables of the server besides its data dir, git hosts and store */
     ProcessHarness(Dialect kind, Map<String, String> settings) {
@@ -38,7 +40,14 @@ final class ProcessHarness implements AutoCloseable {
 
     /** Starts the server; the first start prints the default account's key, a later one none. */
     JavaProcess start() {
-        server = JavaProcess.start(env, store.dataDir(), "server", "--api-port", "0", "--apps-port", "0");
+        return start(Map.of());
+    }
+
+    /** As {@link #start()}, with these settings for this start only. */
+    JavaProcess start(Map<String, String> settings) {
+        Map<String, String> all = new HashMap<>(env);
+        all.putAll(settings);
+        server = JavaProcess.start(all, store.dataDir(), "server", "--api-port", "0", "--apps-port", Integer.toString(appsPort));
         Matcher m = API.matcher(server.awaitLine(l -> API.matcher(l).find(), Duration.ofSeconds(60)));
         assertThat(m.find()).isTrue();
         if (key == null) {
@@ -49,6 +58,15 @@ final class ProcessHarness implements AutoCloseable {
         }
         apiUrl = "http://127.0.0.1:" + m.group(1);
         return server;
+    }
+
+    /** Every later start serves the apps on one port, as an operator's server does: app URLs stay the same. */
+    void keepAppsPort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            appsPort = s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** The API of the server started last, with a key of a high-limit account. */

@@ -73,11 +73,15 @@ public final class JavaProcess implements AutoCloseable {
         }
     }
 
-    /** Starts a long-running command (the server); output lines are collected. */
+    /**
+     * Starts a long-running command (the server); output lines are collected. Its stop stops its apps unless
+     * {@code SLIPWAY_STOP_APPS_WITH_SERVER} is set to false: a test's server leaves nothing running behind it.
+     */
     public static JavaProcess start(Map<String, String> env, Path cwd, String... args) {
         try {
             ProcessBuilder pb = new ProcessBuilder(command(false, args)).directory(cwd.toFile()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
+            pb.environment().put("SLIPWAY_STOP_APPS_WITH_SERVER", "true");
             pb.environment().putAll(env);
             return new JavaProcess(pb.start());
         } catch (IOException e) {

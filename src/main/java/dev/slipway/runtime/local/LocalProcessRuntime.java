@@ -72,14 +72,25 @@ public final class LocalProcessRuntime implements AppRuntime {
         this(store, options, clock, System.getenv(), confinement);
     }
 
+    /** @param outputDir where the apps' output files are: a restarted server must find them there */
+    public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Confinement confinement, Path outputDir) {
+        this(store, options, clock, System.getenv(), confinement, outputDir);
+    }
+
     LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
                         Confinement confinement) {
+        this(store, options, clock, serverEnv, confinement,
+                Path.of(System.getProperty("java.io.tmpdir"), "slipway-output", store.nodeId()));
+    }
+
+    LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
+                        Confinement confinement, Path outputDir) {
         this.options = options;
         this.store = store;
         this.confinement = confinement;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
         this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement,
-                this::move);
+                this::move, outputDir);
         this.releases = new LocalReleases(confinement, store.nodeId(), Map.copyOf(serverEnv), options.stopGrace());
     }
 
@@ -293,29 +304,43 @@ public final class LocalProcessRuntime implements AppRuntime {
         return true;
     }
 
+    /**
+     * After a restart of the server: the instances that should run and still do (their process is the one recorded, its
+     * cell whole) are adopted as they are; every other process of this node is killed, and what should run is started.
+     */
     @Override
     public RecoveryReport recover(Function<String, LogSink> logs) {
         // the marker scan below would take our own live processes for leftovers
         if (!running.isEmpty()) throw new IllegalStateException("recover() runs once, before any start");
-        confinement.sweep();
         List<StoredInstance> rows = store.owned((id, e) ->
                 LOG.error("runtime instance {} cannot be read and is not restarted: {}", id, e.getMessage()));
-        int killed = killLeftovers(rows);
         Instant now = ctx.clock().instant();
         List<StoredInstance> toRun = new ArrayList<>();
         for (StoredInstance row : rows) {
             boolean retiredAndDue = row.stopAfter() != null && !row.stopAfter().isAfter(now);
             if (row.desired() == StoredInstance.DesiredState.RUNNING && !retiredAndDue) toRun.add(row);
-            else store.delete(row.deploymentId());
         }
+        Map<String, StoredInstance> live = new java.util.LinkedHashMap<>();
+        for (StoredInstance row : toRun) if (Adoption.stillRuns(row, store.nodeId())) live.put(row.deploymentId(), row);
+        confinement.sweep(live.keySet());
+        int killed = killLeftovers(rows, live.values().stream().map(StoredInstance::pgid).collect(java.util.stream.Collectors.toSet()));
+        for (StoredInstance row : rows) if (!toRun.contains(row)) store.delete(row.deploymentId());
         List<Instance> healthy = Collections.synchronizedList(new ArrayList<>());
         List<String> failing = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger adopted = new AtomicInteger();
         try (ExecutorService starts = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> done = new ArrayList<>();
             for (StoredInstance row : toRun) {
                 done.add(starts.submit(() -> {
-                    if (restartRecovered(row, logs.apply(row.deploymentId()))) healthy.add(get(row.deploymentId()).orElseThrow());
-                    else failing.add(row.deploymentId());
+                    LogSink log = logs.apply(row.deploymentId());
+                    if (live.containsKey(row.deploymentId()) && adopt(row, log)) {
+                        adopted.incrementAndGet();
+                        healthy.add(get(row.deploymentId()).orElseThrow());
+                    } else if (restartRecovered(row, log)) {
+                        healthy.add(get(row.deploymentId()).orElseThrow());
+                    } else {
+                        failing.add(row.deploymentId());
+                    }
                 }));
             }
             for (Future<?> f : done) {
@@ -326,9 +351,38 @@ public final class LocalProcessRuntime implements AppRuntime {
                 }
             }
         }
-        LOG.info("runtime recovery: {} leftover process(es) killed, {} app(s) running again, {} not healthy yet",
-                killed, healthy.size(), failing.size());
-        return new RecoveryReport(killed, List.copyOf(healthy), List.copyOf(failing));
+        LOG.info("runtime recovery: {} app(s) adopted as they ran, {} leftover process(es) killed, {} app(s) started again, "
+                + "{} not healthy yet", adopted.get(), killed, healthy.size() - adopted.get(), failing.size());
+        return new RecoveryReport(killed, List.copyOf(healthy), List.copyOf(failing), adopted.get());
+    }
+
+    /**
+     * Takes over the instance's running process and its cell; false (and its process group killed) when the cell is
+     * not whole any more, and then it is started anew.
+     */
+    private boolean adopt(StoredInstance row, LogSink log) {
+        AppSpec spec = row.spec();
+        boolean sandboxed = confinement.isolated();
+        var cell = LaunchCommand.cell(spec, row.port(), store.nodeId(), ctx.serverEnv(), sandboxed, LaunchCommand.SANDBOX_TMP);
+        Optional<dev.slipway.isolation.Confined> confined = confinement.adopt(cell, row.pid());
+        if (confined.isEmpty()) {
+            ProcessGroups.terminate(row.pgid(), options.stopGrace());
+            return false;
+        }
+        Supervisor s = new Supervisor(spec, new OutputLog(log), row.port(), ctx);
+        try {
+            s.adopt(confined.get(), row.pgid(), row.startedAt() == null ? ctx.clock().instant() : row.startedAt());
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("instance {} could not be adopted: {}", spec.deploymentId(), e.toString());
+            ProcessGroups.terminate(row.pgid(), options.stopGrace());
+            confined.get().release();
+            return false;
+        }
+        track(s);
+        s.supervise();
+        startWorkers(spec, s.output());
+        log.log(Level.INFO, "Server restarted: the app kept running (pid " + row.pid() + ", port " + row.port() + ")");
+        return true;
     }
 
     /**
@@ -336,16 +390,18 @@ public final class LocalProcessRuntime implements AppRuntime {
      * carrying this node's marker (a process spawned just before a crash may not be recorded yet).
      * A process counts as ours only if its environment holds our markers, so a reused pid is spared.
      */
-    private int killLeftovers(List<StoredInstance> rows) {
+    private int killLeftovers(List<StoredInstance> rows, Set<Long> adopted) {
         String node = store.nodeId();
         Set<Long> groups = new HashSet<>();
         AtomicInteger processes = new AtomicInteger();
         for (long pid : ProcessGroups.withEnvironment(LaunchCommand.NODE_MARKER, node)) {
-            ProcessGroups.pgidOf(pid).ifPresent(groups::add);
+            var group = ProcessGroups.pgidOf(pid);
+            if (group.isPresent() && adopted.contains(group.getAsLong())) continue;
+            group.ifPresent(groups::add);
             processes.incrementAndGet();
         }
         for (StoredInstance row : rows) {
-            if (row.pgid() == null) continue;
+            if (row.pgid() == null || adopted.contains(row.pgid())) continue;
             for (long pid : ProcessGroups.members(row.pgid())) {
                 if (ProcessGroups.hasEnvironment(pid, LaunchCommand.DEPLOYMENT_MARKER, row.deploymentId())
                         && ProcessGroups.hasEnvironment(pid, LaunchCommand.NODE_MARKER, node)
@@ -434,6 +490,22 @@ public final class LocalProcessRuntime implements AppRuntime {
             log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + s.port() + " after " + Supervisor.human(h.after()));
         }
         return outcome;
+    }
+
+    /**
+     * Leaves every app running for the next start of the server to adopt: nothing is stopped, restarts pending now are
+     * the next server's. The deployments' other processes (workers) are stopped: they start again with the next server.
+     */
+    @Override
+    public void leave() {
+        timer.shutdownNow();
+        for (Supervisor s : running.values()) s.leave();
+        try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (List<WorkerProcess> ws : workers.values()) for (WorkerProcess w : ws) stops.submit(() -> w.stop(options.stopGrace()));
+        }
+        workers.clear();
+        running.clear();
+        confinement.leave();
     }
 
     @Override

@@ -11,7 +11,6 @@ import dev.slipway.runtime.ProcessState;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
-import dev.slipway.runtime.OutputPump;
 import dev.slipway.runtime.RuntimeSettings;
 
 import java.io.IOException;
@@ -35,8 +34,10 @@ import java.util.concurrent.TimeUnit;
  * the process group.
  */
 final class Supervisor {
+    /** @param outputDir where the apps' output files are ({@link OutputFile}) */
     record Context(RuntimeSettings options, InstanceStore store, Clock clock, HealthCheck health,
-                   ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports) {}
+                   ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports,
+                   Path outputDir) {}
 
     /** Where a restart goes when its port is taken. */
     interface Ports {
@@ -56,8 +57,13 @@ final class Supervisor {
     private final OutputTail tail = new OutputTail(20);
 
     // guarded by this
-    private Process process;
+    /** The current process, started here or adopted. */
+    private ProcessHandle process;
     private Confined confined;
+    /** Where its output is read from, from the first launch or the adoption on. */
+    private OutputFile outputFile;
+    /** Left running for the next server ({@link #leave}): nothing here watches or restarts it any more. */
+    private boolean left;
     private long pgid;
     private Instant startedAt;
     private boolean stopping;
@@ -68,7 +74,6 @@ final class Supervisor {
     private ScheduledFuture<?> pendingRestart;
     /** The crashed process's cell, released before the restart. */
     private Confined releasing;
-    private Thread[] pumps = new Thread[0];
     /** Without a sandbox: the instance's TMPDIR, made empty at each launch and deleted at stop (guarded by this). */
     private Path scratch;
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
@@ -99,7 +104,7 @@ final class Supervisor {
         return spec;
     }
 
-    synchronized Process process() {
+    synchronized ProcessHandle process() {
         return process;
     }
 
@@ -125,8 +130,9 @@ final class Supervisor {
     /** Starts the process; it is not health-checked yet. */
     void launch() throws IOException {
         boolean sandboxed = ctx.confinement().isolated();
+        OutputFile out = outputFile();
         Confined started = ctx.confinement().start(LaunchCommand.cell(spec, port, ctx.store().nodeId(), ctx.serverEnv(),
-                sandboxed, sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch()));
+                sandboxed, sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch()), out.path());
         Process p = started.process();
         // setsid, not a group leader when spawned, calls setsid() and execs: the app's group id is its pid.
         // Until that call the child is still in the server's group, so wait for it before anyone signals.
@@ -136,19 +142,15 @@ final class Supervisor {
             started.release();
             throw new IOException("the process did not start its own session");
         }
-        String name = "app-" + spec.deploymentId();
-        Thread out = OutputPump.start(name + "-out", p.getInputStream(), log, mask, tail::add);
-        Thread err = OutputPump.start(name + "-err", p.getErrorStream(), log, mask, tail::add);
         Instant now = ctx.clock().instant();
         boolean abandoned;
         synchronized (this) {
             abandoned = stopping;
             if (!abandoned) {
-                process = p;
+                process = p.toHandle();
                 confined = started;
                 pgid = group;
                 startedAt = now;
-                pumps = new Thread[]{out, err};
             }
         }
         if (abandoned) { // stop() ran while we were spawning
@@ -157,8 +159,40 @@ final class Supervisor {
             deleteScratch();
             return;
         }
-        ctx.store().recordProcess(spec.deploymentId(), p.pid(), group, port, now);
-        p.onExit().thenAccept(this::exited);
+        ctx.store().recordProcess(spec.deploymentId(), p.pid(), group, port, now, startMillis(p.toHandle()));
+        p.onExit().thenAccept(x -> exited(x.toHandle(), x.exitValue()));
+    }
+
+    /**
+     * Takes over the process an earlier server started and left running (its cell adopted, its group {@code group}):
+     * it is watched from now on, its output read on from where that server stopped, and nothing is restarted.
+     */
+    void adopt(Confined cell, long group, Instant started) throws IOException {
+        OutputFile out = OutputFile.resumed(outputPath(), log, mask, tail::add);
+        ProcessHandle h = cell.handle();
+        synchronized (this) {
+            outputFile = out;
+            process = h;
+            confined = cell;
+            pgid = group;
+            startedAt = started;
+        }
+        // not our child: its exit status is the old server's to read, never ours
+        h.onExit().thenAccept(x -> exited(x, -1));
+    }
+
+    /** When the kernel started the process (epoch ms), what tells it from a later one that reuses its pid. */
+    static Long startMillis(ProcessHandle h) {
+        return h.info().startInstant().map(Instant::toEpochMilli).orElse(null);
+    }
+
+    private synchronized OutputFile outputFile() throws IOException {
+        if (outputFile == null) outputFile = OutputFile.fresh(outputPath(), log, mask, tail::add);
+        return outputFile;
+    }
+
+    private Path outputPath() {
+        return ctx.outputDir().resolve(spec.deploymentId() + ".out");
     }
 
     /** Blocks until the current process answers HTTP, exits, or the deadline passes. */
@@ -168,7 +202,10 @@ final class Supervisor {
 
     /** As {@link #awaitHealthy()}; {@code nothingListens} hears once that the app listens on no port at all yet. */
     HealthCheck.Outcome awaitHealthy(java.util.function.Consumer<Duration> nothingListens) {
-        Process p = process();
+        Process p;
+        synchronized (this) {
+            p = confined == null ? null : confined.process();
+        }
         if (p == null) return new HealthCheck.Outcome.Exited(-1);
         return ctx.health().await(port, p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
     }
@@ -179,25 +216,19 @@ final class Supervisor {
         synchronized (this) {
             supervised = true;
             if (process != null && !process.isAlive() && !stopping && pendingRestart == null) {
-                message = crashed(process.exitValue());
+                message = crashed(confined.process() == null ? -1 : confined.process().exitValue());
             }
         }
         if (message != null) safeLog(Level.ERROR, message);
     }
 
-    /** Output the app printed last, once its pipes are drained (bounded wait: a child may hold them open). */
+    /** Output the app printed last, all of it read. */
     List<String> lastOutput() {
-        Thread[] current;
+        OutputFile out;
         synchronized (this) {
-            current = pumps;
+            out = outputFile;
         }
-        for (Thread t : current) {
-            try {
-                t.join(Duration.ofSeconds(1));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        if (out != null) out.drain();
         return tail.lines();
     }
 
@@ -217,6 +248,28 @@ final class Supervisor {
         if (group > 0) ProcessGroups.terminate(group, grace);
         if (cell != null) cell.release();
         deleteScratch();
+        OutputFile out;
+        synchronized (this) {
+            out = outputFile;
+            outputFile = null;
+        }
+        if (out != null) out.delete();
+    }
+
+    /**
+     * Leaves the process running for the next server to adopt: no restart is pending any more, its exit is not watched
+     * here, and its output file keeps what it writes from now on. A crashed app waiting for its restart is restarted by
+     * the next server.
+     */
+    void leave() {
+        OutputFile out;
+        synchronized (this) {
+            left = true;
+            if (pendingRestart != null) pendingRestart.cancel(false);
+            pendingRestart = null;
+            out = outputFile;
+        }
+        if (out != null) out.close();
     }
 
     /** A new empty scratch directory for the process about to start (a restart does not see the crashed one's files). */
@@ -236,11 +289,12 @@ final class Supervisor {
         scratch = null;
     }
 
-    private void exited(Process p) {
+    /** @param code its exit status; -1 when unknown (a process this JVM did not start) */
+    private void exited(ProcessHandle p, int code) {
         String message;
         synchronized (this) {
-            if (p != process || stopping || !supervised) return;
-            message = crashed(p.exitValue());
+            if (!p.equals(process) || stopping || left || !supervised) return;
+            message = crashed(code);
         }
         safeLog(Level.ERROR, message);
     }
@@ -277,7 +331,7 @@ final class Supervisor {
     private void relaunch(long crashedGroup) {
         Confined previous;
         synchronized (this) {
-            if (stopping) return;
+            if (stopping || left) return;
             pendingRestart = null;
             previous = releasing;
             releasing = null;
@@ -301,7 +355,7 @@ final class Supervisor {
             if (message != null) safeLog(Level.ERROR, message);
             return;
         }
-        Process current = process();
+        ProcessHandle current = process();
         if (current == null) return;
         safeLog(Level.INFO, "App restarted (pid " + current.pid() + ")");
         HealthCheck.Outcome outcome = awaitHealthy();
@@ -320,6 +374,7 @@ final class Supervisor {
     }
 
     static String describeExit(int code) {
+        if (code == -1) return "exited";
         if (code > 128 && code < 160) return "exited with code " + code + " (signal " + (code - 128) + ")";
         return "exited with code " + code;
     }

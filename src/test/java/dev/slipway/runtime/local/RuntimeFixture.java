@@ -39,7 +39,8 @@ public final class RuntimeFixture implements AutoCloseable {
         this.options = customize.apply(RuntimeSettings.defaults(List.of("us-east-1")));
         var env = new HashMap<>(System.getenv());
         env.putAll(extraServerEnv);
-        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new Unconfined());
+        this.runtime = new LocalProcessRuntime(store, options, MicrosClock.system(), env, new Unconfined(),
+                testStore.dataDir().resolve("output"));
     }
 
     public static RuntimeFixture h2() {

@@ -1,6 +1,7 @@
 package dev.slipway.runtime.local;
 
 import dev.slipway.core.MicrosClock;
+import dev.slipway.isolation.Unconfined;
 import dev.slipway.logs.LogSink;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Instance;
@@ -28,7 +29,7 @@ public final class RuntimeHostMain {
         InstanceStore store = new InstanceStore(db.jdbi(), SecretBox.fromBase64(RuntimeFixture.SECRET_KEY),
                 MicrosClock.system(), NodeId.load(Path.of(args[1])));
         LocalProcessRuntime runtime = new LocalProcessRuntime(store, RuntimeSettings.defaults(List.of("us-east-1")),
-                MicrosClock.system());
+                MicrosClock.system(), System.getenv(), new Unconfined(), Path.of(args[1]).resolve("output"));
         int n = Integer.parseInt(args[2]);
         for (int i = 0; i < n; i++) {
             AppSpec spec = new AppSpec("dep_recover_" + i, "prj_recover", TestApps.nodeArtifact(),

@@ -1,0 +1,213 @@
+package dev.slipway.pipeline;
+
+import dev.slipway.store.Dialect;
+import dev.slipway.testing.Alone;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.JavaProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What an operator's upgrade and a crash of the server cost an app: the server as a separate process (in the sandbox
+ * where this machine has one) is stopped with SIGTERM and started again, then killed with SIGKILL and started again,
+ * while a client keeps calling the app. The app keeps its process and its memory through both, answers on its own
+ * port while no server runs, and each new server adopts it. A cell that died while the server was away is started again.
+ */
+@Alone
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.slipway.testing.TestStore#kinds")
+@EndToEnd
+class UpgradeDrillTest {
+    private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
+    private static final Map<String, String> LEAVE_APPS = Map.of("SLIPWAY_STOP_APPS_WITH_SERVER", "false");
+
+    @Parameter
+    Dialect kind;
+
+    ProcessHarness harness;
+    JavaProcess server;
+    Runs runs;
+    Http http;
+
+    @BeforeEach
+    void setUp() {
+        harness = new ProcessHarness(kind, Map.of("SLIPWAY_HEALTH_TIMEOUT_SECONDS", "30"));
+        harness.keepAppsPort();
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        harness.close();
+    }
+
+    private void start(Map<String, String> settings) {
+        server = harness.start(settings);
+        http = harness.http();
+        runs = new Runs(http);
+    }
+
+    @Test
+    void appsKeepTheirProcessAndMemoryThroughAStopAKillAndTheRestarts() throws Exception {
+        String repo = "acme/drill-" + kind.name().toLowerCase();
+        harness.git.createRepo(repo);
+        harness.git.commit(repo, "main", counterFiles(), "a counter");
+        start(LEAVE_APPS);
+        String migration = runs.migrate(repo);
+        runs.awaitMigration(migration, "complete");
+        String project = runs.projectOf(migration);
+        String deployment = runs.firstDeployment(project);
+        String url = http.get("/v1/projects/" + project).json().at("/data/url").asText();
+        Set<Long> processes = appProcesses(deployment);
+        assertThat(processes).isNotEmpty();
+        int port = portOf(processes);
+        assertThat(Apps.get(url + "/count").body()).isEqualTo("1");
+        Apps.get(url + "/say/before-the-restarts");
+        Await.until(Duration.ofSeconds(20), "the app's output to reach its deployment log",
+                () -> logged(deployment, "before-the-restarts"));
+
+        // an upgrade: SIGTERM, then the next server starts
+        Load load = Load.start(url + "/hello");
+        server.process().toHandle().destroy();
+        assertThat(server.waitForExit(Duration.ofSeconds(60))).isEqualTo(143);
+        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("2");
+        start(LEAVE_APPS);
+        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "3".equals(Apps.get(url + "/count").body()));
+        assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
+        System.out.println("[measure] " + kind + " SIGTERM + start: " + load.stop());
+        assertThat(server.output()).doesNotContain("starting the app again");
+
+        // a crash: SIGKILL, then the next server starts
+        load = Load.start(url + "/hello");
+        server.process().destroyForcibly();
+        assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
+        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("4");
+        start(LEAVE_APPS);
+        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "5".equals(Apps.get(url + "/count").body()));
+        assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
+        System.out.println("[measure] " + kind + " SIGKILL + start: " + load.stop());
+        // it is the live deployment still, and logs what it prints to the new server
+        assertThat(runs.deployment(deployment).get("status").asText()).isEqualTo("live");
+        Apps.get(url + "/say/after-two-restarts");
+        Await.until(Duration.ofSeconds(20), "the app's output to reach its deployment log",
+                () -> logged(deployment, "after-two-restarts"));
+
+        // an app that dies while no server runs is started again by the next one (stopped with it at the end)
+        server.process().destroyForcibly();
+        assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
+        for (long pid : processes) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        Await.until(Duration.ofSeconds(10), "the app's processes to be gone", () -> appProcesses(deployment).isEmpty());
+        start(Map.of());
+        Await.until(Duration.ofSeconds(60), "the app to be started again", () -> "1".equals(Apps.get(url + "/count").body()));
+        Set<Long> now = appProcesses(deployment);
+        assertThat(now).isNotEmpty().doesNotContainAnyElementsOf(processes);
+    }
+
+    private static Map<String, String> counterFiles() {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put("package.json", """
+                {"name": "counter", "version": "1.0.0", "private": true, "scripts": {"start": "node server.js"}}
+                """);
+        files.put("server.js", """
+                const http = require("http");
+                let count = 0;
+                http.createServer((req, res) => {
+                  const url = new URL(req.url, "http://x");
+                  if (url.pathname === "/count") return res.end(String(++count));
+                  if (url.pathname.startsWith("/say/")) { console.log(url.pathname.slice(5)); return res.end("said"); }
+                  res.end("hello");
+                }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening"));
+                """);
+        return files;
+    }
+
+    /** Whether the deployment's log, read page by page, has an entry with this message. */
+    private boolean logged(String deploymentId, String message) {
+        String cursor = null;
+        while (true) {
+            var page = http.get("/v1/deployments/" + deploymentId + "/logs?limit=100" + (cursor == null ? "" : "&after=" + cursor)).json();
+            for (var e : page.at("/data/logs")) if (e.get("message").asText().equals(message)) return true;
+            if (!page.at("/pagination/has_more").asBoolean()) return false;
+            cursor = page.at("/pagination/next_cursor").asText();
+        }
+    }
+
+    private static Set<Long> appProcesses(String deploymentId) {
+        return new HashSet<>(Runs.processesWithEnv(DEPLOYMENT_MARKER, deploymentId));
+    }
+
+    /** The port the app was given ($PORT): where it answers on loopback with no router in front. */
+    private static int portOf(Set<Long> processes) throws IOException {
+        for (long pid : processes) {
+            for (String entry : new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"))).split("\0")) {
+                if (entry.startsWith("PORT=")) return Integer.parseInt(entry.substring("PORT=".length()));
+            }
+        }
+        throw new AssertionError("no PORT in the environment of " + processes);
+    }
+
+    private static String direct(int port, String path) {
+        return Apps.get("http://127.0.0.1:" + port + path).body();
+    }
+
+    /** A client calling the app through the router every 20 ms: failed requests and the longest time without an answer. */
+    private static final class Load {
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicInteger ok = new AtomicInteger();
+        private final AtomicInteger failed = new AtomicInteger();
+        private final AtomicLong longestGapNanos = new AtomicLong();
+        private final Thread thread;
+
+        private Load(String url) {
+            thread = Thread.ofVirtual().start(() -> {
+                long lastOk = System.nanoTime();
+                while (!stop.get()) {
+                    if (Apps.get(url).status() == 200) {
+                        ok.incrementAndGet();
+                        long now = System.nanoTime();
+                        longestGapNanos.accumulateAndGet(now - lastOk, Math::max);
+                        lastOk = now;
+                    } else {
+                        failed.incrementAndGet();
+                    }
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        static Load start(String url) {
+            return new Load(url);
+        }
+
+        String stop() throws InterruptedException {
+            stop.set(true);
+            thread.join(Duration.ofSeconds(15));
+            return ok.get() + " requests answered, " + failed.get() + " failed, longest gap "
+                    + Duration.ofNanos(longestGapNanos.get()).toMillis() + " ms";
+        }
+    }
+}
