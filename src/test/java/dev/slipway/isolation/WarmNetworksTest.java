@@ -351,7 +351,7 @@ class WarmNetworksTest {
         Set<Long> out = new HashSet<>();
         try (var files = Files.list(runDir)) {
             for (Path p : files.toList()) {
-                if (p.getFileName().toString().matches("w\\d+\\.net")) out.add(((Number) Files.getAttribute(p, "unix:ino")).longValue());
+                if (p.getFileName().toString().matches("w[0-9a-z]+-\\d+\\.net")) out.add(((Number) Files.getAttribute(p, "unix:ino")).longValue());
             }
         }
         return out;

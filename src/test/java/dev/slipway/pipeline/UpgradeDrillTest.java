@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What an operator's upgrade and a crash of the server cost an app: the server as a separate process (in the sandbox
  * where this machine has one) is stopped with SIGTERM and started again, then killed with SIGKILL and started again,
  * while a client keeps calling the app. The app keeps its process and its memory through both, answers on its own
- * port while no server runs, and each new server adopts it. A cell that died while the server was away is started again.
+ * port while no server runs, and each new server adopts it and its worker. A cell that died while the server was away is
+ * started again.
  */
 @Alone
 @ParameterizedClass(name = "{0}")
@@ -78,8 +79,10 @@ class UpgradeDrillTest {
         String project = runs.projectOf(migration);
         String deployment = runs.firstDeployment(project);
         String url = http.get("/v1/projects/" + project).json().at("/data/url").asText();
-        Set<Long> processes = appProcesses(deployment);
-        assertThat(processes).isNotEmpty();
+        Set<Long> processes = Await.value(Duration.ofSeconds(30), "the app and its worker to run", () -> {
+            Set<Long> both = appProcesses(deployment);
+            return both.stream().anyMatch(UpgradeDrillTest::isWorker) && both.size() >= 2 ? both : null;
+        });
         int port = portOf(processes);
         assertThat(Apps.get(url + "/count").body()).isEqualTo("1");
         Apps.get(url + "/say/before-the-restarts");
@@ -128,6 +131,8 @@ class UpgradeDrillTest {
         files.put("package.json", """
                 {"name": "counter", "version": "1.0.0", "private": true, "scripts": {"start": "node server.js"}}
                 """);
+        files.put("Procfile", "web: node server.js\nworker: node worker.js\n");
+        files.put("worker.js", "console.log('worker up'); setInterval(() => {}, 1000);\n");
         files.put("server.js", """
                 const http = require("http");
                 let count = 0;
@@ -150,6 +155,11 @@ class UpgradeDrillTest {
             if (!page.at("/pagination/has_more").asBoolean()) return false;
             cursor = page.at("/pagination/next_cursor").asText();
         }
+    }
+
+    private static boolean isWorker(long pid) {
+        return ProcessHandle.of(pid).flatMap(h -> h.info().arguments()).map(a -> String.join(" ", a).contains("worker.js"))
+                .orElse(false);
     }
 
     private static Set<Long> appProcesses(String deploymentId) {

@@ -320,10 +320,22 @@ public final class LocalProcessRuntime implements AppRuntime {
             boolean retiredAndDue = row.stopAfter() != null && !row.stopAfter().isAfter(now);
             if (row.desired() == StoredInstance.DesiredState.RUNNING && !retiredAndDue) toRun.add(row);
         }
-        Map<String, StoredInstance> live = new java.util.LinkedHashMap<>();
-        for (StoredInstance row : toRun) if (Adoption.stillRuns(row, store.nodeId())) live.put(row.deploymentId(), row);
-        confinement.sweep(live.keySet());
-        int killed = killLeftovers(rows, live.values().stream().map(StoredInstance::pgid).collect(java.util.stream.Collectors.toSet()));
+        Map<String, Adoptee> live = new java.util.LinkedHashMap<>();
+        Set<String> cells = new HashSet<>();
+        Set<Long> groups = new HashSet<>();
+        for (StoredInstance row : toRun) {
+            if (!Adoption.stillRuns(row, store.nodeId())) continue;
+            Adoptee a = adoptee(row, logs.apply(row.deploymentId()));
+            live.put(row.deploymentId(), a);
+            cells.add(row.deploymentId());
+            groups.add(row.pgid());
+            a.workerPids().forEach((w, pid) -> {
+                cells.add(w.cell(LaunchCommand.SANDBOX_TMP).name());
+                groups.add(pid);
+            });
+        }
+        confinement.sweep(cells);
+        int killed = killLeftovers(rows, groups);
         for (StoredInstance row : rows) if (!toRun.contains(row)) store.delete(row.deploymentId());
         List<Instance> healthy = Collections.synchronizedList(new ArrayList<>());
         List<String> failing = Collections.synchronizedList(new ArrayList<>());
@@ -332,8 +344,9 @@ public final class LocalProcessRuntime implements AppRuntime {
             List<Future<?>> done = new ArrayList<>();
             for (StoredInstance row : toRun) {
                 done.add(starts.submit(() -> {
-                    LogSink log = logs.apply(row.deploymentId());
-                    if (live.containsKey(row.deploymentId()) && adopt(row, log)) {
+                    Adoptee a = live.get(row.deploymentId());
+                    LogSink log = a != null ? a.log() : logs.apply(row.deploymentId());
+                    if (a != null && adopt(a)) {
                         adopted.incrementAndGet();
                         healthy.add(get(row.deploymentId()).orElseThrow());
                     } else if (restartRecovered(row, log)) {
@@ -357,31 +370,69 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     /**
-     * Takes over the instance's running process and its cell; false (and its process group killed) when the cell is
-     * not whole any more, and then it is started anew.
+     * An instance to adopt, with its supervisor (not started) and its workers (not started), those whose process still
+     * runs with their pid.
      */
-    private boolean adopt(StoredInstance row, LogSink log) {
+    private record Adoptee(StoredInstance row, LogSink log, Supervisor supervisor, List<WorkerProcess> workers,
+                           Map<WorkerProcess, Long> workerPids) {}
+
+    private Adoptee adoptee(StoredInstance row, LogSink log) {
+        Supervisor s = new Supervisor(row.spec(), new OutputLog(log), row.port(), ctx);
+        List<WorkerProcess> ws = plannedWorkers(row.spec(), s.output());
+        Map<WorkerProcess, Long> pids = new java.util.HashMap<>();
+        for (WorkerProcess w : ws) {
+            WorkerPids.stillRunning(w.pidFile(), row.deploymentId(), store.nodeId()).ifPresent(pid -> pids.put(w, pid));
+        }
+        return new Adoptee(row, log, s, ws, pids);
+    }
+
+    /**
+     * Takes over the instance's running process and its cell, and its workers' that still run (the others start);
+     * false (and its processes killed) when its cell is not whole any more, and then it is started anew.
+     */
+    private boolean adopt(Adoptee a) {
+        StoredInstance row = a.row();
         AppSpec spec = row.spec();
-        boolean sandboxed = confinement.isolated();
-        var cell = LaunchCommand.cell(spec, row.port(), store.nodeId(), ctx.serverEnv(), sandboxed, LaunchCommand.SANDBOX_TMP);
+        var cell = LaunchCommand.cell(spec, row.port(), store.nodeId(), ctx.serverEnv(), confinement.isolated(), LaunchCommand.SANDBOX_TMP);
         Optional<dev.slipway.isolation.Confined> confined = confinement.adopt(cell, row.pid());
-        if (confined.isEmpty()) {
+        boolean adopted = false;
+        if (confined.isPresent()) {
+            try {
+                a.supervisor().adopt(confined.get(), row.pgid(), row.startedAt() == null ? ctx.clock().instant() : row.startedAt());
+                adopted = true;
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.warn("instance {} could not be adopted: {}", spec.deploymentId(), e.toString());
+                confined.get().release();
+            }
+        }
+        if (!adopted) {
             ProcessGroups.terminate(row.pgid(), options.stopGrace());
+            a.workerPids().values().forEach(pid -> ProcessGroups.terminate(pid, options.stopGrace()));
             return false;
         }
-        Supervisor s = new Supervisor(spec, new OutputLog(log), row.port(), ctx);
-        try {
-            s.adopt(confined.get(), row.pgid(), row.startedAt() == null ? ctx.clock().instant() : row.startedAt());
-        } catch (java.io.IOException | RuntimeException e) {
-            LOG.warn("instance {} could not be adopted: {}", spec.deploymentId(), e.toString());
-            ProcessGroups.terminate(row.pgid(), options.stopGrace());
-            confined.get().release();
-            return false;
-        }
+        Supervisor s = a.supervisor();
         track(s);
         s.supervise();
-        startWorkers(spec, s.output());
-        log.log(Level.INFO, "Server restarted: the app kept running (pid " + row.pid() + ", port " + row.port() + ")");
+        for (WorkerProcess w : a.workers()) {
+            Long pid = a.workerPids().get(w);
+            Optional<dev.slipway.isolation.Confined> own = pid == null ? Optional.empty()
+                    : confinement.adopt(w.cell(LaunchCommand.SANDBOX_TMP), pid);
+            boolean kept = false;
+            if (own.isPresent()) {
+                try {
+                    w.adopt(own.get());
+                    kept = true;
+                } catch (java.io.IOException | RuntimeException e) {
+                    own.get().release();
+                }
+            }
+            if (!kept) {
+                if (pid != null) ProcessGroups.terminate(pid, options.stopGrace());
+                w.launch();
+            }
+        }
+        if (!a.workers().isEmpty()) workers.put(spec.deploymentId(), List.copyOf(a.workers()));
+        s.output().log(Level.INFO, "Server restarted: the app kept running (pid " + row.pid() + ", port " + row.port() + ")");
         return true;
     }
 
@@ -446,24 +497,30 @@ public final class LocalProcessRuntime implements AppRuntime {
      * run, each in a cell of its own, until the deployment's app is stopped.
      */
     private void startWorkers(AppSpec spec, LogSink log) {
+        List<WorkerProcess> started = plannedWorkers(spec, log);
+        if (started.isEmpty()) return;
+        List<WorkerProcess> before = workers.put(spec.deploymentId(), List.copyOf(started));
+        if (before != null) before.forEach(w -> w.stop(options.stopGrace()));
+        started.forEach(WorkerProcess::launch);
+    }
+
+    /** The deployment's other processes as its Procfile names them, not started. */
+    private List<WorkerProcess> plannedWorkers(AppSpec spec, LogSink log) {
         Path workDir = spec.artifact().workDir();
         Map<String, List<String>> processes;
         try {
             processes = Procfile.workers(workDir);
         } catch (RuntimeException e) {
             log.log(Level.ERROR, "The Procfile's other processes do not run: " + e.getMessage());
-            return;
+            return List.of();
         }
-        if (processes.isEmpty()) return;
-        List<WorkerProcess> started = new ArrayList<>();
+        List<WorkerProcess> out = new ArrayList<>();
         for (Map.Entry<String, List<String>> p : processes.entrySet()) {
             // an image's commands are paths inside it, as written
             List<String> argv = spec.artifact().isImage() ? p.getValue() : StartCommands.procfile(workDir, p.getValue());
-            started.add(new WorkerProcess(spec, p.getKey(), started.size(), argv, log, ctx));
+            out.add(new WorkerProcess(spec, p.getKey(), out.size(), argv, log, ctx));
         }
-        List<WorkerProcess> before = workers.put(spec.deploymentId(), List.copyOf(started));
-        if (before != null) before.forEach(w -> w.stop(options.stopGrace()));
-        started.forEach(WorkerProcess::launch);
+        return out;
     }
 
     private void stopWorkers(String deploymentId) {
@@ -493,16 +550,14 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     /**
-     * Leaves every app running for the next start of the server to adopt: nothing is stopped, restarts pending now are
-     * the next server's. The deployments' other processes (workers) are stopped: they start again with the next server.
+     * Leaves every app and worker running for the next start of the server to adopt: nothing is stopped, restarts pending
+     * now are the next server's.
      */
     @Override
     public void leave() {
         timer.shutdownNow();
         for (Supervisor s : running.values()) s.leave();
-        try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (List<WorkerProcess> ws : workers.values()) for (WorkerProcess w : ws) stops.submit(() -> w.stop(options.stopGrace()));
-        }
+        for (List<WorkerProcess> ws : workers.values()) ws.forEach(WorkerProcess::leave);
         workers.clear();
         running.clear();
         confinement.leave();

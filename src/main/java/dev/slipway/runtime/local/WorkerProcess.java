@@ -1,13 +1,13 @@
 package dev.slipway.runtime.local;
 
 import dev.slipway.core.FileTrees;
+import dev.slipway.isolation.Cell;
 import dev.slipway.isolation.Confined;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.Masker;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.Backoff;
-import dev.slipway.runtime.OutputPump;
 import dev.slipway.runtime.ProcessState;
 
 import java.io.IOException;
@@ -34,8 +34,11 @@ final class WorkerProcess {
     private final Masker mask;
 
     // guarded by this
-    private Process process;
+    private ProcessHandle process;
     private Confined confined;
+    private OutputFile output;
+    /** Left running for the next server ({@link #leave}). */
+    private boolean left;
     private Instant startedAt;
     private boolean stopping;
     private int crashes;
@@ -70,8 +73,8 @@ final class WorkerProcess {
     private void launchOnce() throws IOException {
         boolean sandboxed = ctx.confinement().isolated();
         Path tmp = sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch();
-        Confined started = ctx.confinement().start(LaunchCommand.worker(spec, index, argv, ctx.store().nodeId(), ctx.serverEnv(),
-                sandboxed, tmp));
+        OutputFile out = outputFile();
+        Confined started = ctx.confinement().start(cell(tmp), out.path());
         Process p = started.process();
         if (!ProcessGroups.awaitLeader(p)) {
             p.destroyForcibly();
@@ -79,14 +82,11 @@ final class WorkerProcess {
             throw new IOException("the process did not start its own session");
         }
         p.getOutputStream().close();
-        String name = "worker-" + type + "-" + spec.deploymentId();
-        OutputPump.start(name + "-out", p.getInputStream(), log, mask, line -> { });
-        OutputPump.start(name + "-err", p.getErrorStream(), log, mask, line -> { });
         boolean abandoned;
         synchronized (this) {
             abandoned = stopping;
             if (!abandoned) {
-                process = p;
+                process = p.toHandle();
                 confined = started;
                 startedAt = ctx.clock().instant();
             }
@@ -96,17 +96,62 @@ final class WorkerProcess {
             started.release();
             return;
         }
+        WorkerPids.write(pidFile(), p.toHandle());
         safeLog(Level.INFO, "Process " + type + " started: " + String.join(" ", argv));
-        p.onExit().thenAccept(this::exited);
+        p.onExit().thenAccept(x -> exited(x.toHandle(), x.exitValue()));
     }
 
-    private void exited(Process p) {
+    /** Its cell; {@code tmp} is its scratch directory (the sandbox's own /tmp). */
+    Cell cell(Path tmp) {
+        return LaunchCommand.worker(spec, index, argv, ctx.store().nodeId(), ctx.serverEnv(), ctx.confinement().isolated(), tmp);
+    }
+
+    /** Where the pid of its process is kept for the next server: it has no row of its own in the store. */
+    Path pidFile() {
+        return ctx.outputDir().resolve(cell(LaunchCommand.SANDBOX_TMP).name() + ".pid");
+    }
+
+    /** Takes over its process that an earlier server started and left running (its cell adopted). */
+    void adopt(Confined cell) throws IOException {
+        OutputFile out = OutputFile.resumed(outputPath(), log, mask, line -> { });
+        synchronized (this) {
+            output = out;
+            process = cell.handle();
+            confined = cell;
+            startedAt = ctx.clock().instant();
+        }
+        safeLog(Level.INFO, "Server restarted: process " + type + " kept running (pid " + cell.handle().pid() + ")");
+        cell.handle().onExit().thenAccept(x -> exited(x, -1));
+    }
+
+    private synchronized OutputFile outputFile() throws IOException {
+        if (output == null) output = OutputFile.fresh(outputPath(), log, mask, line -> { });
+        return output;
+    }
+
+    private Path outputPath() {
+        return ctx.outputDir().resolve(cell(LaunchCommand.SANDBOX_TMP).name() + ".out");
+    }
+
+    private void exited(ProcessHandle p, int code) {
         String message;
         synchronized (this) {
-            if (p != process || stopping) return;
-            message = crashed(p.exitValue());
+            if (!p.equals(process) || stopping || left) return;
+            message = crashed(code);
         }
         safeLog(Level.ERROR, message);
+    }
+
+    /** Leaves its process running for the next server: no restart pending, its exit not watched here. */
+    void leave() {
+        OutputFile out;
+        synchronized (this) {
+            left = true;
+            if (pendingRestart != null) pendingRestart.cancel(false);
+            pendingRestart = null;
+            out = output;
+        }
+        if (out != null) out.close();
     }
 
     /** Schedules the next start; the caller holds the lock and logs the returned message. */
@@ -129,7 +174,7 @@ final class WorkerProcess {
 
     private void relaunch(long crashedGroup, Confined previous) {
         synchronized (this) {
-            if (stopping) return;
+            if (stopping || left) return;
             pendingRestart = null;
         }
         if (crashedGroup > 0) ProcessGroups.terminate(crashedGroup, Duration.ZERO); // what it left running
@@ -144,7 +189,7 @@ final class WorkerProcess {
 
     /** Turns restarts off, then SIGTERM to its group and SIGKILL after {@code grace}. */
     void stop(Duration grace) {
-        Process p;
+        ProcessHandle p;
         Confined cell;
         synchronized (this) {
             stopping = true;
@@ -155,9 +200,18 @@ final class WorkerProcess {
         }
         if (p != null) ProcessGroups.terminate(p.pid(), grace);
         if (cell != null) cell.release();
+        OutputFile out;
         synchronized (this) {
             if (scratch != null) FileTrees.delete(scratch);
             scratch = null;
+            out = output;
+            output = null;
+        }
+        if (out != null) out.delete();
+        try {
+            Files.deleteIfExists(pidFile());
+        } catch (IOException e) {
+            // a stale pid file is checked before it is believed
         }
     }
 
