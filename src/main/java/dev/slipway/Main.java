@@ -2,6 +2,7 @@ package dev.slipway;
 
 import dev.slipway.operator.AccountsCommand;
 import dev.slipway.operator.BackupCommand;
+import dev.slipway.operator.EdgeCommand;
 import dev.slipway.operator.KeysCommand;
 import dev.slipway.operator.ServerCommand;
 import dev.slipway.operator.UsersCommand;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Command;
                 "server, accounts, keys and users are operator commands on the store; the other commands are the",
                 "client: they use the HTTP API at $SLIPWAY_API_URL with the key in $SLIPWAY_API_KEY."},
         subcommands = {ServerCommand.class, AccountsCommand.class, KeysCommand.class, UsersCommand.class,
-                BackupCommand.Make.class, BackupCommand.Load.class})
+                BackupCommand.Make.class, BackupCommand.Load.class, EdgeCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -46,9 +47,9 @@ public final class Main implements Runnable {
      * picocli reads every command class of the whole tree by reflection, a fifth of a second on a cold JVM.
      */
     public static CommandLine commandLine(CommandLine.IFactory factory, String... args) {
-        if (args.length == 0 || !args[0].equals("server")) return commandLine(factory);
+        if (args.length == 0 || !(args[0].equals("server") || args[0].equals("edge"))) return commandLine(factory);
         CommandLine cl = new CommandLine(CommandLine.Model.CommandSpec.create().name("slipway"), factory);
-        cl.addSubcommand(new CommandLine(ServerCommand.class, factory));
+        cl.addSubcommand(new CommandLine(args[0].equals("edge") ? EdgeCommand.class : ServerCommand.class, factory));
         return cl;
     }
 

@@ -1,6 +1,7 @@
 package dev.slipway.config;
 
 import dev.slipway.backup.BackupSettings;
+import dev.slipway.edge.EdgeSettings;
 import dev.slipway.build.BuildSettings;
 import dev.slipway.core.Env;
 import dev.slipway.domains.DomainSettings;
@@ -47,6 +48,7 @@ import java.util.Objects;
  * @param trustedProxies the proxies in front of Slipway whose forwarded fields are believed
  * @param mail           the SMTP server for password-reset mail; off without one
  * @param backups        scheduled backups: where, how often, how many are kept; off without a folder
+ * @param edge           whether the apps listener is a separate edge process
  */
 public record ServerConfig(
         Path dataDir,
@@ -65,7 +67,8 @@ public record ServerConfig(
         ClientLimits clientLimits,
         TrustedProxies trustedProxies,
         MailSettings mail,
-        BackupSettings backups) {
+        BackupSettings backups,
+        EdgeSettings edge) {
 
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -82,6 +85,7 @@ public record ServerConfig(
         trustedProxies = trustedProxies == null ? TrustedProxies.NONE : trustedProxies;
         mail = mail == null ? MailSettings.OFF : mail;
         backups = backups == null ? BackupSettings.OFF : backups;
+        edge = edge == null ? EdgeSettings.INLINE : edge;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -145,6 +149,7 @@ public record ServerConfig(
         private TrustedProxies trustedProxies = TrustedProxies.NONE;
         private MailSettings mail = MailSettings.OFF;
         private BackupSettings backups = BackupSettings.OFF;
+        private EdgeSettings edge = EdgeSettings.INLINE;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -164,6 +169,7 @@ public record ServerConfig(
             webhooks = c.webhooks; build = c.build; runtime = c.runtime; domains = c.domains; tls(c.tls); images = c.images;
             kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies; mail = c.mail;
             backups = c.backups;
+            edge = c.edge;
         }
 
         /** {@link #environment(Env)} of these variables. */
@@ -212,6 +218,7 @@ public record ServerConfig(
             trustedProxies = TrustedProxies.fromEnv(env);
             mail = MailSettings.fromEnv(env);
             backups = BackupSettings.fromEnv(env);
+            edge = EdgeSettings.fromEnv(env);
             return this;
         }
 
@@ -278,6 +285,7 @@ public record ServerConfig(
         public Builder trustedProxies(TrustedProxies v) { trustedProxies = v; return this; }
         public Builder mail(MailSettings v) { mail = v; return this; }
         public Builder backups(BackupSettings v) { backups = v; return this; }
+        public Builder edge(EdgeSettings v) { edge = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(KubernetesSettings.parseRuntime(v));
@@ -308,7 +316,7 @@ public record ServerConfig(
                     build != null ? build : BuildSettings.defaults(dataDir), runtime(),
                     domains == null ? DomainSettings.DEFAULTS : domains,
                     (tls == null ? TlsSettings.OFF : tls).withWildcard(wildcardCert, wildcardKey), images,
-                    kubernetes, clientLimits, trustedProxies, mail, backups);
+                    kubernetes, clientLimits, trustedProxies, mail, backups, edge);
         }
     }
 }

@@ -62,7 +62,7 @@ public final class SettingsTable {
             one(BuildSettings.BUILD_TIMEOUT), one(BuildSettings.KEEP_ARTIFACTS), one(BuildSettings.PYTHON),
             one(BuildSettings.NPM_REGISTRY),
             one(BuildSettings.TOOLCHAIN_REGISTRY),
-            one(RuntimeSettings.HEALTH_TIMEOUT), one(RuntimeSettings.STOP_GRACE), one(RuntimeSettings.STOP_APPS_WITH_SERVER), one(RuntimeSettings.RETIRE_AFTER),
+            one(RuntimeSettings.HEALTH_TIMEOUT), one(RuntimeSettings.STOP_GRACE), one(RuntimeSettings.STOP_APPS_WITH_SERVER), one(dev.slipway.edge.EdgeSettings.EDGE), one(RuntimeSettings.RETIRE_AFTER),
             one(DatabaseAdminSettings.POSTGRES_URL), one(DatabaseAdminSettings.MYSQL_URL),
             one(WebhookSettings.ALLOW_PRIVATE), one(WebhookSettings.RETRY_SCHEDULE),
             one(IsolationSettings.ISOLATION), one(SandboxSettings.TOOLS), one(SandboxSettings.TUN_DEVICE),

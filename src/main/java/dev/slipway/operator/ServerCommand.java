@@ -181,7 +181,10 @@ public final class ServerCommand implements Callable<Integer> {
         if (config.listeners().sandboxPort() != null) {
             System.out.println(String.format("Slipway sandbox listening on http://%s:%d/sandbox", host, slipway.sandboxPort()));
         }
-        System.out.println(String.format("Slipway apps listening on http://<project>.%s:%d", config.listeners().appsDomain(), slipway.appsPort()));
+        String edge = slipway.edge() == null ? "" : String.format(" (edge process %d, %s)", slipway.edge().pid(),
+                slipway.edge().adopted() ? "kept serving from the last run" : "started");
+        System.out.println(String.format("Slipway apps listening on http://<project>.%s:%d%s", config.listeners().appsDomain(),
+                slipway.appsPort(), edge));
         if (slipway.appsHttpsPort() != null) {
             System.out.println(String.format("Slipway apps HTTPS on port %d (certificates from %s)", slipway.appsHttpsPort(),
                     slipway.config().tls().directoryUrl()));

@@ -24,6 +24,11 @@ public final class RecentRequests {
         if (lastMillis.getPlain(port) != now) lastMillis.setRelease(port, now);
     }
 
+    /** A request to the port at {@code millis} that another process routed (a separate edge): the later time wins. */
+    public void seen(int port, long millis) {
+        if (port > 0 && port < PORTS) lastMillis.accumulateAndGet(port, millis, Math::max);
+    }
+
     /** Epoch millis of the last request to the port, 0 when there was none. */
     public long lastMillis(int port) {
         return port > 0 && port < PORTS ? lastMillis.getAcquire(port) : 0;

@@ -24,6 +24,8 @@ public final class RouteTable {
     private final Map<String, String> domains = new ConcurrentHashMap<>();
     /** Counts the routes learned: what a cached "nothing at this host" was decided against. */
     private final AtomicLong learned = new AtomicLong();
+    /** Told after every change (a separate edge process is sent the table). */
+    private volatile Runnable onChange = () -> { };
 
     public RouteTable(String appsDomain) {
         this.appsDomainSuffix = "." + normalize(appsDomain);
@@ -32,10 +34,12 @@ public final class RouteTable {
     public void setProduction(String projectName, Target target) {
         production.put(normalize(projectName), target);
         learned.incrementAndGet();
+        changed();
     }
 
     public void removeProduction(String projectName) {
         production.remove(normalize(projectName));
+        changed();
     }
 
     public Optional<Target> production(String projectName) {
@@ -46,10 +50,12 @@ public final class RouteTable {
         String project = normalize(projectName);
         deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
         learned.incrementAndGet();
+        changed();
     }
 
     public void removeDeployment(String projectName, String shortId) {
         deployments.remove(normalize(projectName) + "-" + normalize(shortId));
+        changed();
     }
 
     /** Ignored for the apps domain and any name under it (a domain stored before that rule). */
@@ -58,6 +64,7 @@ public final class RouteTable {
         if (d.isEmpty() || ("." + d).endsWith(appsDomainSuffix)) return;
         domains.put(d, normalize(projectName));
         learned.incrementAndGet();
+        changed();
     }
 
     /** Whether {@code domain} is a custom domain served here now. */
@@ -67,6 +74,7 @@ public final class RouteTable {
 
     public void removeDomain(String domain) {
         domains.remove(normalize(domain));
+        changed();
     }
 
     /**
@@ -78,6 +86,7 @@ public final class RouteTable {
         String keep = domain == null ? null : normalize(domain);
         domains.entrySet().removeIf(e -> e.getValue().equals(project) && !e.getKey().equals(keep));
         if (keep != null && !project.equals(domains.get(keep))) setDomain(keep, projectName);
+        changed();
     }
 
     /** Replaces every custom domain with these (domain → project name), e.g. after changes may have gone untold. */
@@ -86,6 +95,7 @@ public final class RouteTable {
         served.forEach((d, p) -> wanted.put(normalize(d), normalize(p)));
         domains.entrySet().removeIf(e -> !e.getValue().equals(wanted.get(e.getKey())));
         wanted.forEach((d, p) -> { if (!p.equals(domains.get(d))) setDomain(d, p); });
+        changed();
     }
 
     /** Forgets every route of the project: production, deployments, custom domains. */
@@ -94,6 +104,50 @@ public final class RouteTable {
         production.remove(project);
         deployments.values().removeIf(d -> d.project().equals(project));
         domains.values().removeIf(project::equals);
+        changed();
+    }
+
+    /**
+     * Every route as it is now: production by project, deployments by {@code <project>-<short id>} with their project,
+     * custom domains with their project.
+     */
+    public record Snapshot(Map<String, Target> production, Map<String, Map.Entry<String, Target>> deployments,
+                           Map<String, String> domains) {
+        public Snapshot {
+            production = Map.copyOf(production);
+            deployments = Map.copyOf(deployments);
+            domains = Map.copyOf(domains);
+        }
+    }
+
+    public Snapshot snapshot() {
+        Map<String, Map.Entry<String, Target>> d = new HashMap<>();
+        deployments.forEach((k, v) -> d.put(k, Map.entry(v.project(), v.target())));
+        return new Snapshot(new HashMap<>(production), d, new HashMap<>(domains));
+    }
+
+    /**
+     * Makes this table the snapshot's: what is in both is never missing in between (entries are set before stale ones
+     * go), so a request during the change sees the old route or the new one.
+     */
+    public void replace(Snapshot s) {
+        s.production().forEach(production::put);
+        production.keySet().removeIf(k -> !s.production().containsKey(k));
+        s.deployments().forEach((k, v) -> deployments.put(k, new DeploymentRoute(v.getKey(), v.getValue())));
+        deployments.keySet().removeIf(k -> !s.deployments().containsKey(k));
+        s.domains().forEach(domains::put);
+        domains.keySet().removeIf(k -> !s.domains().containsKey(k));
+        learned.incrementAndGet();
+        changed();
+    }
+
+    /** {@code listener} is told after every change from now on (one listener). */
+    public void onChange(Runnable listener) {
+        onChange = listener;
+    }
+
+    private void changed() {
+        onChange.run();
     }
 
     /** Changes with every route set (never with a removal): an address unknown before may be known now. */
@@ -132,6 +186,7 @@ public final class RouteTable {
         // by port alone: a runtime's upstreams have distinct ports, on loopback or (Kubernetes Services) not
         production.values().removeIf(t -> onPort(t, port));
         deployments.values().removeIf(d -> onPort(d.target(), port));
+        changed();
     }
 
     private static boolean onPort(Target t, int port) {

@@ -3,7 +3,11 @@ package dev.slipway.server;
 import dev.slipway.api.AppUrls;
 import dev.slipway.config.ListenerSettings;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.edge.EdgeLink;
 import dev.slipway.net.BoundPort;
+import dev.slipway.store.DataDir;
+
+import java.io.IOException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,25 +16,40 @@ import java.util.List;
  * The first phase: the server's ports, bound before anything is wired, so that links and app URLs are
  * plain values and the sandbox's network policy names the real ports.
  *
+ * @param apps      the apps port, bound here; null when an edge process serves it
+ * @param edge      the edge process that serves the apps port; null when this server does
  * @param sandbox   the plant-store sandbox's own port, or null when it is served under the API's /sandbox
  * @param appsHttps the apps HTTPS listener's port, or null when HTTPS is off
  */
-record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort appsHttps) implements AutoCloseable {
+record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox, BoundPort appsHttps) implements AutoCloseable {
 
     static Listeners bind(ServerConfig config) {
         BoundPort api = BoundPort.bind("API listener", config.listeners().host(), config.listeners().apiPort());
         BoundPort apps = null;
+        EdgeLink edge = null;
         BoundPort sandbox = null;
         try {
-            apps = BoundPort.bind("apps listener", config.listeners().host(), config.listeners().appsPort());
+            // automatic HTTPS is served inside the server: its certificates and challenges are the store's
+            if (config.edge().separate() && config.tls().httpsPort() == null) {
+                try {
+                    DataDir.prepare(config.dataDir()); // the edge's socket and log are in it
+                    edge = EdgeLink.open(new EdgeLink.Spec(config.dataDir(), config.listeners().host(), config.listeners().appsPort(),
+                            config.listeners().appsDomain()));
+                } catch (IOException e) {
+                    throw new IllegalStateException("the edge process did not start: " + e.getMessage(), e);
+                }
+            } else {
+                apps = BoundPort.bind("apps listener", config.listeners().host(), config.listeners().appsPort());
+            }
             sandbox = config.listeners().sandboxPort() == null ? null
                     : BoundPort.bind("sandbox listener", config.listeners().host(), config.listeners().sandboxPort());
             BoundPort https = config.tls().httpsPort() == null ? null
                     : BoundPort.bind("apps HTTPS listener", config.listeners().host(), config.tls().httpsPort());
-            return new Listeners(api, apps, sandbox, https);
+            return new Listeners(api, apps, edge, sandbox, https);
         } catch (RuntimeException e) {
             api.close();
             if (apps != null) apps.close();
+            if (edge != null) edge.leave();
             if (sandbox != null) sandbox.close();
             throw e;
         }
@@ -38,7 +57,11 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort app
 
     AppUrls urls(ServerConfig config) {
         ListenerSettings listeners = config.listeners();
-        return new AppUrls(listeners.appsDomain(), apps.port(), listeners.publicUrl(), listeners.host(), api.port());
+        return new AppUrls(listeners.appsDomain(), appsPort(), listeners.publicUrl(), listeners.host(), api.port());
+    }
+
+    int appsPort() {
+        return edge != null ? edge.port() : apps.port();
     }
 
     /** Where the OpenAPI document says the sandbox is. */
@@ -48,7 +71,7 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort app
 
     /** The platform's own endpoints, which a sandboxed app must not reach wherever they are. */
     List<String> addresses() {
-        List<String> out = new ArrayList<>(List.of(url(api), url(apps)));
+        List<String> out = new ArrayList<>(List.of(url(api), "http://" + api.host() + ":" + appsPort()));
         if (sandbox != null) out.add(url(sandbox));
         if (appsHttps != null) out.add("https://" + appsHttps.host() + ":" + appsHttps.port());
         return out;
@@ -62,7 +85,8 @@ record Listeners(BoundPort api, BoundPort apps, BoundPort sandbox, BoundPort app
     @Override
     public void close() {
         api.close();
-        apps.close();
+        if (apps != null) apps.close();
+        if (edge != null) edge.leave(); // an edge that serves apps goes on serving them
         if (sandbox != null) sandbox.close();
         if (appsHttps != null) appsHttps.close();
     }

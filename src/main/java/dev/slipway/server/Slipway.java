@@ -4,6 +4,7 @@ import dev.slipway.accounts.AccountStore;
 import dev.slipway.api.AppUrls;
 import dev.slipway.auth.KeyStore;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.edge.EdgeLink;
 import dev.slipway.isolation.Isolations;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
@@ -46,14 +47,18 @@ public final class Slipway implements AutoCloseable {
     private final Engine engine;
     private final Pipelines pipelines;
     private final ControlPlane control;
+    /** Null when an edge process serves the apps. */
     private final AppsListener apps;
+    /** Null when this server serves the apps itself. */
+    private final EdgeLink edge;
     /** Null when HTTPS is off. */
     private final AppsTls tls;
     private final Thread recovery;
     private final ScheduledExecutorService housekeeping;
 
     private Slipway(ServerConfig config, Stores stores, Engine engine, Pipelines pipelines, ControlPlane control,
-                    AppsListener apps, AppsTls tls, Thread recovery, ScheduledExecutorService housekeeping) {
+                    AppsListener apps, EdgeLink edge, AppsTls tls, Thread recovery, ScheduledExecutorService housekeeping) {
+        this.edge = edge;
         this.tls = tls;
         this.config = config;
         this.stores = stores;
@@ -89,22 +94,29 @@ public final class Slipway implements AutoCloseable {
                     stores.nodeId(), clock);
             if (tls != null) opened.push(tls);
             // until the recovery below is done, a wake waits (DormantApps.open)
-            AppsListener apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
-                    new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),
-                    engine.recent(), tls == null ? Edge.NONE : tls,
-                    ClientGate.forApps(config.clientLimits(), config.trustedProxies()));
-            opened.push(apps);
+            AppsListener apps = null;
+            if (listeners.edge() != null) {
+                listeners.edge().serve(engine.routes(), engine.runtime()::serves, engine.runtime()::restarting, pipelines.dormant(),
+                        engine.recent());
+            } else {
+                apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
+                        new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),
+                        engine.recent(), tls == null ? Edge.NONE : tls,
+                        ClientGate.forApps(config.clientLimits(), config.trustedProxies()));
+                opened.push(apps);
+            }
             if (tls != null) tls.start(); // the CA's challenges are answered from here on
             stores.dispatcher().start(); // independent of the recovery: the outbox of an earlier run is sent at once
             stores.statusSender().start();
-            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines));
+            EdgeLink edge = listeners.edge();
+            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines, edge));
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
-            ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.apps().port())
+            ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
                     .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
                     .appsHttpsPort(tls == null ? null : tls.port()).build();
-            return new Slipway(bound, stores, engine, pipelines, control, apps, tls, recovery, housekeeping);
+            return new Slipway(bound, stores, engine, pipelines, control, apps, listeners.edge(), tls, recovery, housekeeping);
         } catch (RuntimeException | IOException e) {
             while (!opened.isEmpty()) {
                 try {
@@ -127,16 +139,18 @@ public final class Slipway implements AutoCloseable {
      * refuses to run once an app was started, and a deployment promoted while the routes are restored would
      * have its route overwritten by the old production.
      */
-    private static void recover(Stores stores, Engine engine, Pipelines pipelines) {
+    private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge) {
         try {
             sweepBuildLeftovers(pipelines);
             engine.runtime().recover(id -> stores.logs().sink(stores.deployments().outputLogOf(id), List.of()));
             pipelines.restorer().restore();
+            if (edge != null) edge.publish(); // until now an adopted edge serves the routes the previous server sent it
             engine.retiring().resume();
             pipelines.databases().sweep();
         } catch (RuntimeException e) {
             LOG.error("recovery after restart failed", e);
         } finally {
+            if (edge != null) edge.publish();
             pipelines.dormant().open();
             pipelines.domains().start(); // after the routes: a domain verified now enters them
             try {
@@ -165,6 +179,8 @@ public final class Slipway implements AutoCloseable {
     public int appsPort() { return config.listeners().appsPort(); }
     /** The apps HTTPS listener's port; null when HTTPS is off. */
     public Integer appsHttpsPort() { return tls == null ? null : tls.port(); }
+    /** The edge process serving the apps; null when this server serves them itself. */
+    public EdgeLink edge() { return edge; }
     /** Automatic HTTPS; null when it is off. */
     public AppsTls tls() { return tls; }
     public Engine engine() { return engine; }
@@ -208,7 +224,9 @@ public final class Slipway implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (tls != null) tls.close();
-        apps.close();
+        if (apps != null) apps.close();
+        else if (leaveApps) edge.leave(); // it serves its last routes until the next start adopts it
+        else edge.close();
         if (leaveApps) engine.leave();
         else engine.close();
         stores.close(); // after the apps: their last log lines are written

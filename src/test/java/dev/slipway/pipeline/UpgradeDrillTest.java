@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What an operator's upgrade and a crash of the server cost an app: the server as a separate process (in the sandbox
- * where this machine has one) is stopped with SIGTERM and started again, then killed with SIGKILL and started again,
- * while a client keeps calling the app. The app keeps its process and its memory through both, answers on its own
+ * where this machine has one, its apps behind the edge process) is stopped with SIGTERM and started again, then killed
+ * with SIGKILL and started again, while a client keeps calling the app through the edge: no request fails. The app
+ * keeps its process and its memory through both, answers on its own
  * port while no server runs, and each new server adopts it and its worker. A cell that died while the server was away is
  * started again.
  */
@@ -97,7 +98,9 @@ class UpgradeDrillTest {
         start(LEAVE_APPS);
         Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "3".equals(Apps.get(url + "/count").body()));
         assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
-        System.out.println("[measure] " + kind + " SIGTERM + start: " + load.stop());
+        Load.Result upgrade = load.stop();
+        System.out.println("[measure] " + kind + " SIGTERM + start: " + upgrade);
+        assertThat(upgrade.failed()).as("requests failed while the server was upgraded: %s", upgrade).isZero();
         assertThat(server.output()).doesNotContain("starting the app again");
 
         // a crash: SIGKILL, then the next server starts
@@ -108,7 +111,9 @@ class UpgradeDrillTest {
         start(LEAVE_APPS);
         Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "5".equals(Apps.get(url + "/count").body()));
         assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
-        System.out.println("[measure] " + kind + " SIGKILL + start: " + load.stop());
+        Load.Result crash = load.stop();
+        System.out.println("[measure] " + kind + " SIGKILL + start: " + crash);
+        assertThat(crash.failed()).as("requests failed while the server was killed and started: %s", crash).isZero();
         // it is the live deployment still, and logs what it prints to the new server
         assertThat(runs.deployment(deployment).get("status").asText()).isEqualTo("live");
         Apps.get(url + "/say/after-two-restarts");
@@ -213,11 +218,17 @@ class UpgradeDrillTest {
             return new Load(url);
         }
 
-        String stop() throws InterruptedException {
+        record Result(int answered, int failed, long longestGapMillis) {
+            @Override
+            public String toString() {
+                return answered + " requests answered, " + failed + " failed, longest gap " + longestGapMillis + " ms";
+            }
+        }
+
+        Result stop() throws InterruptedException {
             stop.set(true);
             thread.join(Duration.ofSeconds(15));
-            return ok.get() + " requests answered, " + failed.get() + " failed, longest gap "
-                    + Duration.ofNanos(longestGapNanos.get()).toMillis() + " ms";
+            return new Result(ok.get(), failed.get(), Duration.ofNanos(longestGapNanos.get()).toMillis());
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Account;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.edge.EdgeSettings;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Dialect;
 
@@ -41,7 +42,7 @@ public final class TestServer implements AutoCloseable {
     public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
         TestStore store = TestStore.create(kind);
         try {
-            ServerConfig config = customize.apply(config(store, store.dataDir())).build();
+            ServerConfig config = customize.apply(config(store, store.dataDir())).edge(EdgeSettings.INLINE).build(); // in this JVM: no edge process
             Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
             return new TestServer(store, slipway);
         } catch (Exception e) {

@@ -1,0 +1,385 @@
+package dev.slipway.edge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.router.RecentRequests;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.Target;
+import dev.slipway.router.Waker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * The server's side of its edge process ({@link EdgeProcess}): finds the edge that serves its data dir (an earlier run
+ * of the server left it running) or starts one, sends it the route table whenever it changes (and which app ports
+ * serve or restart, checked four times a second), answers its wake requests, and hands its request times to the
+ * retiring pool. An edge that dies is started again. {@link #leave} lets the edge go on serving without the server;
+ * {@link #close} stops it.
+ */
+public final class EdgeLink implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeLink.class);
+    private static final String SOCKET = "edge.sock";
+    private static final Duration START_WAIT = Duration.ofSeconds(30);
+    private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
+    private static final long SYNC_MILLIS = 250;
+
+    /** How to start an edge: where, on which port, for which apps domain. */
+    public record Spec(Path dataDir, String host, int port, String appsDomain) {}
+
+    private record Hello(EdgeChannel channel, long pid, int port) {}
+
+    private final Spec spec;
+    private final Object lock = new Object();
+    // guarded by lock
+    private EdgeChannel channel;
+    private long pid;
+    private int port;
+    private boolean dirty = true;
+    private boolean closed;
+    private String lastSent;
+    private final boolean adopted;
+    private Thread sync;
+    private Served served;
+
+    private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent) {}
+
+    private EdgeLink(Spec spec, Hello hello, boolean adopted) {
+        this.spec = spec;
+        this.channel = hello.channel();
+        this.pid = hello.pid();
+        this.port = hello.port();
+        this.adopted = adopted;
+    }
+
+    public static Path socketPath(Path dataDir) {
+        return dataDir.toAbsolutePath().normalize().resolve(SOCKET);
+    }
+
+    /** The edge serving {@code spec}'s data dir on its port, adopted, or else a new one. */
+    public static EdgeLink open(Spec spec) throws IOException {
+        Hello running = hello(socketPath(spec.dataDir()));
+        if (running != null) {
+            if (spec.port() == 0 || running.port() == spec.port()) {
+                LOG.info("the edge process {} serving the apps on port {} is adopted", running.pid(), running.port());
+                return new EdgeLink(spec, running, true);
+            }
+            LOG.info("the edge process {} serves port {}, not {}: it is stopped", running.pid(), running.port(), spec.port());
+            stop(running.channel(), running.pid());
+        }
+        return new EdgeLink(spec, start(spec), false);
+    }
+
+    public int port() {
+        synchronized (lock) {
+            return port;
+        }
+    }
+
+    public long pid() {
+        synchronized (lock) {
+            return pid;
+        }
+    }
+
+    /** Whether the edge was running before this server started (it kept serving while the server was away). */
+    public boolean adopted() {
+        return adopted;
+    }
+
+    /**
+     * From now on the edge's wakes are answered with {@code waker} and its request times go to {@code recent}; it keeps
+     * serving the table it has until {@link #publish}.
+     */
+    public void serve(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent) {
+        synchronized (lock) {
+            served = new Served(routes, serves, restarting, waker, recent);
+            if (channel != null) listen(channel);
+        }
+    }
+
+    /**
+     * The server's routes are whole (its recovery restored them): from now on the edge serves them, and every change.
+     * Before this, an adopted edge goes on serving what the previous server sent it.
+     */
+    public void publish() {
+        Served s;
+        synchronized (lock) {
+            s = served;
+            if (s == null || sync != null || closed) return;
+            sync = Thread.ofPlatform().daemon().name("edge-sync").unstarted(this::syncLoop);
+        }
+        s.routes().onChange(this::poke);
+        sync.start();
+    }
+
+    private void poke() {
+        synchronized (lock) {
+            dirty = true;
+            lock.notifyAll();
+        }
+    }
+
+    private void syncLoop() {
+        while (true) {
+            EdgeChannel c;
+            synchronized (lock) {
+                if (closed) return;
+                if (!dirty) {
+                    try {
+                        lock.wait(SYNC_MILLIS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (closed) return;
+                dirty = false;
+                c = channel;
+            }
+            try {
+                if (c == null) reconnect();
+                else push(c);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("the edge process could not be told the routes: {}", e.toString());
+                synchronized (lock) {
+                    if (channel == c && c != null) {
+                        c.close();
+                        channel = null;
+                    }
+                }
+                pause();
+            }
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void push(EdgeChannel c) throws IOException {
+        Served s = served;
+        RouteTable.Snapshot routes = s.routes().snapshot();
+        Set<Integer> serving = new HashSet<>();
+        Set<Integer> restarting = new HashSet<>();
+        List<Target> targets = new ArrayList<>(routes.production().values());
+        routes.deployments().values().forEach(e -> targets.add(e.getValue()));
+        for (Target t : targets) {
+            if (!(t instanceof Target.Upstream u) || !u.loopback()) continue;
+            if (s.serves().test(u.port())) serving.add(u.port());
+            if (s.restarting().test(u.port())) restarting.add(u.port());
+        }
+        var message = EdgeMessages.table(new EdgeMessages.Table(routes, serving, restarting));
+        String text = message.toString();
+        synchronized (lock) {
+            if (text.equals(lastSent) && c == channel) return;
+        }
+        c.send(message);
+        synchronized (lock) {
+            lastSent = text;
+        }
+    }
+
+    /** The edge went away (it died): the one now serving the data dir, or a new one. */
+    private void reconnect() throws IOException {
+        Hello h = hello(socketPath(spec.dataDir()));
+        if (h == null) {
+            LOG.warn("the edge process is gone: starting it again");
+            h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain()));
+        }
+        synchronized (lock) {
+            if (closed) {
+                h.channel().close();
+                return;
+            }
+            channel = h.channel();
+            pid = h.pid();
+            lastSent = null;
+            dirty = true;
+            listen(channel);
+        }
+    }
+
+    /** Reads the edge's messages: wakes are answered, request times handed on; the caller holds the lock. */
+    private void listen(EdgeChannel c) {
+        Served s = served;
+        if (s == null) return;
+        c.readAll("edge-link", m -> handle(c, s, m), () -> {
+            synchronized (lock) {
+                if (channel == c) {
+                    channel = null;
+                    dirty = true;
+                    lock.notifyAll();
+                }
+            }
+        });
+    }
+
+    private void handle(EdgeChannel c, Served s, JsonNode m) {
+        switch (m.path("op").asText()) {
+            case "wake" -> {
+                long id = m.path("id").asLong();
+                s.waker().wake(m.path("host").asText()).whenComplete((wake, e) -> {
+                    try {
+                        c.send(EdgeMessages.woke(id, wake != null ? wake : new Waker.Wake.Down()));
+                    } catch (IOException gone) {
+                        // the edge answers the request itself once the connection is gone
+                    }
+                });
+            }
+            case "recent" -> m.path("ports").properties().forEach(e -> {
+                try {
+                    s.recent().seen(Integer.parseInt(e.getKey()), e.getValue().asLong());
+                } catch (NumberFormatException ignored) {
+                    // not a port
+                }
+            });
+            default -> { }
+        }
+    }
+
+    /** The edge keeps serving the last table it was sent; the next start of the server adopts it. */
+    public void leave() {
+        EdgeChannel c;
+        synchronized (lock) {
+            closed = true;
+            c = channel;
+            channel = null;
+            lock.notifyAll();
+        }
+        if (c != null) c.close();
+        join();
+    }
+
+    /** Stops the edge: it lets requests in flight finish and exits. */
+    @Override
+    public void close() {
+        EdgeChannel c;
+        long edge;
+        synchronized (lock) {
+            closed = true;
+            c = channel;
+            channel = null;
+            edge = pid;
+            lock.notifyAll();
+        }
+        join();
+        if (c != null) stop(c, edge);
+    }
+
+    private void join() {
+        Thread t = sync;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void stop(EdgeChannel c, long pid) {
+        try {
+            c.send(EdgeMessages.op("stop"));
+        } catch (IOException e) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+        }
+        c.close();
+        ProcessHandle.of(pid).ifPresent(h -> {
+            try {
+                h.onExit().get(15, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                h.destroyForcibly();
+            }
+        });
+    }
+
+    /** The edge's hello on its socket; null when no edge answers there. */
+    private static Hello hello(Path socket) {
+        if (!Files.exists(socket)) return null;
+        EdgeChannel c;
+        try {
+            c = EdgeChannel.connect(socket);
+        } catch (IOException e) {
+            return null;
+        }
+        try {
+            c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION));
+            JsonNode h = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.read();
+                } catch (IOException e) {
+                    return null;
+                }
+            }).get(HELLO_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (h == null || !"hello".equals(h.path("op").asText()) || h.path("version").asInt() != EdgeMessages.VERSION) {
+                c.close();
+                return null;
+            }
+            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt());
+        } catch (Exception e) {
+            c.close();
+            return null;
+        }
+    }
+
+    /** Starts an edge process in a session of its own (a Ctrl-C of the server's terminal does not reach it). */
+    private static Hello start(Spec spec) throws IOException {
+        Path log = spec.dataDir().resolve("edge.log");
+        List<String> cmd = new ArrayList<>();
+        for (String setsid : List.of("/usr/bin/setsid", "/bin/setsid")) {
+            if (Files.isExecutable(Path.of(setsid))) {
+                cmd.add(setsid);
+                break;
+            }
+        }
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), "dev.slipway.Main", "edge",
+                "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
+                "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));
+        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).redirectErrorStream(true).start();
+        long deadline = System.nanoTime() + START_WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Hello h = hello(socketPath(spec.dataDir()));
+            if (h != null) {
+                LOG.info("the edge process {} serves the apps on port {}", h.pid(), h.port());
+                return h;
+            }
+            if (!p.isAlive() && p.exitValue() != 0) {
+                throw new IOException("the edge process exited with code " + p.exitValue() + ": " + tail(log));
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while the edge process started");
+            }
+        }
+        p.toHandle().destroyForcibly();
+        throw new IOException("the edge process did not answer within " + START_WAIT.toSeconds() + " s: " + tail(log));
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(no output)";
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.slipway.edge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.slipway.core.Json;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.Target;
+import dev.slipway.router.Waker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The messages between the server and its edge process, one JSON object per line over the edge's Unix socket:
+ * <ul>
+ *   <li>{@code hello} both ways first (the protocol's version; the edge adds its pid and apps port);</li>
+ *   <li>{@code table} from the server: every route, and which app ports serve and which restart now;</li>
+ *   <li>{@code wake} from the edge (a host without a route), answered by {@code woke} with the same id;</li>
+ *   <li>{@code recent} from the edge: when each app port last had a request;</li>
+ *   <li>{@code stop} from the server: the edge closes its port and exits.</li>
+ * </ul>
+ */
+final class EdgeMessages {
+    static final int VERSION = 1;
+
+    private EdgeMessages() {}
+
+    /** What the edge serves from: the routes, and the app ports that serve ({@code serving}) or restart. */
+    record Table(RouteTable.Snapshot routes, Set<Integer> serving, Set<Integer> restarting) {}
+
+    static ObjectNode op(String op) {
+        return Json.MAPPER.createObjectNode().put("op", op);
+    }
+
+    static ObjectNode table(Table t) {
+        ObjectNode m = op("table");
+        ObjectNode production = m.putObject("production");
+        t.routes().production().forEach((k, v) -> production.set(k, target(v)));
+        ObjectNode deployments = m.putObject("deployments");
+        t.routes().deployments().forEach((k, v) -> deployments.putObject(k).put("project", v.getKey()).set("target", target(v.getValue())));
+        ObjectNode domains = m.putObject("domains");
+        t.routes().domains().forEach(domains::put);
+        ArrayNode serving = m.putArray("serving");
+        t.serving().stream().sorted().forEach(serving::add);
+        ArrayNode restarting = m.putArray("restarting");
+        t.restarting().stream().sorted().forEach(restarting::add);
+        return m;
+    }
+
+    static Table table(JsonNode m) {
+        Map<String, Target> production = new HashMap<>();
+        m.get("production").properties().forEach(e -> production.put(e.getKey(), target(e.getValue())));
+        Map<String, Map.Entry<String, Target>> deployments = new HashMap<>();
+        m.get("deployments").properties().forEach(e -> deployments.put(e.getKey(),
+                Map.entry(e.getValue().get("project").asText(), target(e.getValue().get("target")))));
+        Map<String, String> domains = new HashMap<>();
+        m.get("domains").properties().forEach(e -> domains.put(e.getKey(), e.getValue().asText()));
+        return new Table(new RouteTable.Snapshot(production, deployments, domains), ports(m.get("serving")), ports(m.get("restarting")));
+    }
+
+    static ObjectNode woke(long id, Waker.Wake wake) {
+        ObjectNode m = op("woke").put("id", id);
+        switch (wake) {
+            case Waker.Wake.Serve s -> m.put("kind", "serve").set("target", target(s.target()));
+            case Waker.Wake.NoApp n -> m.put("kind", "noapp");
+            case Waker.Wake.Down d -> m.put("kind", "down");
+            case Waker.Wake.Failing f -> m.put("kind", "failing").put("retryMs", f.retryAfter().toMillis());
+        }
+        return m;
+    }
+
+    static Waker.Wake wake(JsonNode m) {
+        return switch (m.path("kind").asText()) {
+            case "serve" -> new Waker.Wake.Serve(target(m.get("target")));
+            case "noapp" -> new Waker.Wake.NoApp();
+            case "failing" -> new Waker.Wake.Failing(Duration.ofMillis(m.path("retryMs").asLong(1000)));
+            default -> new Waker.Wake.Down();
+        };
+    }
+
+    private static ObjectNode target(Target t) {
+        ObjectNode n = Json.MAPPER.createObjectNode();
+        switch (t) {
+            case Target.Upstream u -> n.put("host", u.host()).put("port", u.port());
+            case Target.StaticSite s -> n.put("root", s.root().toString()).put("spa", s.spaFallback());
+        }
+        return n;
+    }
+
+    private static Target target(JsonNode n) {
+        if (n.has("root")) return new Target.StaticSite(Path.of(n.get("root").asText()), n.path("spa").asBoolean());
+        return new Target.Upstream(n.get("host").asText(), n.get("port").asInt());
+    }
+
+    private static Set<Integer> ports(JsonNode a) {
+        Set<Integer> out = new HashSet<>();
+        if (a != null) a.forEach(p -> out.add(p.asInt()));
+        return out;
+    }
+}

@@ -1,0 +1,223 @@
+package dev.slipway.edge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.slipway.net.BoundPort;
+import dev.slipway.net.ClientGate;
+import dev.slipway.router.AppsListener;
+import dev.slipway.router.Edge;
+import dev.slipway.router.RecentRequests;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.Target;
+import dev.slipway.router.Waker;
+import dev.slipway.router.Wakeups;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The edge: the apps listener in a process of its own, which outlives the server. It serves its last route table
+ * while no server is connected (an upgrade, a restart, a crash), asks the connected server to wake an address
+ * without a route (none connected: the 503 page with Retry-After), and tells it when each app last had a request.
+ * It exits when the server tells it to stop, or once its data dir is gone.
+ */
+public final class EdgeProcess {
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeProcess.class);
+    /** The 503 a wake gets while no server is connected: retried soon, the server is starting. */
+    private static final Duration NO_SERVER_RETRY = Duration.ofSeconds(2);
+    private static final Duration WATCH = Duration.ofSeconds(2);
+
+    /**
+     * @param gate    the apps listener's client limits and trusted proxies
+     * @param maxWait how long a request waits for a wake
+     */
+    public record Options(Path dataDir, String host, int port, String appsDomain, ClientGate gate, Duration maxWait) {}
+
+    private final Options options;
+    private final Clock clock = Clock.systemUTC();
+    private final RouteTable routes;
+    private final RecentRequests recent = new RecentRequests(clock);
+    private volatile Set<Integer> serving = Set.of();
+    private volatile Set<Integer> restarting = Set.of();
+    private volatile EdgeChannel server;
+    private final Map<Long, CompletableFuture<Waker.Wake>> wakes = new ConcurrentHashMap<>();
+    private final AtomicLong nextWake = new AtomicLong();
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile int appsPort;
+
+    private EdgeProcess(Options options) {
+        this.options = options;
+        this.routes = new RouteTable(options.appsDomain());
+    }
+
+    /** Serves until told to stop; the exit code. */
+    public static int run(Options options, PrintStream out) throws IOException, InterruptedException {
+        return new EdgeProcess(options).serve(out);
+    }
+
+    private int serve(PrintStream out) throws IOException, InterruptedException {
+        Path socket = EdgeLink.socketPath(options.dataDir());
+        try (EdgeChannel other = EdgeChannel.connect(socket)) {
+            out.println("slipway edge: another edge serves this data dir (" + socket + ")");
+            return 1;
+        } catch (IOException none) {
+            Files.deleteIfExists(socket); // a dead edge's
+        }
+        BoundPort port = BoundPort.bind("apps listener", options.host(), options.port());
+        AppsListener apps = AppsListener.start(port, routes, p -> restarting.contains(p),
+                new Wakeups(this::wake, p -> serving.contains(p), options.maxWait(), clock), recent, Edge.NONE, options.gate());
+        appsPort = apps.port();
+        ServerSocketChannel control = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        control.bind(UnixDomainSocketAddress.of(socket));
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        Thread.ofPlatform().daemon().name("edge-control").start(() -> accept(control));
+        Thread.ofPlatform().daemon().name("edge-recent").start(this::sendRecent);
+        Thread.ofPlatform().daemon().name("edge-watch").start(() -> watch(socket));
+        out.println("Slipway edge serving apps on http://" + options.host() + ":" + apps.port() + " (pid "
+                + ProcessHandle.current().pid() + ")");
+        out.flush();
+        stop.await();
+        try {
+            control.close();
+            Files.deleteIfExists(socket);
+        } finally {
+            apps.close(); // lets requests in flight finish
+        }
+        out.println("Slipway edge stopped");
+        return 0;
+    }
+
+    /** One server at a time; a newer connection takes over (a server that started while the old one's was open). */
+    private void accept(ServerSocketChannel control) {
+        while (stop.getCount() > 0) {
+            SocketChannel ch;
+            try {
+                ch = control.accept();
+            } catch (IOException e) {
+                return;
+            }
+            EdgeChannel c = new EdgeChannel(ch);
+            EdgeChannel before = server;
+            server = c;
+            if (before != null) before.close();
+            try {
+                c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION).put("pid", ProcessHandle.current().pid())
+                        .put("port", appsPort));
+            } catch (IOException e) {
+                c.close();
+                continue;
+            }
+            c.readAll("edge-server", m -> handle(c, m), () -> {
+                if (server == c) {
+                    server = null;
+                    LOG.info("the server is away: serving the last route table");
+                    failWakes();
+                }
+            });
+        }
+    }
+
+    private void handle(EdgeChannel c, JsonNode m) {
+        switch (m.path("op").asText()) {
+            case "table" -> {
+                EdgeMessages.Table t = EdgeMessages.table(m);
+                serving = Set.copyOf(t.serving());
+                restarting = Set.copyOf(t.restarting());
+                routes.replace(t.routes());
+            }
+            case "woke" -> {
+                CompletableFuture<Waker.Wake> f = wakes.remove(m.path("id").asLong());
+                if (f != null) f.complete(EdgeMessages.wake(m));
+            }
+            case "stop" -> stop.countDown();
+            default -> { } // a newer server's message this edge does not know
+        }
+    }
+
+    private CompletableFuture<Waker.Wake> wake(String hostHeader) {
+        EdgeChannel c = server;
+        if (c == null) return CompletableFuture.completedFuture(new Waker.Wake.Failing(NO_SERVER_RETRY));
+        long id = nextWake.incrementAndGet();
+        CompletableFuture<Waker.Wake> f = new CompletableFuture<>();
+        wakes.put(id, f);
+        try {
+            c.send(EdgeMessages.op("wake").put("id", id).put("host", hostHeader));
+        } catch (IOException e) {
+            wakes.remove(id);
+            return CompletableFuture.completedFuture(new Waker.Wake.Failing(NO_SERVER_RETRY));
+        }
+        return f;
+    }
+
+    private void failWakes() {
+        for (Long id : Set.copyOf(wakes.keySet())) {
+            CompletableFuture<Waker.Wake> f = wakes.remove(id);
+            if (f != null) f.complete(new Waker.Wake.Failing(NO_SERVER_RETRY));
+        }
+    }
+
+    /** Each second, the app ports that had a request since the last report, with the time of their last one. */
+    private void sendRecent() {
+        Map<Integer, Long> sent = new HashMap<>();
+        while (stop.getCount() > 0) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            EdgeChannel c = server;
+            if (c == null) continue;
+            ObjectNode ports = EdgeMessages.op("recent");
+            ObjectNode p = ports.putObject("ports");
+            for (Target t : routes.snapshot().production().values()) add(t, p, sent);
+            routes.snapshot().deployments().values().forEach(e -> add(e.getValue(), p, sent));
+            if (p.isEmpty()) continue;
+            try {
+                c.send(ports);
+            } catch (IOException e) {
+                // the server went away: told again to the next one
+            }
+        }
+    }
+
+    private void add(Target t, ObjectNode p, Map<Integer, Long> sent) {
+        if (!(t instanceof Target.Upstream u)) return;
+        long last = recent.lastMillis(u.port());
+        if (last == 0 || Long.valueOf(last).equals(sent.get(u.port()))) return;
+        sent.put(u.port(), last);
+        p.put(Integer.toString(u.port()), last);
+    }
+
+    /** An edge whose data dir or socket was removed has nothing left to serve for. */
+    private void watch(Path socket) {
+        while (stop.getCount() > 0) {
+            try {
+                Thread.sleep(WATCH);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!Files.isDirectory(options.dataDir()) || !Files.exists(socket)) {
+                LOG.info("the data dir {} or the edge's socket is gone: stopping", options.dataDir());
+                stop.countDown();
+            }
+        }
+    }
+}

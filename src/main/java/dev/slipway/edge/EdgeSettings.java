@@ -1,0 +1,30 @@
+package dev.slipway.edge;
+
+import dev.slipway.core.Env;
+import dev.slipway.core.Setting;
+
+import java.util.Locale;
+
+/**
+ * Where the apps listener runs.
+ *
+ * @param separate in an edge process of its own, which outlives the server; false: inside the server
+ */
+public record EdgeSettings(boolean separate) {
+    public static final Setting EDGE = Setting.env("SLIPWAY_EDGE", "`process`",
+            "`process`: the apps listener is an edge process of its own, which keeps serving the apps while the server "
+                    + "is stopped, upgraded or killed, and which the next start adopts; `inline`: inside the server (as with "
+                    + "automatic HTTPS, which the edge process does not serve yet)");
+    /** Inside the server: a server made in code, such as the tests', unless it asks for the process. */
+    public static final EdgeSettings INLINE = new EdgeSettings(false);
+    public static final EdgeSettings PROCESS = new EdgeSettings(true);
+
+    public static EdgeSettings fromEnv(Env env) {
+        String v = env.text(EDGE).orElse("process").trim().toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "process" -> PROCESS;
+            case "inline" -> INLINE;
+            default -> throw new IllegalArgumentException(EDGE.variable() + " must be process or inline, not " + v);
+        };
+    }
+}
