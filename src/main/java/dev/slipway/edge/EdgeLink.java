@@ -42,6 +42,8 @@ public final class EdgeLink implements AutoCloseable {
 
     private final Spec spec;
     private final Object lock = new Object();
+    /** One table on its way to the edge at a time: a later one never overtakes an earlier one. */
+    private final Object pushing = new Object();
     // guarded by lock
     private EdgeChannel channel;
     private long pid;
@@ -124,10 +126,28 @@ public final class EdgeLink implements AutoCloseable {
         sync.start();
     }
 
+    /**
+     * A route changed: the edge is sent the table now, on the caller's thread, so that a route removed before its app
+     * stops is gone from the edge before the app's port closes. Without a connection the sync loop sends it later.
+     */
     private void poke() {
+        EdgeChannel c;
         synchronized (lock) {
             dirty = true;
-            lock.notifyAll();
+            c = channel;
+        }
+        if (c == null) return;
+        synchronized (pushing) {
+            try {
+                push(c);
+                synchronized (lock) {
+                    if (channel == c) dirty = false;
+                }
+            } catch (IOException | RuntimeException e) {
+                synchronized (lock) {
+                    lock.notifyAll(); // the sync loop finds the connection gone
+                }
+            }
         }
     }
 
@@ -149,7 +169,9 @@ public final class EdgeLink implements AutoCloseable {
             }
             try {
                 if (c == null) reconnect();
-                else push(c);
+                else synchronized (pushing) {
+                    push(c);
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("the edge process could not be told the routes: {}", e.toString());
                 synchronized (lock) {

@@ -180,8 +180,10 @@ public final class RetiringPool implements AutoCloseable {
     private void stop(String deploymentId) {
         try {
             int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
-            runtime.stop(deploymentId);
+            // its routes go first: an edge process learns of the stop before the app's port closes, and a request
+            // meanwhile wakes it (which waits for the stop to finish) instead of reaching a closing port
             if (port > 0) stoppedPort.accept(port);
+            runtime.stop(deploymentId);
             LOG.info("retired instance {} stopped", deploymentId);
         } catch (RuntimeException e) {
             LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());

@@ -14,7 +14,11 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,6 +90,8 @@ class UpgradeDrillTest {
         });
         int port = portOf(processes);
         assertThat(Apps.get(url + "/count").body()).isEqualTo("1");
+        WebSocket socket = WebSocket.open(url);
+        assertThat(socket.call("open")).isEqualTo("2:open");
         Apps.get(url + "/say/before-the-restarts");
         Await.until(Duration.ofSeconds(20), "the app's output to reach its deployment log",
                 () -> logged(deployment, "before-the-restarts"));
@@ -94,9 +100,11 @@ class UpgradeDrillTest {
         Load load = Load.start(url + "/hello");
         server.process().toHandle().destroy();
         assertThat(server.waitForExit(Duration.ofSeconds(60))).isEqualTo(143);
-        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("2");
+        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("3");
+        assertThat(socket.call("alone")).as("its WebSocket stays open while no server runs").isEqualTo("4:alone");
         start(LEAVE_APPS);
-        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "3".equals(Apps.get(url + "/count").body()));
+        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "5".equals(Apps.get(url + "/count").body()));
+        assertThat(socket.call("upgraded")).as("its WebSocket stays open through the upgrade").isEqualTo("6:upgraded");
         assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
         Load.Result upgrade = load.stop();
         System.out.println("[measure] " + kind + " SIGTERM + start: " + upgrade);
@@ -107,9 +115,11 @@ class UpgradeDrillTest {
         load = Load.start(url + "/hello");
         server.process().destroyForcibly();
         assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
-        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("4");
+        assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("7");
         start(LEAVE_APPS);
-        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "5".equals(Apps.get(url + "/count").body()));
+        Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "8".equals(Apps.get(url + "/count").body()));
+        assertThat(socket.call("crashed")).as("its WebSocket stays open through a crash of the server").isEqualTo("9:crashed");
+        socket.close();
         assertThat(appProcesses(deployment)).as("adopted, not restarted").isEqualTo(processes);
         Load.Result crash = load.stop();
         System.out.println("[measure] " + kind + " SIGKILL + start: " + crash);
@@ -140,13 +150,30 @@ class UpgradeDrillTest {
         files.put("worker.js", "console.log('worker up'); setInterval(() => {}, 1000);\n");
         files.put("server.js", """
                 const http = require("http");
+                const crypto = require("crypto");
                 let count = 0;
-                http.createServer((req, res) => {
+                const server = http.createServer((req, res) => {
                   const url = new URL(req.url, "http://x");
                   if (url.pathname === "/count") return res.end(String(++count));
                   if (url.pathname.startsWith("/say/")) { console.log(url.pathname.slice(5)); return res.end("said"); }
                   res.end("hello");
-                }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening"));
+                });
+                // a WebSocket that answers each short text frame with the counter and the text
+                server.on("upgrade", (req, socket) => {
+                  const accept = crypto.createHash("sha1")
+                    .update(req.headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+                  socket.write("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+                    + "Sec-WebSocket-Accept: " + accept + "\\r\\n\\r\\n");
+                  socket.on("data", buf => {
+                    if ((buf[0] & 0x0f) !== 1) return;
+                    const len = buf[1] & 0x7f, mask = buf.subarray(2, 6), text = Buffer.alloc(len);
+                    for (let i = 0; i < len; i++) text[i] = buf[6 + i] ^ mask[i % 4];
+                    const reply = Buffer.from(++count + ":" + text.toString());
+                    socket.write(Buffer.concat([Buffer.from([0x81, reply.length]), reply]));
+                  });
+                  socket.on("error", () => {});
+                });
+                server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening"));
                 """);
         return files;
     }
@@ -183,6 +210,53 @@ class UpgradeDrillTest {
 
     private static String direct(int port, String path) {
         return Apps.get("http://127.0.0.1:" + port + path).body();
+    }
+
+    /** A WebSocket to the app through the edge, as a raw socket: one short text frame out, one back. */
+    private static final class WebSocket implements AutoCloseable {
+        private final Socket socket;
+        private final DataInputStream in;
+
+        private WebSocket(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = new DataInputStream(socket.getInputStream());
+        }
+
+        static WebSocket open(String url) throws IOException {
+            URI u = URI.create(url);
+            Socket s = new Socket("127.0.0.1", u.getPort());
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("GET /live HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort() + "\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            WebSocket ws = new WebSocket(s);
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) head.append((char) ws.in.readUnsignedByte());
+            assertThat(head.toString()).as("the handshake answer").startsWith("HTTP/1.1 101");
+            return ws;
+        }
+
+        /** Sends {@code text} and returns the app's answer. */
+        String call(String text) throws IOException {
+            byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+            byte[] mask = {1, 2, 3, 4};
+            byte[] frame = new byte[6 + payload.length];
+            frame[0] = (byte) 0x81;
+            frame[1] = (byte) (0x80 | payload.length);
+            System.arraycopy(mask, 0, frame, 2, 4);
+            for (int i = 0; i < payload.length; i++) frame[6 + i] = (byte) (payload[i] ^ mask[i % 4]);
+            socket.getOutputStream().write(frame);
+            socket.getOutputStream().flush();
+            int opcode = in.readUnsignedByte() & 0x0f;
+            int length = in.readUnsignedByte() & 0x7f;
+            assertThat(opcode).as("a text frame").isEqualTo(1);
+            return new String(in.readNBytes(length), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
     }
 
     /** A client calling the app through the router every 20 ms: failed requests and the longest time without an answer. */
