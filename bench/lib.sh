@@ -56,7 +56,8 @@ psql_url() { # the admin JDBC URL (or with $1 as database) as a libpq connection
 start_server() {
   local port="$1" apps="$2"; shift 2
   data="$work/server-$port"; mkdir -p "$data"
-  server_env=(SLIPWAY_DATA_DIR="$data" SLIPWAY_ISOLATION="${ISOLATION:-auto}" "$@")
+  # a bench's stop stops its apps and the edge too: it leaves nothing running (extra arguments may say otherwise)
+  server_env=(SLIPWAY_DATA_DIR="$data" SLIPWAY_ISOLATION="${ISOLATION:-auto}" SLIPWAY_STOP_APPS_WITH_SERVER=true "$@")
   env "${server_env[@]}" "$here/slipway" server --api-port "$port" --apps-port "$apps" > "$data/server.log" 2>&1 &
   server_pid=$!
   local deadline=$(( $(now_us) + 120000000 ))

@@ -370,7 +370,7 @@ public final class EdgeLink implements AutoCloseable {
             }
         }
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "dev.slipway.Main", "edge",
+                "-cp", classPath(spec.dataDir()), "dev.slipway.Main", "edge",
                 "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
                 "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));
         Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -394,6 +394,29 @@ public final class EdgeLink implements AutoCloseable {
         }
         p.toHandle().destroyForcibly();
         throw new IOException("the edge process did not answer within " + START_WAIT.toSeconds() + " s: " + tail(log));
+    }
+
+    /**
+     * The server's class path; a single jar is copied into the data dir first: the edge outlives the server, and an
+     * upgrade that rebuilds the jar in place would change the classes under a running edge that has not loaded
+     * them all yet.
+     */
+    private static String classPath(Path dataDir) throws IOException {
+        String cp = System.getProperty("java.class.path");
+        Path jar = Path.of(cp);
+        if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) return cp;
+        Path copy = dataDir.resolve("edge-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() + ".jar");
+        if (!Files.exists(copy)) {
+            Path tmp = dataDir.resolve(copy.getFileName() + ".tmp");
+            Files.copy(jar, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, copy, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        try (var old = Files.list(dataDir)) { // the copies of earlier versions, which no edge runs from any more
+            for (Path p : old.filter(p -> p.getFileName().toString().matches("edge-\\d+-\\d+\\.jar") && !p.equals(copy)).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+        return copy.toString();
     }
 
     private static String tail(Path log) {

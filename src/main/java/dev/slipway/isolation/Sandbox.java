@@ -556,6 +556,8 @@ public final class Sandbox implements Confinement {
         for (Path dir : others) {
             String node = dir.getFileName().toString();
             if (!node.matches("[A-Za-z0-9_-]{1,64}")) continue;
+            // a server that stopped and left its apps running comes back to adopt them: its cells are its own
+            if (!new CellRecords(dir).names().isEmpty()) continue;
             RunDirLock.ifDead(dir, () -> {
                 networks.sweep(dir);
                 for (String name : tools.cgroups().existing()) {

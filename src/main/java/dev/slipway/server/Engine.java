@@ -82,8 +82,10 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
     /** The local runtime, or with {@code --runtime=kubernetes} the cluster's (builds stay local, in the sandbox). */
     private static AppRuntime runtime(ServerConfig config, Stores stores, InstanceStore instances, Confinement confinement,
                                       Clock clock) {
+        // the apps' output files hold what they print, secrets too, until read and masked: on the run dir's tmpfs,
+        // never on the data dir's disk
         if (!config.kubernetes().enabled()) return new LocalProcessRuntime(instances, config.runtime(), clock, confinement,
-                config.dataDir().resolve("output"));
+                Isolations.runDir(config.dataDir(), stores.nodeId()).resolve("output"));
         if (!config.images().enabled()) {
             LOG.warn("--runtime=kubernetes without --image-registry: builds are not pushed, so no deployment can start");
         }

@@ -312,6 +312,7 @@ public final class LocalProcessRuntime implements AppRuntime {
     public RecoveryReport recover(Function<String, LogSink> logs) {
         // the marker scan below would take our own live processes for leftovers
         if (!running.isEmpty()) throw new IllegalStateException("recover() runs once, before any start");
+        long t0 = System.nanoTime();
         List<StoredInstance> rows = store.owned((id, e) ->
                 LOG.error("runtime instance {} cannot be read and is not restarted: {}", id, e.getMessage()));
         Instant now = ctx.clock().instant();
@@ -365,7 +366,8 @@ public final class LocalProcessRuntime implements AppRuntime {
             }
         }
         LOG.info("runtime recovery: {} app(s) adopted as they ran, {} leftover process(es) killed, {} app(s) started again, "
-                + "{} not healthy yet", adopted.get(), killed, healthy.size() - adopted.get(), failing.size());
+                + "{} not healthy yet, in {} ms", adopted.get(), killed, healthy.size() - adopted.get(), failing.size(),
+                (System.nanoTime() - t0) / 1_000_000);
         return new RecoveryReport(killed, List.copyOf(healthy), List.copyOf(failing), adopted.get());
     }
 
@@ -543,6 +545,7 @@ public final class LocalProcessRuntime implements AppRuntime {
                 + Supervisor.human(waited) + " after its start: it must listen on $PORT (" + s.port() + "); still waiting up to "
                 + Supervisor.human(options.healthTimeout()) + " (" + RuntimeSettings.HEALTH_TIMEOUT.variable()
                 + "). A process that serves no HTTP belongs on a Procfile line of its own, such as worker:"));
+        s.drainOutput(); // what it printed while starting comes before what the platform says of its start
         if (outcome instanceof HealthCheck.Outcome.Healthy h) {
             log.log(Level.INFO, "App answered HTTP " + h.status() + " on port " + s.port() + " after " + Supervisor.human(h.after()));
         }

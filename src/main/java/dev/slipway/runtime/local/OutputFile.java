@@ -27,7 +27,8 @@ import java.util.function.Consumer;
 final class OutputFile implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OutputFile.class);
     static final Duration POLL = Duration.ofMillis(100);
-    static final long ROTATE_AT = 4L * 1024 * 1024;
+    /** Small: the files are kept in memory (the run dir's tmpfs), one per app and worker. */
+    static final long ROTATE_AT = 256L * 1024;
     /** How often the offset read so far is saved while reading: what a server killed meanwhile reads twice. */
     private static final long SAVE_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -51,7 +52,11 @@ final class OutputFile implements AutoCloseable {
 
     /** An empty file for a process about to start, followed from its start. */
     static OutputFile fresh(Path file, LogSink log, Masker mask, Consumer<String> seen) throws IOException {
-        Files.createDirectories(file.getParent());
+        if (!Files.isDirectory(file.getParent())) {
+            // what an app prints is its own: only the server reads it
+            Files.createDirectories(file.getParent(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        }
         Files.write(file, new byte[0]); // created or emptied
         Files.deleteIfExists(offsetFile(file));
         OutputFile out = new OutputFile(file, 0, OutputPump.lines(log, mask, seen));

@@ -222,6 +222,15 @@ final class Supervisor {
         if (message != null) safeLog(Level.ERROR, message);
     }
 
+    /** Reads what the app printed up to now into its log (before a line about it, so the log keeps the order). */
+    void drainOutput() {
+        OutputFile out;
+        synchronized (this) {
+            out = outputFile;
+        }
+        if (out != null) out.drain();
+    }
+
     /** Output the app printed last, all of it read. */
     List<String> lastOutput() {
         OutputFile out;
