@@ -38,7 +38,7 @@ public final class EdgeLink implements AutoCloseable {
     /** How to start an edge: where, on which port, for which apps domain. */
     public record Spec(Path dataDir, String host, int port, String appsDomain) {}
 
-    private record Hello(EdgeChannel channel, long pid, int port) {}
+    private record Hello(EdgeChannel channel, long pid, int port, int version) {}
 
     private final Spec spec;
     private final Object lock = new Object();
@@ -73,12 +73,17 @@ public final class EdgeLink implements AutoCloseable {
     public static EdgeLink open(Spec spec) throws IOException {
         Hello running = hello(socketPath(spec.dataDir()));
         if (running != null) {
-            if (spec.port() == 0 || running.port() == spec.port()) {
+            if (running.version() != EdgeMessages.VERSION) {
+                LOG.info("the edge process {} speaks version {}, not {}: it is replaced", running.pid(), running.version(),
+                        EdgeMessages.VERSION);
+                stop(running.channel(), running.pid());
+            } else if (spec.port() == 0 || running.port() == spec.port()) {
                 LOG.info("the edge process {} serving the apps on port {} is adopted", running.pid(), running.port());
                 return new EdgeLink(spec, running, true);
+            } else {
+                LOG.info("the edge process {} serves port {}, not {}: it is stopped", running.pid(), running.port(), spec.port());
+                stop(running.channel(), running.pid());
             }
-            LOG.info("the edge process {} serves port {}, not {}: it is stopped", running.pid(), running.port(), spec.port());
-            stop(running.channel(), running.pid());
         }
         return new EdgeLink(spec, start(spec), false);
     }
@@ -219,6 +224,10 @@ public final class EdgeLink implements AutoCloseable {
     /** The edge went away (it died): the one now serving the data dir, or a new one. */
     private void reconnect() throws IOException {
         Hello h = hello(socketPath(spec.dataDir()));
+        if (h != null && h.version() != EdgeMessages.VERSION) {
+            stop(h.channel(), h.pid());
+            h = null;
+        }
         if (h == null) {
             LOG.warn("the edge process is gone: starting it again");
             h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain()));
@@ -348,11 +357,11 @@ public final class EdgeLink implements AutoCloseable {
                     return null;
                 }
             }).get(HELLO_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            if (h == null || !"hello".equals(h.path("op").asText()) || h.path("version").asInt() != EdgeMessages.VERSION) {
+            if (h == null || !"hello".equals(h.path("op").asText())) {
                 c.close();
                 return null;
             }
-            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt());
+            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("version").asInt());
         } catch (Exception e) {
             c.close();
             return null;
@@ -378,7 +387,7 @@ public final class EdgeLink implements AutoCloseable {
         long deadline = System.nanoTime() + START_WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             Hello h = hello(socketPath(spec.dataDir()));
-            if (h != null) {
+            if (h != null && h.version() == EdgeMessages.VERSION) {
                 LOG.info("the edge process {} serves the apps on port {}", h.pid(), h.port());
                 return h;
             }

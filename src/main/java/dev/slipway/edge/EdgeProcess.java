@@ -105,7 +105,10 @@ public final class EdgeProcess {
         return 0;
     }
 
-    /** One server at a time; a newer connection takes over (a server that started while the old one's was open). */
+    /**
+     * One server at a time: a connection that says hello takes over (a server that started while the old one's was
+     * open); one that does not (a probe: is an edge there?) changes nothing.
+     */
     private void accept(ServerSocketChannel control) {
         while (stop.getCount() > 0) {
             SocketChannel ch;
@@ -115,9 +118,6 @@ public final class EdgeProcess {
                 return;
             }
             EdgeChannel c = new EdgeChannel(ch);
-            EdgeChannel before = server;
-            server = c;
-            if (before != null) before.close();
             try {
                 c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION).put("pid", ProcessHandle.current().pid())
                         .put("port", appsPort));
@@ -135,8 +135,21 @@ public final class EdgeProcess {
         }
     }
 
+    /** The connection of the server that said hello last; the one before it is closed. */
+    private void takeOver(EdgeChannel c) {
+        EdgeChannel before = server;
+        server = c;
+        if (before != null && before != c) before.close();
+    }
+
     private void handle(EdgeChannel c, JsonNode m) {
-        switch (m.path("op").asText()) {
+        String op = m.path("op").asText();
+        if (op.equals("hello")) {
+            takeOver(c);
+            return;
+        }
+        if (server != c) return; // a connection that has not said hello, or one taken over since
+        switch (op) {
             case "table" -> {
                 EdgeMessages.Table t = EdgeMessages.table(m);
                 serving = Set.copyOf(t.serving());

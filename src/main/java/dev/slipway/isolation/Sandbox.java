@@ -477,15 +477,7 @@ public final class Sandbox implements Confinement {
     /** The run dir goes when no cell is left in it (a build still stopping keeps it; the next start sweeps it). */
     @Override
     public void close() {
-        warm.close();
-        for (Thread removal : List.copyOf(removals)) {
-            try {
-                removal.join(Duration.ofSeconds(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        removeReadyNetworks();
         etc.remove();
         networks.close();
         alive.release();
@@ -502,6 +494,12 @@ public final class Sandbox implements Confinement {
      */
     @Override
     public void leave() {
+        removeReadyNetworks();
+        alive.release();
+    }
+
+    /** The networks made ahead go, and the build steps' networks being removed are waited for. */
+    private void removeReadyNetworks() {
         warm.close();
         for (Thread removal : List.copyOf(removals)) {
             try {
@@ -511,7 +509,6 @@ public final class Sandbox implements Confinement {
                 break;
             }
         }
-        alive.release();
     }
 
     /** Kills what cells of an earlier run left: their pastas, cgroups and network handles. */

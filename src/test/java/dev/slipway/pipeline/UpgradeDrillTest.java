@@ -116,6 +116,10 @@ class UpgradeDrillTest {
         server.process().destroyForcibly();
         assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
         assertThat(direct(port, "/count")).as("the app serves on its own port while no server runs").isEqualTo("7");
+        // an address the edge has no route for waits for no server: a 503 to retry soon
+        var unknown = Apps.get(url.replaceFirst("://[^.]+\\.", "://no-such-app.") + "/");
+        assertThat(unknown.status()).as(unknown.body()).isEqualTo(503);
+        assertThat(unknown.headers()).containsKey("retry-after");
         start(LEAVE_APPS);
         Await.until(Duration.ofSeconds(30), "the app to answer through the new server", () -> "8".equals(Apps.get(url + "/count").body()));
         assertThat(socket.call("crashed")).as("its WebSocket stays open through a crash of the server").isEqualTo("9:crashed");
