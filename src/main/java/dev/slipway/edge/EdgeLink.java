@@ -406,13 +406,13 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     /**
-     * The server's class path; a single jar is copied into the data dir first: the edge outlives the server, and an
-     * upgrade that rebuilds the jar in place would change the classes under a running edge that has not loaded
-     * them all yet.
+     * The server's class path. A single jar (the launcher's {@code -jar}) is copied into the data dir first, and its
+     * manifest's libraries named by absolute path: the edge outlives the server, and an upgrade that rebuilds the jar
+     * in place would change the classes under a running edge that has not loaded them all yet.
      */
     private static String classPath(Path dataDir) throws IOException {
         String cp = System.getProperty("java.class.path");
-        Path jar = Path.of(cp);
+        Path jar = Path.of(cp).toAbsolutePath();
         if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) return cp;
         Path copy = dataDir.resolve("edge-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() + ".jar");
         if (!Files.exists(copy)) {
@@ -425,7 +425,15 @@ public final class EdgeLink implements AutoCloseable {
                 Files.deleteIfExists(p);
             }
         }
-        return copy.toString();
+        StringBuilder out = new StringBuilder(copy.toString());
+        try (var file = new java.util.jar.JarFile(jar.toFile())) {
+            var manifest = file.getManifest();
+            String libs = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+            if (libs != null) {
+                for (String lib : libs.trim().split("\\s+")) out.append(File.pathSeparator).append(jar.getParent().resolve(lib));
+            }
+        }
+        return out.toString();
     }
 
     private static String tail(Path log) {

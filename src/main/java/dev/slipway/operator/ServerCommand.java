@@ -162,7 +162,8 @@ public final class ServerCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            boolean stopApps = slipway.config().runtime().stopAppsWithServer();
+            // a training run's throwaway data dir goes with it: nothing of it may keep running
+            boolean stopApps = slipway.config().runtime().stopAppsWithServer() || Training.requested(env);
             System.out.println("Slipway stopping: finishing requests in flight" + (stopApps ? ", stopping the apps"
                     : "; the apps keep running, and the next start adopts them"));
             System.out.flush();
