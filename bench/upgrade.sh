@@ -3,8 +3,8 @@
 # process) while the server is stopped and started again on the same data dir and ports, as an upgrade does; once
 # with SIGTERM (a graceful stop) and once with SIGKILL (a crash). Prints, for each: requests, failed requests, the
 # longest gap between two answered requests, whether the app's process (its id and its request counter) survived,
-# and how long the new server took to adopt the running cells (CELLS of them: the app deployed CELLS times, the
-# earlier ones kept running as rollback targets).
+# and how long the new server took to adopt the running cells (CELLS of them: the app migrated CELLS times, each a
+# project of its own).
 # Goal: 0 failed, a gap of at most 50 ms after SIGTERM, the same process after both.
 # Needs: node, curl, jq, zip, a JDK >= 21. Knobs: RATE (50), BEFORE/AFTER (seconds of load around the restart: 3/5),
 # CELLS (1), ISOLATION (auto), BENCH_PORT (18680).
@@ -36,9 +36,10 @@ project=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration ref
 await_migration "$(echo "$mig" | jq -r .data.id)"
 host="$(call GET "/v1/projects/$project" | jq -r .data.name).localhost:$apps_port"
 await_body "http://127.0.0.1:$apps_port/" "$host" "app:" 30 0.02
-for ((i = 1; i < CELLS; i++)); do   # each deployment replaces production; the one before keeps running, retired
-  dep=$(call POST /v1/deployments "{\"project_id\":\"$project\"}" | jq -er .data.id)
-  await_deployment "$dep" live
+upload_id=$(upload "$work/stateful.zip")
+for ((i = 1; i < CELLS; i++)); do   # more projects of the same app: CELLS cells for the new server to adopt
+  more=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$upload_id\",\"framework\":\"node-express\"}")
+  await_migration "$(echo "$more" | jq -er .data.id)"
 done
 
 # restart SIGNAL [VAR=value…]: stops the server with SIGNAL and starts it again on the same data dir and ports
@@ -49,18 +50,23 @@ restart() {
   server_pid=$!
 }
 
+recoveries() { grep -c "runtime recovery: " "$data/server.log" || true; }
+await_recovery() { # SEEN: until the server log has more recoveries than SEEN (the new server adopted the apps)
+  local deadline=$((SECONDS + 60))
+  until [ "$(recoveries)" -gt "$1" ] || [ "$SECONDS" -gt "$deadline" ]; do sleep 0.1; done
+}
+
 drill() { # SIGNAL
   local before after seen
   before=$(curl -s -H "Host: $host" "http://127.0.0.1:$apps_port/")
-  seen=$(grep -c "runtime recovery: " "$data/server.log" || true)
+  seen=$(recoveries)
   node "$here/bench/steady-load.mjs" "$apps_port" "$host" "$RATE" $((BEFORE + AFTER)) > "$work/load.json" &
   local load=$!
   sleep "$BEFORE"   # the load runs this long before the restart: a schedule, not a wait for work
   restart "$1"
   wait "$load"
   await_body "http://127.0.0.1:$apps_port/" "$host" "app:" 60 0.05
-  local deadline=$((SECONDS + 60))
-  until [ "$(grep -c "runtime recovery: " "$data/server.log" || true)" -gt "$seen" ] || [ "$SECONDS" -gt "$deadline" ]; do sleep 0.1; done
+  await_recovery "$seen"
   local recovered; recovered=$(grep "runtime recovery: " "$data/server.log" | tail -1)
   after=$(curl -s -H "Host: $host" "http://127.0.0.1:$apps_port/")
   jq -r --arg sig "$1" --arg before "$before" --arg after "$after" \
@@ -73,5 +79,6 @@ section "upgrade drill: $RATE requests/s, ${BEFORE}s before and ${AFTER}s after 
 drill TERM
 drill KILL
 # the last stop stops the apps and the edge: the bench leaves nothing running
+seen=$(recoveries)
 restart TERM SLIPWAY_STOP_APPS_WITH_SERVER=true
-await_body "http://127.0.0.1:$apps_port/" "$host" "app:" 60 0.05
+await_recovery "$seen"   # a server stopped before it has adopted them could not stop them

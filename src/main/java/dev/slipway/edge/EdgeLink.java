@@ -379,7 +379,7 @@ public final class EdgeLink implements AutoCloseable {
             }
         }
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC",
-                "-cp", classPath(spec.dataDir()), "dev.slipway.Main", "edge",
+                "-cp", classPath(System.getProperty("java.class.path"), spec.dataDir()), "dev.slipway.Main", "edge",
                 "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
                 "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));
         Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -410,8 +410,7 @@ public final class EdgeLink implements AutoCloseable {
      * manifest's libraries named by absolute path: the edge outlives the server, and an upgrade that rebuilds the jar
      * in place would change the classes under a running edge that has not loaded them all yet.
      */
-    private static String classPath(Path dataDir) throws IOException {
-        String cp = System.getProperty("java.class.path");
+    static String classPath(String cp, Path dataDir) throws IOException {
         Path jar = Path.of(cp).toAbsolutePath();
         if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) return cp;
         Path copy = dataDir.resolve("edge-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() + ".jar");

@@ -554,9 +554,11 @@ public final class Sandbox implements Confinement {
             String node = dir.getFileName().toString();
             if (!node.matches("[A-Za-z0-9_-]{1,64}")) continue;
             // a server that stopped and left its apps running comes back to adopt them: its cells are its own
-            if (!new CellRecords(dir).names().isEmpty()) continue;
+            CellRecords left = new CellRecords(dir);
+            if (left.names().stream().map(left::read).flatMap(Optional::stream).anyMatch(Networks::connected)) continue;
             RunDirLock.ifDead(dir, () -> {
                 networks.sweep(dir);
+                left.names().forEach(left::delete);
                 for (String name : tools.cgroups().existing()) {
                     if (!name.startsWith(node + ".")) continue;
                     try {

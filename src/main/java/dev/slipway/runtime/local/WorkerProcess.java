@@ -174,7 +174,11 @@ final class WorkerProcess {
 
     private void relaunch(long crashedGroup, Confined previous) {
         synchronized (this) {
-            if (stopping || left) return;
+            if (left) return; // the next server sweeps the crashed cell
+            if (stopping) {
+                if (previous != null) previous.release();
+                return;
+            }
             pendingRestart = null;
         }
         if (crashedGroup > 0) ProcessGroups.terminate(crashedGroup, Duration.ZERO); // what it left running
