@@ -378,7 +378,10 @@ public final class EdgeLink implements AutoCloseable {
                 break;
             }
         }
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC",
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC"));
+        // glibc keeps what the start's native allocations freed: returning it every 2 s takes ~13 MB off an idle edge
+        if (Runtime.version().feature() >= 22) cmd.add("-XX:TrimNativeHeapInterval=2000");
+        cmd.addAll(List.of(
                 "-cp", classPath(System.getProperty("java.class.path"), spec.dataDir()), "dev.slipway.Main", "edge",
                 "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
                 "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));

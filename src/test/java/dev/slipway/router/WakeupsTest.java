@@ -158,7 +158,9 @@ class WakeupsTest {
 
             // a whole window without a request: stopped, and the next request wakes it
             clock.advance(window);
-            Await.until(Duration.ofSeconds(5), "the idle app to be stopped", () -> !stopped.isEmpty());
+            // its port is told first (its routes go before its stop), then it is stopped
+            Await.until(Duration.ofSeconds(5), "the idle app to be stopped",
+                    () -> !stopped.isEmpty() && fixture.runtime.get(sleeper.deploymentId()).isEmpty());
             assertThat(stopped).containsExactly(app.port());
             assertThat(TestApps.alive(app.pid())).isFalse();
             assertThat(client.get(host("sleeper"), "/").body()).isEqualTo("app:sleeper");
