@@ -324,9 +324,10 @@ public final class LocalProcessRuntime implements AppRuntime {
         Map<String, Adoptee> live = new java.util.LinkedHashMap<>();
         Set<String> cells = new HashSet<>();
         Set<Long> groups = new HashSet<>();
+        Map<Long, List<Long>> processGroups = ProcessGroups.byGroup();
         for (StoredInstance row : toRun) {
-            if (!Adoption.stillRuns(row, store.nodeId())) continue;
-            Adoptee a = adoptee(row, logs.apply(row.deploymentId()));
+            if (!Adoption.stillRuns(row, store.nodeId(), processGroups)) continue;
+            Adoptee a = adoptee(row, logs.apply(row.deploymentId()), processGroups);
             live.put(row.deploymentId(), a);
             cells.add(row.deploymentId());
             groups.add(row.pgid());
@@ -378,12 +379,12 @@ public final class LocalProcessRuntime implements AppRuntime {
     private record Adoptee(StoredInstance row, LogSink log, Supervisor supervisor, List<WorkerProcess> workers,
                            Map<WorkerProcess, Long> workerPids) {}
 
-    private Adoptee adoptee(StoredInstance row, LogSink log) {
+    private Adoptee adoptee(StoredInstance row, LogSink log, Map<Long, List<Long>> processGroups) {
         Supervisor s = new Supervisor(row.spec(), new OutputLog(log), row.port(), ctx);
         List<WorkerProcess> ws = plannedWorkers(row.spec(), s.output());
         Map<WorkerProcess, Long> pids = new java.util.HashMap<>();
         for (WorkerProcess w : ws) {
-            WorkerPids.stillRunning(w.pidFile(), row.deploymentId(), store.nodeId()).ifPresent(pid -> pids.put(w, pid));
+            WorkerPids.stillRunning(w.pidFile(), row.deploymentId(), store.nodeId(), processGroups).ifPresent(pid -> pids.put(w, pid));
         }
         return new Adoptee(row, log, s, ws, pids);
     }

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +54,17 @@ final class ProcessGroups {
         for (long pid : pids()) {
             stat(pid).ifPresent(s -> {
                 if (s.pgrp() == pgid && s.alive()) out.add(pid);
+            });
+        }
+        return out;
+    }
+
+    /** Every live (non-zombie) process by its group, from one pass over {@code /proc}. */
+    static Map<Long, List<Long>> byGroup() {
+        Map<Long, List<Long>> out = new HashMap<>();
+        for (long pid : pids()) {
+            stat(pid).ifPresent(s -> {
+                if (s.alive()) out.computeIfAbsent(s.pgrp(), g -> new ArrayList<>()).add(pid);
             });
         }
         return out;

@@ -3,6 +3,8 @@ package dev.slipway.runtime.local;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -24,12 +26,12 @@ final class WorkerPids {
     }
 
     /** The recorded pid when it still names the recorded process, leads its own group and carries our markers. */
-    static OptionalLong stillRunning(Path file, String deploymentId, String node) {
+    static OptionalLong stillRunning(Path file, String deploymentId, String node, Map<Long, List<Long>> groups) {
         try {
             String[] f = Files.readString(file).strip().split(" ");
             long pid = Long.parseLong(f[0]);
             long start = Long.parseLong(f[1]);
-            return Adoption.sameProcess(pid, start, pid, deploymentId, node) ? OptionalLong.of(pid) : OptionalLong.empty();
+            return Adoption.sameProcess(pid, start, pid, deploymentId, node, groups) ? OptionalLong.of(pid) : OptionalLong.empty();
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();
         }
