@@ -200,8 +200,9 @@ public final class EdgeProcess {
             if (c == null) continue;
             ObjectNode ports = EdgeMessages.op("recent");
             ObjectNode p = ports.putObject("ports");
-            for (Target t : routes.snapshot().production().values()) add(t, p, sent);
-            routes.snapshot().deployments().values().forEach(e -> add(e.getValue(), p, sent));
+            RouteTable.Snapshot now = routes.snapshot();
+            for (Target t : now.production().values()) add(t, p, sent);
+            now.deployments().values().forEach(e -> add(e.getValue(), p, sent));
             if (p.isEmpty()) continue;
             try {
                 c.send(ports);

@@ -63,24 +63,18 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final AtomicReferenceArray<Supervisor> byPort = new AtomicReferenceArray<>(65_536);
     private final Map<String, Object> startLocks = new ConcurrentHashMap<>();
 
-    /** Unconfined: apps run as plain processes of the server (tests of the runtime itself). */
+    /**
+     * Unconfined: apps run as plain processes of the server (tests of the runtime itself), their output files in the
+     * temporary directory, one folder per node.
+     */
     public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock) {
-        this(store, options, clock, new Unconfined());
-    }
-
-    public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Confinement confinement) {
-        this(store, options, clock, System.getenv(), confinement);
+        this(store, options, clock, System.getenv(), new Unconfined(),
+                Path.of(System.getProperty("java.io.tmpdir"), "slipway-output", store.nodeId()));
     }
 
     /** @param outputDir where the apps' output files are: a restarted server must find them there */
     public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Confinement confinement, Path outputDir) {
         this(store, options, clock, System.getenv(), confinement, outputDir);
-    }
-
-    LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
-                        Confinement confinement) {
-        this(store, options, clock, serverEnv, confinement,
-                Path.of(System.getProperty("java.io.tmpdir"), "slipway-output", store.nodeId()));
     }
 
     LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,

@@ -37,16 +37,21 @@ final class OutputFile implements AutoCloseable {
     private final OutputPump lines;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
     private final Thread follower;
+    /** Open while it is followed: a poll reads, it does not open the file again. */
+    private final FileChannel channel;
     // guarded by this
     private long offset;
+    private long savedOffset = -1;
     private long savedAt;
     private boolean closed;
 
-    private OutputFile(Path file, long offset, OutputPump lines) {
+    private OutputFile(Path file, long offset, OutputPump lines) throws IOException {
         this.file = file;
-        this.offsetFile = file.resolveSibling(file.getFileName() + ".offset");
+        this.offsetFile = offsetFile(file);
         this.offset = offset;
         this.lines = lines;
+        this.channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        this.savedAt = System.nanoTime() - SAVE_EVERY_NANOS; // the first read saves its offset
         this.follower = Thread.ofVirtual().name("output-" + file.getFileName()).unstarted(this::follow);
     }
 
@@ -86,22 +91,22 @@ final class OutputFile implements AutoCloseable {
     /** Reads what was appended up to now: after this, every line the process wrote before is in the log. */
     synchronized void drain() {
         if (closed) return;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try {
             while (true) {
                 buffer.clear();
-                int n = ch.read(buffer, offset);
+                int n = channel.read(buffer, offset);
                 if (n <= 0) break;
                 lines.feed(buffer.array(), n);
                 offset += n;
             }
-            if (offset >= ROTATE_AT && ch.size() == offset) {
-                ch.truncate(0);
+            if (offset >= ROTATE_AT && channel.size() == offset) {
+                channel.truncate(0);
                 offset = 0;
             }
         } catch (IOException e) {
             LOG.debug("output file {}: {}", file, e.toString());
         }
-        if (System.nanoTime() - savedAt >= SAVE_EVERY_NANOS) saveOffset();
+        if (offset != savedOffset && System.nanoTime() - savedAt >= SAVE_EVERY_NANOS) saveOffset();
     }
 
     private void follow() {
@@ -120,6 +125,7 @@ final class OutputFile implements AutoCloseable {
 
     private void saveOffset() {
         savedAt = System.nanoTime();
+        savedOffset = offset;
         try {
             Files.writeString(offsetFile, Long.toString(offset), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -135,9 +141,13 @@ final class OutputFile implements AutoCloseable {
             if (closed) return;
             closed = true;
             saveOffset();
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.debug("output file {}: {}", file, e.toString());
+            }
         }
-        follower.interrupt();
-        lines.end();
+        lines.end(); // the follower sees it is closed after its pause
     }
 
     /** Stops following and deletes the file: its process is stopped for good. */

@@ -233,11 +233,7 @@ final class Supervisor {
 
     /** Output the app printed last, all of it read. */
     List<String> lastOutput() {
-        OutputFile out;
-        synchronized (this) {
-            out = outputFile;
-        }
-        if (out != null) out.drain();
+        drainOutput();
         return tail.lines();
     }
 
