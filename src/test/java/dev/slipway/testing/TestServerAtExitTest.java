@@ -36,18 +36,30 @@ class TestServerAtExitTest {
         }
     }
 
-    /** The pid the held server prints once its app runs (everything before it is the server's start). */
+    /**
+     * The pid the held server prints once its app runs (everything before it is the server's start). Its lines are read
+     * on a thread of their own: a held server that fails to start keeps running without printing, and the test must
+     * fail with what it printed, not wait on it forever.
+     */
     private static long appPid(Process jvm) throws Exception {
         BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8));
-        List<String> seen = new ArrayList<>();
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        for (String line; (line = out.readLine()) != null && System.nanoTime() < deadline; ) {
-            if (line.startsWith("app-pid ")) {
-                Thread.ofVirtual().start(() -> out.lines().forEach(l -> { }));
-                return Long.parseLong(line.substring("app-pid ".length()).strip());
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CompletableFuture<Long> pid = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("app-pid ")) pid.complete(Long.parseLong(line.substring("app-pid ".length()).strip()));
+                    else seen.add(line);
+                }
+            } catch (Exception ignored) {
+                // the JVM went away
             }
-            seen.add(line);
+            pid.completeExceptionally(new AssertionError("the held server ended without an app pid"));
+        });
+        try {
+            return pid.get(90, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the held server printed no app pid within 90 s: " + String.join("\n", seen), e);
         }
-        throw new AssertionError("the held server printed no app pid: " + String.join("\n", seen));
     }
 }
