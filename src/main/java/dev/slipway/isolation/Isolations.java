@@ -127,7 +127,21 @@ public final class Isolations {
      * {@code /run} (gone at a reboot, as the processes they name are), else in the data dir.
      */
     public static Path runDir(Path dataDir, String nodeId) {
+        return onRun() ? Path.of("/run", "slipway", nodeId) : dataDir.resolve("run");
+    }
+
+    /**
+     * Where the apps' output files are: beside the run dir, not in it (a server that holds no run dir, its apps
+     * unconfined, has them too), on the same tmpfs. A sweep of a dead server's run dir takes its output dir along.
+     */
+    public static Path outputDir(Path dataDir, String nodeId) {
+        return onRun() ? Path.of("/run", "slipway", nodeId + OUTPUT_SUFFIX) : dataDir.resolve("run-output");
+    }
+
+    static final String OUTPUT_SUFFIX = ".output";
+
+    private static boolean onRun() {
         Path run = Path.of("/run");
-        return Files.isDirectory(run) && Files.isWritable(run) ? run.resolve("slipway").resolve(nodeId) : dataDir.resolve("run");
+        return Files.isDirectory(run) && Files.isWritable(run);
     }
 }

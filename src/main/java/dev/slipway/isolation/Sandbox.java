@@ -14,12 +14,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToIntFunction;
@@ -81,6 +85,7 @@ public final class Sandbox implements Confinement {
         try {
             // others may pass (not list): a network's pasta, as its own uid, writes its pid file here
             Files.setPosixFilePermissions(runDir, PosixFilePermissions.fromString("rwx--x--x"));
+            if (runDir.startsWith(Path.of("/run", "slipway"))) passable(runDir.getParent()); // never the data dir
             this.networks = new Networks(tools, network, runDir);
             this.warm = new WarmNetworks(networks, network.buildPorts(), warmPerKind);
             this.etc = new CellEtc(runDir, network.dns());
@@ -541,6 +546,27 @@ public final class Sandbox implements Confinement {
      * JVM crashed): their ready networks' pastas would run on forever, and their cgroups stay. Each live
      * server holds the lock of its own run dir.
      */
+    /** Adds others' right to pass to a dir that lacks it (made 0700 by an earlier version), nothing else. */
+    private static void passable(Path dir) throws IOException {
+        if (dir == null) return;
+        var mode = Files.getPosixFilePermissions(dir);
+        if (mode.contains(PosixFilePermission.OTHERS_EXECUTE) && mode.contains(PosixFilePermission.GROUP_EXECUTE)) return;
+        var more = EnumSet.copyOf(mode);
+        more.add(PosixFilePermission.GROUP_EXECUTE);
+        more.add(PosixFilePermission.OTHERS_EXECUTE);
+        Files.setPosixFilePermissions(dir, more);
+    }
+
+    /** A dead server's apps' output files: what they printed, secrets too. */
+    private static void deleteTree(Path dir) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (var all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("could not delete {}: {}", dir, e.toString());
+        }
+    }
+
     private void sweepDeadServers() {
         Path parent = runDir.getParent();
         if (parent == null) return;
@@ -559,6 +585,7 @@ public final class Sandbox implements Confinement {
             RunDirLock.ifDead(dir, () -> {
                 networks.sweep(dir);
                 left.names().forEach(left::delete);
+                deleteTree(parent.resolve(node + Isolations.OUTPUT_SUFFIX));
                 for (String name : tools.cgroups().existing()) {
                     if (!name.startsWith(node + ".")) continue;
                     try {

@@ -170,6 +170,14 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the start's recovery (adopting or restarting the apps of an earlier run, then their routes) is done:
+     * it sweeps what it does not adopt, so a cell started beside it, not through the workers, would be swept.
+     */
+    public boolean awaitRecovery(Duration timeout) throws InterruptedException {
+        return recovery.join(timeout);
+    }
+
     public int apiPort() { return config.listeners().apiPort(); }
     /** The sandbox's own port, or the API port when it is served there. */
     public int sandboxPort() {

@@ -251,7 +251,7 @@ class HostileTenantTest {
         String victimArtifact = server.slipway().stores().deployments().find(victimDeployment).orElseThrow().artifactId();
         files.add(data.resolve("artifacts").resolve(victimArtifact).toString());
         // what outlives the server: the victim's output file (what it prints, secrets too) and the edge's control socket
-        files.add(Isolations.runDir(data, server.slipway().stores().nodeId()).resolve("output").resolve(victimDeployment + ".out").toString());
+        files.add(Isolations.outputDir(data, server.slipway().stores().nodeId()).resolve(victimDeployment + ".out").toString());
         files.add(dev.slipway.edge.EdgeLink.socketPath(data).toString());
         List<String> tcp = new ArrayList<>(List.of("127.0.0.1:" + server.slipway().apiPort(),
                 "127.0.0.1:" + server.slipway().appsPort(), "127.0.0.1:" + victimInstance.port(),

@@ -62,7 +62,7 @@ class ClientAddressTest {
         env.put("SLIPWAY_MAX_CONNECTIONS_PER_CLIENT", Integer.toString(PER_CLIENT));
         server = TestServer.start(Dialect.H2, c -> c.environment(env).isolation(IsolationMode.NONE).appsHttpsPort(0)
                 .appsTlsCertificate(certificates.cert(), certificates.key()));
-        app = server.slipway().engine().runtime().start(TestApps.spec("address", Map.of()), new RecordingLog());
+        app = server.startApp(TestApps.spec("address", Map.of()), new RecordingLog());
         server.slipway().engine().routes().setProduction("shop", new Target.Upstream(app.port()));
         server.slipway().engine().routes().setDomain(HOST, "shop"); // not under the wildcard: plain HTTP is served
     }

@@ -71,7 +71,7 @@ class SlowClientsTest {
         env.put("SLIPWAY_MAX_CONNECTIONS", Integer.toString(TOTAL));
         server = TestServer.start(Dialect.H2, c -> c.environment(env).isolation(IsolationMode.NONE).appsHttpsPort(0)
                 .appsTlsCertificate(certificates.cert(), certificates.key()));
-        app = server.slipway().engine().runtime().start(TestApps.spec("edge", Map.of()), new RecordingLog());
+        app = server.startApp(TestApps.spec("edge", Map.of()), new RecordingLog());
         server.slipway().engine().routes().setProduction("shop", new Target.Upstream(app.port()));
         // a domain the wildcard certificate does not cover: plain HTTP is served, not redirected, and by the relay
         server.slipway().engine().routes().setDomain(APP_HOST, "shop");

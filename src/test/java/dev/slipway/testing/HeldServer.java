@@ -14,7 +14,7 @@ public final class HeldServer {
 
     public static void main(String[] args) throws InterruptedException {
         TestServer server = TestServer.start(Dialect.H2);
-        Instance app = server.slipway().engine().runtime().start(TestApps.spec("held", Map.of()), LogSink.DISCARD);
+        Instance app = server.startApp(TestApps.spec("held", Map.of()), LogSink.DISCARD);
         System.out.println("app-pid " + app.pid());
         new CountDownLatch(1).await();
     }

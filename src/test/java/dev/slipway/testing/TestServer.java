@@ -7,12 +7,16 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.edge.EdgeSettings;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.store.Dialect;
+import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.Instance;
+import dev.slipway.runtime.AppSpec;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
@@ -73,6 +77,20 @@ public final class TestServer implements AutoCloseable {
     private static ServerConfig.Builder config(TestStore store, Path dataDir) {
         return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
                 .secretKey(store.secretKey()).createDefaultAccount(false);
+    }
+
+    /**
+     * Starts an app straight on the runtime, once the server's recovery is done (it sweeps every cell it did not
+     * adopt, and would take one started beside it for a leftover).
+     */
+    public Instance startApp(AppSpec spec, LogSink log) {
+        try {
+            if (!slipway.awaitRecovery(Duration.ofSeconds(60))) throw new IllegalStateException("the server's recovery did not end within 60 s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return slipway.engine().runtime().start(spec, log);
     }
 
     public Slipway slipway() { return slipway; }

@@ -571,6 +571,11 @@ public final class LocalProcessRuntime implements AppRuntime {
         workers.clear();
         for (Supervisor s : running.values()) untrack(s);
         confinement.close();
+        try {
+            Files.deleteIfExists(ctx.outputDir()); // the stopped apps' files went with them; an app still there keeps it
+        } catch (IOException e) {
+            LOG.debug("the output dir stays: {}", e.toString());
+        }
     }
 
     private void track(Supervisor s) {

@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -57,10 +59,16 @@ final class OutputFile implements AutoCloseable {
 
     /** An empty file for a process about to start, followed from its start. */
     static OutputFile fresh(Path file, LogSink log, Masker mask, Consumer<String> seen) throws IOException {
-        if (!Files.isDirectory(file.getParent())) {
-            // what an app prints is its own: only the server reads it
-            Files.createDirectories(file.getParent(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        Path dir = file.getParent();
+        if (!Files.isDirectory(dir)) {
+            // what an app prints is its own: only the server reads it (its parent keeps its own mode: the sandbox's
+            // run dirs beside it must stay passable)
+            Files.createDirectories(dir.getParent());
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException raced) {
+                // a worker's output file, made at the same time
+            }
         }
         Files.write(file, new byte[0]); // created or emptied
         Files.deleteIfExists(offsetFile(file));
