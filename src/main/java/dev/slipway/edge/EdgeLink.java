@@ -24,8 +24,8 @@ import java.util.function.IntPredicate;
 /**
  * The server's side of its edge process ({@link EdgeProcess}): finds the edge that serves its data dir (an earlier run
  * of the server left it running) or starts one, sends it the route table whenever it changes (and which app ports
- * serve or restart, checked four times a second), answers its wake requests, and hands its request times to the
- * retiring pool. An edge that dies is started again. {@link #leave} lets the edge go on serving without the server;
+ * serve or restart, sent as they change and checked four times a second), answers its wake requests, and hands its
+ * request times to the retiring pool. An edge that dies is started again. {@link #leave} lets the edge go on serving without the server;
  * {@link #close} stops it.
  */
 public final class EdgeLink implements AutoCloseable {
@@ -129,6 +129,17 @@ public final class EdgeLink implements AutoCloseable {
         }
         s.routes().onChange(this::poke);
         sync.start();
+    }
+
+    /**
+     * Which app ports serve or restart changed (an app starts stopping, crashed, answers again): as a route change,
+     * once the routes are published. Before, an adopted edge keeps what the previous server sent it.
+     */
+    public void servingChanged() {
+        synchronized (lock) {
+            if (sync == null) return;
+        }
+        poke();
     }
 
     /**

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -114,10 +115,9 @@ final class RunDirLock {
             FileLock lock = channel.tryLock();
             if (lock == null) return;
             sweep.run();
-            try (var left = Files.list(d)) {
-                for (Path p : left.toList()) Files.deleteIfExists(p);
+            try (var left = Files.walk(d)) {
+                for (Path p : left.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
             }
-            Files.deleteIfExists(d);
         } catch (IOException | RuntimeException e) {
             LOG.warn("could not sweep the run dir {}: {}", d, e.toString());
         }

@@ -579,9 +579,13 @@ public final class Sandbox implements Confinement {
         for (Path dir : others) {
             String node = dir.getFileName().toString();
             if (!node.matches("[A-Za-z0-9_-]{1,64}")) continue;
-            // a server that stopped and left its apps running comes back to adopt them: its cells are its own
+            // a server that stopped and left its apps running comes back to adopt them: its cells are its own (a cell
+            // whose processes are all gone is not one: its network alone would run on forever)
             CellRecords left = new CellRecords(dir);
-            if (left.names().stream().map(left::read).flatMap(Optional::stream).anyMatch(Networks::connected)) continue;
+            if (left.names().stream().anyMatch(name -> left.read(name).filter(Networks::connected).isPresent()
+                    && !tools.cgroups().members(node + "." + name).isEmpty())) {
+                continue;
+            }
             RunDirLock.ifDead(dir, () -> {
                 networks.sweep(dir);
                 left.names().forEach(left::delete);

@@ -45,6 +45,13 @@ public interface AppRuntime extends AutoCloseable {
     /** True while an instance of this runtime owns the port (running, starting or restarting after a crash). */
     boolean serves(int port);
 
+    /**
+     * {@code listener} runs, on the changing thread, whenever what {@link #serves} or {@link #restarting} answers may
+     * have changed: an instance starts stopping (before its process is signalled), crashes, answers again, moves to
+     * another port. A runtime that cannot tell leaves it unset; who asks then polls.
+     */
+    default void onServingChange(Runnable listener) {}
+
     /** True when every app (and build) runs confined; false: the server says so in every deployment log. */
     boolean isolated();
 

@@ -98,6 +98,7 @@ public final class Slipway implements AutoCloseable {
             if (listeners.edge() != null) {
                 listeners.edge().serve(engine.routes(), engine.runtime()::serves, engine.runtime()::restarting, pipelines.dormant(),
                         engine.recent());
+                engine.runtime().onServingChange(listeners.edge()::servingChanged);
             } else {
                 apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
                         new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),

@@ -57,6 +57,7 @@ public final class LocalProcessRuntime implements AppRuntime {
     /** Each deployment's other processes, while its app runs here. */
     private final Map<String, List<WorkerProcess>> workers = new ConcurrentHashMap<>();
     private final Supervisor.Context ctx;
+    private volatile Runnable servingChanged = () -> {};
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
     /** {@link #running} by port: the router asks {@link #serves} on every request, in O(1) without allocating. */
@@ -84,7 +85,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         this.confinement = confinement;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
         this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement,
-                this::move, outputDir);
+                this::move, outputDir, () -> servingChanged.run());
         this.releases = new LocalReleases(confinement, store.nodeId(), Map.copyOf(serverEnv), options.stopGrace());
     }
 
@@ -196,6 +197,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         s.movedTo(to);
         byPort.set(to, s);
         byPort.compareAndSet(from, s, null);
+        servingChanged.run();
         return to;
     }
 
@@ -238,6 +240,11 @@ public final class LocalProcessRuntime implements AppRuntime {
     public boolean restarting(int port) {
         Supervisor s = onPort(port);
         return s != null && s.restarting();
+    }
+
+    @Override
+    public void onServingChange(Runnable listener) {
+        servingChanged = listener;
     }
 
     @Override

@@ -35,9 +35,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class Supervisor {
     /** @param outputDir where the apps' output files are ({@link OutputFile}) */
+    /** @param servingChanged told when {@link #stopping} or {@link #restarting} changes ({@code AppRuntime.onServingChange}) */
     record Context(RuntimeSettings options, InstanceStore store, Clock clock, HealthCheck health,
                    ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports,
-                   Path outputDir) {}
+                   Path outputDir, Runnable servingChanged) {}
 
     /** Where a restart goes when its port is taken. */
     interface Ports {
@@ -250,6 +251,7 @@ final class Supervisor {
             group = process == null ? 0 : pgid;
             cell = confined;
         }
+        ctx.servingChanged().run(); // before the port closes: the edge stops sending requests to it first
         if (group > 0) ProcessGroups.terminate(group, grace);
         if (cell != null) cell.release();
         deleteScratch();
@@ -319,6 +321,7 @@ final class Supervisor {
         crashes++;
         Duration delay = Backoff.delay(crashes, ctx.options().backoffMin(), ctx.options().backoffMax());
         restarting = true;
+        ctx.servingChanged().run();
         long crashedGroup = pgid;
         pendingRestart = ctx.timer().schedule(() -> Thread.ofVirtual().name("restart-" + spec.deploymentId())
                 .start(() -> relaunch(crashedGroup)), delay.toMillis(), TimeUnit.MILLISECONDS);
@@ -368,6 +371,7 @@ final class Supervisor {
             if (current != process || stopping) return;
             if (outcome instanceof HealthCheck.Outcome.Healthy) restarting = false;
         }
+        ctx.servingChanged().run();
         switch (outcome) {
             case HealthCheck.Outcome.Healthy h -> safeLog(Level.INFO, "App answers again on port " + port);
             case HealthCheck.Outcome.TimedOut t -> safeLog(Level.WARNING, "App restarted but does not answer HTTP on port "

@@ -43,6 +43,34 @@ class LocalProcessRuntimeTest {
         if (fixture != null) fixture.close();
     }
 
+    /**
+     * The edge is told of a stop before the app's port closes, and of a crash and of the answer after it, without
+     * polling: what each call of the listener saw, in order.
+     */
+    @Test
+    void whoListensIsToldOfAStopBeforeTheProcessIsSignalledAndOfACrashAndItsRecovery() {
+        var runtime = runtime(o -> o.withBackoff(Duration.ofMillis(300), Duration.ofSeconds(5), Duration.ofSeconds(30)));
+        var seen = new java.util.concurrent.CopyOnWriteArrayList<String>();
+        long[] pid = new long[1];
+        int[] port = new int[1];
+        runtime.onServingChange(() -> seen.add((runtime.serves(port[0]) ? "serves" : "gone")
+                + (runtime.restarting(port[0]) ? " restarting" : "") + (TestApps.alive(pid[0]) ? " alive" : " dead")));
+        var log = new RecordingLog();
+        Instance instance = runtime.start(new AppSpec("dep_told", "prj_a", TestApps.nodeArtifact(), Map.of(), Set.of(),
+                InstanceType.STANDARD), log);
+        port[0] = instance.port();
+        pid[0] = instance.pid();
+        assertThat(TestApps.get(port[0], "/crash")).isEqualTo("crashing");
+        log.await(Duration.ofSeconds(10), "the app to answer again", e -> e.message().startsWith("App answers again"));
+        Await.until(Duration.ofSeconds(5), "the recovery to be told", () -> seen.size() >= 2);
+        assertThat(seen).as("a crash, then the answer after the restart (of the crashed process)")
+                .startsWith("serves restarting dead", "serves dead");
+        seen.clear();
+        pid[0] = runtime.get("dep_told").orElseThrow().pid();
+        runtime.stop("dep_told");
+        assertThat(seen).as("told while the process still ran, its port no longer served").first().isEqualTo("gone alive");
+    }
+
     @Test
     void startsAnAppThatAnswersOnItsPortWithACleanEnvironment() {
         var runtime = runtime(o -> o);
