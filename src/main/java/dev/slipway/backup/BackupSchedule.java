@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -42,6 +43,7 @@ public final class BackupSchedule implements AutoCloseable {
     private final String jdbcUrl;
     private final Path dataDir;
     private final DatabaseDumps databases;
+    private final BiConsumer<String, Object> events;
     private final Clock clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("scheduled-backups").factory());
@@ -52,20 +54,26 @@ public final class BackupSchedule implements AutoCloseable {
     private volatile Instant nextAt;
 
     private BackupSchedule(BackupSettings settings, Database db, String jdbcUrl, Path dataDir, DatabaseDumps databases,
-                           Clock clock) {
+                           BiConsumer<String, Object> events, Clock clock) {
         this.settings = settings;
         this.db = db;
         this.jdbcUrl = jdbcUrl;
         this.dataDir = dataDir;
         this.databases = databases;
+        this.events = events;
         this.clock = clock;
     }
 
-    /** Started, or null when scheduled backups are off. {@code jdbcUrl}: the PostgreSQL store's, null for H2. */
+    /**
+     * Started, or null when scheduled backups are off. {@code jdbcUrl}: the PostgreSQL store's, null for H2.
+     *
+     * @param events gets {@code backup.failed} when backups start to fail (again when the error changes), and {@code backup.recovered} at the first success
+     *               after a failure, each with {@link #status()}
+     */
     public static BackupSchedule start(BackupSettings settings, Database db, String jdbcUrl, Path dataDir,
-                                       DatabaseDumps databases, Clock clock) {
+                                       DatabaseDumps databases, BiConsumer<String, Object> events, Clock clock) {
         if (!settings.enabled()) return null;
-        BackupSchedule s = new BackupSchedule(settings, db, jdbcUrl, dataDir, databases, clock);
+        BackupSchedule s = new BackupSchedule(settings, db, jdbcUrl, dataDir, databases, events, clock);
         Instant newest = s.kept().stream().findFirst().map(BackupSchedule::madeAt).orElse(Instant.MIN);
         Duration wait = newest.equals(Instant.MIN) ? Duration.ZERO : Duration.between(s.clock.instant(), newest.plus(settings.every()));
         s.schedule(wait.isNegative() ? Duration.ZERO : wait);
@@ -86,17 +94,21 @@ public final class BackupSchedule implements AutoCloseable {
             }
             Files.createDirectories(settings.dir());
             Backup.Summary s = Backup.write(db, jdbcUrl, dataDir, databases, file, clock);
+            boolean recovered = lastError != null;
             lastSuccessAt = at;
             lastFile = file.toString();
             lastError = null;
             LOG.info("scheduled backup {} made ({} entries, {} bytes)", file, s.manifest().entries().size(), s.bytes());
             prune();
             schedule(settings.every());
+            if (recovered) events.accept("backup.recovered", status());
         } catch (IOException | RuntimeException e) {
+            String before = lastError;
             lastFailureAt = at;
             lastError = describe(e);
             LOG.error("scheduled backup {} failed: {}", file, lastError);
             schedule(settings.every().compareTo(RETRY) < 0 ? settings.every() : RETRY);
+            if (!lastError.equals(before)) events.accept("backup.failed", status());
         }
     }
 

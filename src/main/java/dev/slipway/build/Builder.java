@@ -94,6 +94,11 @@ public final class Builder {
         return new Build(request, log).run();
     }
 
+    /** Deletes the build caches (the disk is short of space): builds only lose speed. The bytes freed. */
+    public long evictCaches() {
+        return buildCache.evictAll();
+    }
+
     /**
      * Deletes what builds killed mid-way left behind (a crash or kill -9 skips {@link #cleanUp}): every
      * workspace, every artifact directory the store has no row for, and the build cache's half-made entries. Runs before this server builds

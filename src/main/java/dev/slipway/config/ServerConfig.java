@@ -1,6 +1,7 @@
 package dev.slipway.config;
 
 import dev.slipway.backup.BackupSettings;
+import dev.slipway.disk.DiskSettings;
 import dev.slipway.edge.EdgeSettings;
 import dev.slipway.build.BuildSettings;
 import dev.slipway.core.Env;
@@ -49,6 +50,7 @@ import java.util.Objects;
  * @param mail           the SMTP server for password-reset mail; off without one
  * @param backups        scheduled backups: where, how often, how many are kept; off without a folder
  * @param edge           whether the apps listener is a separate edge process
+ * @param disk           the space kept free on the data dir's disk
  */
 public record ServerConfig(
         Path dataDir,
@@ -68,7 +70,8 @@ public record ServerConfig(
         TrustedProxies trustedProxies,
         MailSettings mail,
         BackupSettings backups,
-        EdgeSettings edge) {
+        EdgeSettings edge,
+        DiskSettings disk) {
 
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -86,6 +89,7 @@ public record ServerConfig(
         mail = mail == null ? MailSettings.OFF : mail;
         backups = backups == null ? BackupSettings.OFF : backups;
         edge = edge == null ? EdgeSettings.INLINE : edge;
+        disk = disk == null ? DiskSettings.DEFAULTS : disk;
     }
 
     /** The embedded defaults: loopback, ports 8080 and 8081, H2 in the data dir, a default account on the first start. */
@@ -150,6 +154,7 @@ public record ServerConfig(
         private MailSettings mail = MailSettings.OFF;
         private BackupSettings backups = BackupSettings.OFF;
         private EdgeSettings edge = EdgeSettings.INLINE;
+        private DiskSettings disk = DiskSettings.DEFAULTS;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -170,6 +175,7 @@ public record ServerConfig(
             kubernetes = c.kubernetes; clientLimits = c.clientLimits; trustedProxies = c.trustedProxies; mail = c.mail;
             backups = c.backups;
             edge = c.edge;
+            disk = c.disk;
         }
 
         /** {@link #environment(Env)} of these variables. */
@@ -219,6 +225,7 @@ public record ServerConfig(
             mail = MailSettings.fromEnv(env);
             backups = BackupSettings.fromEnv(env);
             edge = EdgeSettings.fromEnv(env);
+            disk = DiskSettings.fromEnv(env);
             return this;
         }
 
@@ -286,6 +293,7 @@ public record ServerConfig(
         public Builder mail(MailSettings v) { mail = v; return this; }
         public Builder backups(BackupSettings v) { backups = v; return this; }
         public Builder edge(EdgeSettings v) { edge = v; return this; }
+        public Builder disk(DiskSettings v) { disk = v; return this; }
         /** {@code local} or {@code kubernetes}; null keeps the environment's. */
         public Builder runtimeKind(String v) {
             if (v != null) kubernetes = kubernetes.withEnabled(KubernetesSettings.parseRuntime(v));
@@ -316,7 +324,7 @@ public record ServerConfig(
                     build != null ? build : BuildSettings.defaults(dataDir), runtime(),
                     domains == null ? DomainSettings.DEFAULTS : domains,
                     (tls == null ? TlsSettings.OFF : tls).withWildcard(wildcardCert, wildcardKey), images,
-                    kubernetes, clientLimits, trustedProxies, mail, backups, edge);
+                    kubernetes, clientLimits, trustedProxies, mail, backups, edge, disk);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.config;
 
 import dev.slipway.backup.BackupSettings;
+import dev.slipway.disk.DiskSettings;
 import dev.slipway.build.BuildSettings;
 import dev.slipway.core.Setting;
 import dev.slipway.domains.DomainSettings;
@@ -56,7 +57,7 @@ public final class SettingsTable {
             one(ClientLimits.HEAD_TIMEOUT), one(ClientLimits.BODY_MIN_RATE), one(ClientLimits.PER_CLIENT), one(ClientLimits.TOTAL),
             one(TrustedProxies.PROXIES),
             one(StoreSettings.DATA_DIR), one(StoreSettings.DATABASE_URL), one(StoreSettings.POOL_SIZE),
-            one(BackupSettings.DIR), one(BackupSettings.EVERY), one(BackupSettings.KEEP),
+            one(BackupSettings.DIR), one(BackupSettings.EVERY), one(BackupSettings.KEEP), one(DiskSettings.RESERVE),
             one(ListenerSettings.PUBLIC_URL), one(MailSettings.SMTP_URL), one(MailSettings.FROM), one(DeploymentSettings.REGIONS), one(DeploymentSettings.UPLOAD_LIMIT),
             one(GitHosts.GIT_HOSTS), one(GitHosts.GIT_SSH_HOSTS), one(GitHosts.GIT_APIS), one(ListenerSettings.SANDBOX_PORT), one(DeploymentSettings.BUILD_SLOTS),
             one(BuildSettings.BUILD_TIMEOUT), one(BuildSettings.KEEP_ARTIFACTS), one(BuildSettings.PYTHON),

@@ -56,6 +56,9 @@ public final class DuePoller<T> implements AutoCloseable {
     private final Set<String> active = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private Thread poller;
+    /** The polls, and the sends, that fail while the store is away: one log line per incident, not one per poll. */
+    private final Incident polls;
+    private final Incident sends;
 
     /** @param name for the poller thread and the log ("webhook", "commit-status") */
     public DuePoller(String name, Work<T> work, int slots, long pollMillis, long idleMillis, Clock clock) {
@@ -66,6 +69,8 @@ public final class DuePoller<T> implements AutoCloseable {
         this.pollMillis = pollMillis;
         this.idleMillis = idleMillis;
         this.clock = clock;
+        this.polls = new Incident(LOG, "looking for due " + name + " items", clock);
+        this.sends = new Incident(LOG, "sending " + name + " items", clock);
     }
 
     public synchronized void start() {
@@ -97,8 +102,9 @@ public final class DuePoller<T> implements AutoCloseable {
                     active.add(key);
                     runners.submit(() -> runOne(key, item));
                 }
+                polls.ok();
             } catch (RuntimeException e) {
-                if (running.get()) LOG.warn("looking for due {} items failed: {}", name, e.toString());
+                if (running.get()) polls.failed(e);
             }
             try {
                 signal.tryAcquire(pause(), TimeUnit.MILLISECONDS);
@@ -112,8 +118,9 @@ public final class DuePoller<T> implements AutoCloseable {
     private void runOne(String key, T item) {
         try {
             work.run(item);
+            sends.ok();
         } catch (RuntimeException e) {
-            if (running.get()) LOG.warn("sending {} {} failed: {}", name, key, e.toString());
+            if (running.get()) sends.failed(e);
         } finally {
             active.remove(key);
             slots.release();
@@ -128,7 +135,7 @@ public final class DuePoller<T> implements AutoCloseable {
                     .map(at -> Math.clamp(Duration.between(clock.instant(), at).toMillis(), pollMillis, idleMillis))
                     .orElse(idleMillis);
         } catch (RuntimeException e) {
-            if (running.get()) LOG.warn("looking for the next due {} item failed: {}", name, e.toString());
+            if (running.get()) polls.failed(e);
             return pollMillis;
         }
     }

@@ -4,6 +4,8 @@ import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.slipway.core.Incident;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +41,9 @@ public final class Workers implements AutoCloseable {
     private final Set<Thread> direct = ConcurrentHashMap.newKeySet();
     private volatile Thread heartbeat;
     private final long pollMillis;
+    /** Claims and heartbeats that fail while the store is away: one log line per incident, not one per poll. */
+    private final Incident claims;
+    private final Incident heartbeats;
 
     /**
      * Workers that take no job before {@link #start}; they exist before their runners, which need them to
@@ -47,13 +52,15 @@ public final class Workers implements AutoCloseable {
      * @param nodeId this server's node id: its leases are named {@code <node id>/<random>}, so that after a
      *               restart the server can take back at once the jobs its previous run held
      */
-    public Workers(JobStore jobs, int slots, String nodeId) {
-        this(jobs, slots, nodeId, POLL);
+    public Workers(JobStore jobs, int slots, String nodeId, Clock clock) {
+        this(jobs, slots, nodeId, POLL, clock);
     }
 
     /** @param poll how long an idle worker waits for a wake before it looks for a job again */
-    Workers(JobStore jobs, int slots, String nodeId, Duration poll) {
+    Workers(JobStore jobs, int slots, String nodeId, Duration poll, Clock clock) {
         this.pollMillis = poll.toMillis();
+        this.claims = new Incident(LOG, "job claims", clock);
+        this.heartbeats = new Incident(LOG, "job heartbeats", clock);
         this.jobs = jobs;
         this.threads = new Thread[slots];
         this.node = nodeId.length() > 60 ? nodeId.substring(0, 60) : nodeId;
@@ -129,8 +136,9 @@ public final class Workers implements AutoCloseable {
             Optional<Job> job = Optional.empty();
             try {
                 job = jobs.claim(owner, LEASE);
+                claims.ok();
             } catch (RuntimeException e) {
-                LOG.warn("job claim failed: {}", e.toString());
+                claims.failed(e);
             }
             if (job.isEmpty()) {
                 try {
@@ -171,8 +179,9 @@ public final class Workers implements AutoCloseable {
             held.forEach((id, hold) -> {
                 try {
                     if (!jobs.heartbeat(id, owner, LEASE)) hold.set(false);
+                    heartbeats.ok();
                 } catch (RuntimeException e) {
-                    LOG.warn("heartbeat for job {} failed: {}", id, e.toString());
+                    heartbeats.failed(e);
                 }
             });
         }

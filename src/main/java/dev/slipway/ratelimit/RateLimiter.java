@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
+import dev.slipway.core.Incident;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,10 +35,13 @@ public final class RateLimiter {
     private final ConcurrentHashMap<String, SharedQuota> shared = new ConcurrentHashMap<>();
     private final PostgreSQLSelectForUpdateBasedProxyManager<String> store;
     private final Clock clock;
+    /** The shared store failing: counted on this server meanwhile, logged once per incident. */
+    private final Incident storeDown;
 
     private RateLimiter(PostgreSQLSelectForUpdateBasedProxyManager<String> store, Clock clock) {
         this.store = store;
         this.clock = clock;
+        this.storeDown = new Incident(LOG, "the shared rate-limit store (counting on this server only meanwhile)", clock);
     }
 
     public static RateLimiter inMemory(Clock clock) {
@@ -59,13 +63,15 @@ public final class RateLimiter {
         String key = subject + "/" + perMinute;
         if (store != null) {
             try {
-                return shared.computeIfAbsent(key, k -> new SharedQuota(
-                        store.builder().build(k, () -> configuration(perMinute)), perMinute, clock)).acquire();
+                Decision d = shared.computeIfAbsent(key, k -> new SharedQuota(
+                        store.builder().build(k, () -> configuration(perMinute)), perMinute, clock, storeDown)).acquire();
+                storeDown.ok();
+                return d;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (RuntimeException storeDown) {
+            } catch (RuntimeException e) {
                 // the shared store is unreachable: keep limiting, per server, rather than not at all
-                LOG.warn("shared rate-limit store failed, counting on this server only: {}", storeDown.toString());
+                storeDown.failed(e);
             }
         }
         return acquireLocally(key, perMinute);

@@ -2,9 +2,8 @@ package dev.slipway.ratelimit;
 
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.VerboseResult;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
+import dev.slipway.core.Incident;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,13 +17,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Below 100 per minute the cap is one token, so every request is counted in the shared bucket itself.
  */
 final class SharedQuota {
-    private static final Logger LOG = LoggerFactory.getLogger(SharedQuota.class);
     private static final long FAST_MILLIS = 100;
     private static final long SLOW_MILLIS = 1000;
 
     private final Bucket shared;
     private final int perMinute;
     private final Clock clock;
+    private final Incident storeDown;
     private final AtomicInteger waiting = new AtomicInteger();
     private long reserved;          // taken from the shared bucket, not spent yet
     private long sharedLeft;        // left in the shared bucket after the last reservation
@@ -33,7 +32,9 @@ final class SharedQuota {
     private long lastReservedAtMillis;
     private boolean reserving;
 
-    SharedQuota(Bucket shared, int perMinute, Clock clock) {
+    /** @param storeDown where a failed reservation is told (once per incident in the log) */
+    SharedQuota(Bucket shared, int perMinute, Clock clock, Incident storeDown) {
+        this.storeDown = storeDown;
         this.shared = shared;
         this.perMinute = perMinute;
         this.clock = clock;
@@ -73,7 +74,7 @@ final class SharedQuota {
                     try {
                         reserve(want);
                     } catch (RuntimeException e) {
-                        LOG.warn("could not reserve the next slice of a shared quota: {}", e.toString());
+                        storeDown.failed(e);
                     }
                 });
                 return decision;

@@ -7,6 +7,7 @@ import dev.slipway.core.Json;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
 import dev.slipway.net.ClientGate;
+import dev.slipway.store.StoreHealth;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import java.util.function.Consumer;
@@ -26,19 +27,24 @@ public final class ApiServer {
     private ApiServer() {}
 
     /** The sandbox alone on its own port (SLIPWAY_SANDBOX_PORT). */
-    public static Javalin createSandbox(BoundPort port, ClientGate clients, Metrics metrics, Routes.Handlers handlers, Clock clock) {
+    public static Javalin createSandbox(BoundPort port, ClientGate clients, Metrics metrics, Routes.Handlers handlers, Clock clock,
+                                       StoreHealth store) {
         return base(port, clients, metrics, clock, config -> {
-            ErrorMapper.register(config.routes);
+            ErrorMapper.register(config.routes, store);
             Routes.registerSandbox(config.routes, handlers);
         });
     }
 
     /** @param clients what one client may take of the listener (ClientGate), not to mix up with the API's {@link Gate} */
     public static Javalin create(BoundPort port, ClientGate clients, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
-                                 boolean withSandbox) {
+                                 boolean withSandbox, StoreHealth store) {
         return base(port, clients, metrics, clock, config -> {
+            // while the store is away, the API answers at once rather than after a wait for a connection
+            config.routes.before("/v1/*", ctx -> {
+                if (store.away().isPresent()) throw ErrorMapper.storeUnavailable();
+            });
             config.routes.before(gate::check);
-            ErrorMapper.register(config.routes);
+            ErrorMapper.register(config.routes, store);
             Routes.register(config.routes, handlers);
             if (withSandbox) Routes.registerSandbox(config.routes, handlers);
         });

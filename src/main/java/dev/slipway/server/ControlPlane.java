@@ -7,6 +7,7 @@ import dev.slipway.api.Gate;
 import dev.slipway.api.Idempotency;
 import dev.slipway.auth.Authenticator;
 import dev.slipway.backup.BackupSchedule;
+import dev.slipway.disk.DiskSpace;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.dashboard.Assets;
 import dev.slipway.dashboard.Auth;
@@ -82,9 +83,10 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
                 pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
-                config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), clock);
-        Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), engine.confinement(),
-                backups == null ? null : backups::status), metrics,
+                config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), stores.operatorEvents()::send, clock);
+        DiskSpace disk = new DiskSpace(config.dataDir(), config.disk(), pipelines.builder()::evictCaches);
+        Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), stores.health(), disk,
+                engine.confinement(), backups == null ? null : backups::status), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores)),
                 new UploadHandlers(stores.uploads(), intake, urls),
@@ -97,13 +99,15 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
                 new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls),
                 new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
-                        pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire));
+                        pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
+                disk);
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
-        Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null).start();
+        Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,
+                stores.health()).start();
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
-                    : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock).start();
+                    : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock, stores.health()).start();
             return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, backups, logHandlers);
         } catch (RuntimeException e) {
             api.stop();

@@ -5,6 +5,7 @@ import dev.slipway.api.ErrorBody;
 import dev.slipway.api.Requests;
 import dev.slipway.dashboard.ErrorPage;
 import dev.slipway.plantstore.PlantError;
+import dev.slipway.store.StoreHealth;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -19,11 +20,19 @@ public final class ErrorMapper {
 
     private ErrorMapper() {}
 
-    public static void register(RoutesConfig routes) {
+    /** How soon a client should try again while the store is away. */
+    static final String RETRY_AFTER_SECONDS = "5";
+
+    /** @param store told of each failure that says the store is away: those are a 503 to retry, not a 500 */
+    public static void register(RoutesConfig routes, StoreHealth store) {
         routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
         routes.exception(PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
+            if (store.failed(e)) {
+                write(ctx, storeUnavailable());
+                return;
+            }
             LOG.error("request {} {} failed (request id {})", ctx.method(), Routes.loggable(ctx.path()), Requests.requestId(ctx), e);
             write(ctx, new ApiException(500, "internal_error",
                     "Internal error; quote request id " + Requests.requestId(ctx) + " when reporting it", null, Map.of()));
@@ -55,6 +64,13 @@ public final class ErrorMapper {
             default -> new ApiException(e.getStatus(), e.getStatus() >= 500 ? "internal_error" : "invalid_request",
                     e.getStatus() >= 500 ? "Internal error" : "Request refused", null, Map.of());
         };
+    }
+
+    /** The store is away (PostgreSQL unreachable, the embedded store's disk full or failing): nothing was changed. */
+    static ApiException storeUnavailable() {
+        // why it is away (a path, an address) is the operator's: it is in the log and behind /readyz's check
+        return new ApiException(503, "store_unavailable", "The store is unavailable; nothing was changed. Retry in a few seconds",
+                null, Map.of("Retry-After", RETRY_AFTER_SECONDS));
     }
 
     private static ApiException methodNotAllowed(Context ctx) {

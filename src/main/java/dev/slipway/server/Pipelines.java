@@ -45,7 +45,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         DatabaseService databases = new DatabaseService(jdbi,
                 AdminServers.of(config.databaseAdmins().postgresUrl(), config.databaseAdmins().mysqlUrl()), stores.secrets(), stores.logs(),
                 clock, stores.projectCache(), config.isolation().egressAllow());
-        Workers workers = new Workers(stores.jobs(), config.deployments().buildSlots(), stores.nodeId());
+        Workers workers = new Workers(stores.jobs(), config.deployments().buildSlots(), stores.nodeId(), clock);
         var serving = new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls);
         var switches = new WarmSwitches(serving, stores.deployments());
         DeploymentService deployments = new DeploymentService(stores.deployments(), stores.jobs(), stores.logs(),

@@ -4,6 +4,7 @@ import dev.slipway.api.Idempotency;
 import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
 import dev.slipway.deployments.DeploymentHandlers;
+import dev.slipway.disk.DiskSpace;
 import dev.slipway.docs.OpenApiDocs;
 import dev.slipway.domains.DomainHandlers;
 import dev.slipway.plantstore.PlantHandlers;
@@ -28,7 +29,7 @@ public final class Routes {
     public record Handlers(HealthHandlers health, Metrics metrics, Idempotency idempotency, ProjectHandlers projects,
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
-                           DomainHandlers domains, PushHandlers pushes) {}
+                           DomainHandlers domains, PushHandlers pushes, DiskSpace disk) {}
 
     private Routes() {}
 
@@ -46,6 +47,7 @@ public final class Routes {
 
     public static void register(RoutesConfig r, Handlers h) {
         Idempotency once = h.idempotency();
+        DiskSpace room = h.disk(); // what builds or stores new files: refused with 507 below the disk's reserve
         r.get("/healthz", h.health()::alive);
         r.get("/readyz", h.health()::ready);
         r.get("/metrics", h.metrics()::scrape);
@@ -62,16 +64,16 @@ public final class Routes {
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));
 
-        r.post("/v1/uploads", h.uploads()::create);
+        r.post("/v1/uploads", room.guard(h.uploads()::create));
         r.get("/v1/uploads/{upload_id}", h.uploads()::get);
 
         r.get("/v1/migrations", h.migrations()::list);
-        r.post("/v1/migrations", once.wrap(h.migrations()::create));
+        r.post("/v1/migrations", room.guard(once.wrap(h.migrations()::create)));
         r.get("/v1/migrations/{migration_id}", h.migrations()::get);
         r.get("/v1/migrations/{migration_id}/logs", h.migrations()::logs);
 
         r.get("/v1/deployments", h.deployments()::list);
-        r.post("/v1/deployments", once.wrap(h.deployments()::create));
+        r.post("/v1/deployments", room.guard(once.wrap(h.deployments()::create)));
         r.get("/v1/deployments/{deployment_id}", h.deployments()::get);
         r.post("/v1/deployments/{deployment_id}/rollback", once.wrap(h.deployments()::rollback));
         r.post("/v1/deployments/{deployment_id}/promote", once.wrap(h.deployments()::promote));
@@ -90,15 +92,15 @@ public final class Routes {
         r.post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", h.webhooks()::redeliver);
 
         // a git host's push deliveries: no API key, the host's signature over the body is the proof
-        r.post(ProjectView.GitWebhook.PATH + "{hook_id}", h.pushes()::receive);
+        r.post(ProjectView.GitWebhook.PATH + "{hook_id}", room.guard(h.pushes()::receive));
         // a deploy hook: the secret token in its URL is the proof
-        r.post(PushHandlers.DEPLOY_HOOK_PATH + "{token}", h.pushes()::deploy);
+        r.post(PushHandlers.DEPLOY_HOOK_PATH + "{token}", room.guard(h.pushes()::deploy));
 
-        registerDashboard(r, h.dashboard());
+        registerDashboard(r, h.dashboard(), room);
     }
 
     /** The web dashboard: pages for people, signed in with a session cookie (never under /v1). */
-    private static void registerDashboard(RoutesConfig r, Dashboard d) {
+    private static void registerDashboard(RoutesConfig r, Dashboard d, DiskSpace room) {
         Auth a = d.auth();
         r.get("/", ctx -> ctx.redirect("/dashboard", HttpStatus.FOUND));
         r.get("/dashboard", d::home);
@@ -113,10 +115,10 @@ public final class Routes {
 
         r.get("/dashboard/projects", a.page(d.projects()::list));
         r.get("/dashboard/projects/new", a.page(d.newProject()::form));
-        r.post("/dashboard/projects/new", a.form(d.newProject()::create));
-        r.post("/dashboard/projects/new/upload", d.newProjectUpload());
+        r.post("/dashboard/projects/new", room.guard(a.form(d.newProject()::create)));
+        r.post("/dashboard/projects/new/upload", room.guard(d.newProjectUpload()));
         r.get("/dashboard/projects/{project_id}", a.page(d.projects()::show));
-        r.post("/dashboard/projects/{project_id}/deploy", a.form(d.projects()::deploy));
+        r.post("/dashboard/projects/{project_id}/deploy", room.guard(a.form(d.projects()::deploy)));
         r.get("/dashboard/deployments/{deployment_id}", a.page(d.runs()::deployment));
         r.get("/dashboard/deployments/{deployment_id}/logs", a.stream(d.runs()::deploymentLogs));
         r.post("/dashboard/deployments/{deployment_id}/rollback", a.form(d.runs()::rollback));

@@ -30,6 +30,8 @@ import dev.slipway.users.UserStore;
 import dev.slipway.webhooks.DeliveryStore;
 import dev.slipway.webhooks.Dispatcher;
 import dev.slipway.webhooks.EndpointStore;
+import dev.slipway.store.StoreHealth;
+import dev.slipway.webhooks.OperatorEvents;
 import dev.slipway.webhooks.Outbox;
 
 import java.io.IOException;
@@ -47,7 +49,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      DeploymentStore deployments, MigrationStore migrations, LogStore logs, JobStore jobs,
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
                      DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates,
-                     StatusStore commitStatuses, StatusSender statusSender)
+                     StatusStore commitStatuses, StatusSender statusSender,
+                     OperatorEvents operatorEvents, StoreHealth health)
         implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
@@ -82,7 +85,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                     new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, deploymentEvents),
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
-                    deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender);
+                    deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender,
+                    new OperatorEvents(jdbi, outbox), new StoreHealth(database, clock));
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
@@ -104,6 +108,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
     /** The lines still queued are written (the apps' last ones included) before the store closes. */
     @Override
     public void close() {
+        health.close();
         dispatcher.close();
         statusSender.close();
         logs.close();

@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * with the schema brought up to date by Flyway on open.
  */
 public final class Database implements AutoCloseable {
+    private static final long CONNECTION_TIMEOUT_MS = 3_000;
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
     private final Dialect kind;
@@ -38,8 +39,10 @@ public final class Database implements AutoCloseable {
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(Math.min(2, poolSize));
         config.setPoolName("slipway-store");
-        config.setConnectionTimeout(10_000);
+        // a request waits this long for a connection: a store that is away is told to the client as a 503 within seconds
+        config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
         config.setInitializationFailTimeout(10_000);
+        config.setExceptionOverrideClassName(EvictWhenAway.class.getName());
         HikariDataSource dataSource = new HikariDataSource(config);
         try {
             Flyway.configure()
@@ -65,7 +68,8 @@ public final class Database implements AutoCloseable {
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setPoolName(name);
-        config.setConnectionTimeout(10_000);
+        config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
+        config.setExceptionOverrideClassName(EvictWhenAway.class.getName());
         HikariDataSource side = new HikariDataSource(config);
         closeFirst.add(side::close);
         return side;

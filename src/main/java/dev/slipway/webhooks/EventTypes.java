@@ -12,7 +12,8 @@ public final class EventTypes {
     public static final List<String> KNOWN = List.of(
             "migration.processing", "migration.complete", "migration.failed",
             "deployment.queued", "deployment.building", "deployment.deploying", "deployment.live",
-            "deployment.failed", "deployment.rolled_back", "domain.verified", "certificate.issued", "certificate.failed");
+            "deployment.failed", "deployment.rolled_back", "domain.verified", "certificate.issued", "certificate.failed",
+            "backup.failed", "backup.recovered");
     private static final Set<String> ACCEPTED;
 
     static {

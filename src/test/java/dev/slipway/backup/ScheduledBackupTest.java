@@ -1,7 +1,10 @@
 package dev.slipway.backup;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.WebhookReceiver;
+import dev.slipway.webhooks.WebhookSettings;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
@@ -12,7 +15,9 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -73,6 +78,66 @@ class ScheduledBackupTest {
         } finally {
             Files.deleteIfExists(notADir);
         }
+    }
+
+    /**
+     * A backup that starts to fail is sent to the operator's webhooks as {@code backup.failed}, and the first success after
+     * it as {@code backup.recovered}; a tenant's endpoint subscribed to every event gets neither.
+     */
+    @Test
+    void aFailingBackupIsSentToTheOperatorsWebhooksOnlyAndSoIsItsRecovery() throws Exception {
+        Path dir = Files.createTempDirectory("slipway-scheduled-");
+        try (WebhookReceiver receiver = WebhookReceiver.start();
+             TestServer server = TestServer.start(kind, c -> c.backups(new BackupSettings(dir, Duration.ofSeconds(1), 2))
+                     .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))))) {
+            TestServer.Tenant operator = server.tenant(Tier.TEAM); // the store's first account
+            TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+            String secret = hook(operator, receiver.url("/operator"), "[\"backup.failed\",\"backup.recovered\"]");
+            hook(tenant, receiver.url("/tenant"), "[\"*\"]");
+
+            // the folder becomes a file: a backup being written into it meanwhile fails too
+            Await.until(DEADLINE, "the folder replaced by a file", () -> {
+                try {
+                    TestStore.deleteTree(dir);
+                    Files.writeString(dir, "not a folder");
+                    return true;
+                } catch (java.io.IOException | RuntimeException e) {
+                    return false;
+                }
+            });
+            var failed = receiver.await(DEADLINE, "backup.failed", r -> r.type().equals("backup.failed"));
+            assertThat(failed.verifiesWith(secret)).isTrue();
+            assertThat(failed.json().at("/data/status").asText()).isEqualTo("failing");
+            assertThat(failed.json().at("/data/last_error").asText()).isNotEmpty();
+
+            Set<String> failures = new LinkedHashSet<>();
+            Await.until(DEADLINE, "three failed tries", () -> {
+                JsonNode b = server.anonymous().get("/readyz").json().get("backups");
+                if (b.has("last_failure_at")) failures.add(b.get("last_failure_at").asText());
+                return failures.size() >= 3;
+            });
+            Files.delete(dir); // the next backup makes the folder and succeeds
+            var recovered = receiver.await(DEADLINE, "backup.recovered", r -> r.type().equals("backup.recovered"));
+            assertThat(recovered.json().at("/data/status").asText()).isEqualTo("ok");
+            assertThat(recovered.json().at("/data/last_file").asText()).startsWith(dir.toString());
+            Map<String, WebhookReceiver.Received> events = new LinkedHashMap<>();
+            for (var r : receiver.received("/operator")) events.putIfAbsent(r.webhookId(), r); // a retried delivery is one event
+            List<String> errors = events.values().stream().filter(r -> r.type().equals("backup.failed"))
+                    .map(r -> r.json().at("/data/last_error").asText()).toList();
+            assertThat(errors).as("a failure that lasts is sent once (again only when its error changes), not at every try")
+                    .doesNotHaveDuplicates();
+            assertThat(events.values().stream().map(WebhookReceiver.Received::type).toList().getLast()).isEqualTo("backup.recovered");
+            assertThat(receiver.received("/tenant")).as("the platform's events are the operator's alone").isEmpty();
+        } finally {
+            if (Files.isDirectory(dir)) TestStore.deleteTree(dir);
+            else Files.deleteIfExists(dir);
+        }
+    }
+
+    private static String hook(TestServer.Tenant t, String url, String events) {
+        var r = t.http().post("/v1/webhooks", "{\"url\":\"" + url + "\",\"events\":" + events + "}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/secret").asText();
     }
 
     /** The scheduled backups in the folder (not the operator's file, nor a backup being written). */

@@ -48,7 +48,7 @@ class WorkersTest {
         Map<String, Long> started = new ConcurrentHashMap<>();
         CountDownLatch second = new CountDownLatch(2);
         // a poll far beyond the test: only a wake can start a job, so a lost wake shows as a job never started
-        try (Workers workers = new Workers(jobs, 2, "node-" + System.nanoTime(), Duration.ofHours(1))) {
+        try (Workers workers = new Workers(jobs, 2, "node-" + System.nanoTime(), Duration.ofHours(1), java.time.Clock.systemUTC())) {
             workers.start(Map.of(Job.DEPLOYMENT, (job, lease) -> {
                 started.put(job.subjectId(), System.nanoTime());
                 second.countDown();

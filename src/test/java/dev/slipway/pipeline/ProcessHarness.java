@@ -45,9 +45,14 @@ final class ProcessHarness implements AutoCloseable {
 
     /** As {@link #start()}, with these settings for this start only. */
     JavaProcess start(Map<String, String> settings) {
+        return start(System.getProperty("java.class.path"), settings);
+    }
+
+    /** As {@link #start(Map)}, running another build of Slipway (its classes and libraries). */
+    JavaProcess start(String classPath, Map<String, String> settings) {
         Map<String, String> all = new HashMap<>(env);
         all.putAll(settings);
-        server = JavaProcess.start(all, store.dataDir(), "server", "--api-port", "0", "--apps-port", Integer.toString(appsPort));
+        server = JavaProcess.start(classPath, all, store.dataDir(), "server", "--api-port", "0", "--apps-port", Integer.toString(appsPort));
         Matcher m = API.matcher(server.awaitLine(l -> API.matcher(l).find(), Duration.ofSeconds(60)));
         assertThat(m.find()).isTrue();
         if (key == null) {

@@ -35,11 +35,15 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     private static List<String> command(boolean shortLived, String... args) {
+        return command(shortLived, System.getProperty("java.class.path"), args);
+    }
+
+    private static List<String> command(boolean shortLived, String classPath, String... args) {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java));
         // a command that ends within seconds is over before C2 pays off: about a fifth off each run, and less CPU
         if (shortLived) cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.slipway.Main"));
+        cmd.addAll(List.of("-cp", classPath, "dev.slipway.Main"));
         cmd.addAll(List.of(args));
         return cmd;
     }
@@ -78,8 +82,13 @@ public final class JavaProcess implements AutoCloseable {
      * {@code SLIPWAY_STOP_APPS_WITH_SERVER} is set to false: a test's server leaves nothing running behind it.
      */
     public static JavaProcess start(Map<String, String> env, Path cwd, String... args) {
+        return start(System.getProperty("java.class.path"), env, cwd, args);
+    }
+
+    /** As above, from another build of Slipway (a previous version's classes and libraries). */
+    public static JavaProcess start(String classPath, Map<String, String> env, Path cwd, String... args) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(command(false, args)).directory(cwd.toFile()).redirectErrorStream(true);
+            ProcessBuilder pb = new ProcessBuilder(command(false, classPath, args)).directory(cwd.toFile()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
             pb.environment().put("SLIPWAY_STOP_APPS_WITH_SERVER", "true");
             pb.environment().putAll(env);

@@ -44,7 +44,11 @@ public final class TestServer implements AutoCloseable {
 
     /** As above, on a clock of the test's (e.g. a {@link MutableClock} to step through backoffs). */
     public static TestServer start(Dialect kind, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
-        TestStore store = TestStore.create(kind);
+        return start(TestStore.create(kind), customize, clock);
+    }
+
+    /** A server on a store the test made (its data dir where the test wants it); closed with the server. */
+    public static TestServer start(TestStore store, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
         try {
             ServerConfig config = customize.apply(config(store, store.dataDir())).edge(EdgeSettings.INLINE).build(); // in this JVM: no edge process
             Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));

@@ -46,8 +46,13 @@ public final class TestStore implements AutoCloseable {
     }
 
     public static TestStore create(Dialect kind) {
+        return create(kind, Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** As above, its data dir in {@code parent} (a small filesystem of the test's own). */
+    public static TestStore create(Dialect kind, Path parent) {
         try {
-            Path dir = Files.createTempDirectory("slipway-test-");
+            Path dir = Files.createTempDirectory(parent, "slipway-test-");
             if (kind == Dialect.H2) {
                 StoreTemplates.copyH2(dir);
                 return new TestStore(kind, dir, Database.h2Url(dir), null);

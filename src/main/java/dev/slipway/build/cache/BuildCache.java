@@ -60,6 +60,11 @@ public final class BuildCache {
         return store.sweep();
     }
 
+    /** Deletes every entry (the disk is short of space); the bytes freed. Builds only lose speed. */
+    public long evictAll() {
+        return store.evictAll();
+    }
+
     /**
      * The cache for one Node build; {@link Use#NONE} when it cannot be used (no account, cache off, no
      * lockfile, yarn berry), with the reason logged.

@@ -199,6 +199,38 @@ final class CacheStore {
         return dir.resolve(account);
     }
 
+    /**
+     * Deletes every entry of every account (the disk is short of space), each account under its write lock, so no
+     * build copying from an entry loses it midway; the bytes freed.
+     */
+    long evictAll() {
+        if (!Files.isDirectory(dir)) return 0;
+        long freed = 0;
+        List<Path> accounts;
+        try (var list = Files.list(dir)) {
+            accounts = list.toList();
+        } catch (IOException e) {
+            return 0;
+        }
+        for (Path home : accounts) {
+            String account = home.getFileName().toString();
+            if (!ID.matcher(account).matches()) continue;
+            var lock = lock(account).writeLock();
+            lock.lock();
+            try {
+                for (Entry e : entries(account)) {
+                    Trees.delete(e.dir());
+                    freed += e.bytes();
+                }
+            } catch (IOException | UncheckedIOException e) {
+                // what could not go stays; the disk check says what is still short
+            } finally {
+                lock.unlock();
+            }
+        }
+        return freed;
+    }
+
     /** True while a build waits for the account's lock (for tests). */
     boolean waiting(String account) {
         return lock(account).hasQueuedThreads();

@@ -1,0 +1,126 @@
+package dev.slipway.disk;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.core.MicrosClock;
+import dev.slipway.pipeline.NodeApp;
+import dev.slipway.store.Dialect;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.Statuses;
+import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
+import dev.slipway.testing.Zips;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The data dir on a small filesystem of the test's own (a tmpfs), filled to the last byte while an app serves: new work
+ * is refused with 507 naming the disk, nothing answers 500, the app keeps serving and {@code /readyz} says {@code disk};
+ * once the space is freed everything works again without a restart, and nothing stored before is lost.
+ */
+@EndToEnd
+class FullDiskTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+    @Test
+    void aFullDiskRefusesNewWorkClearlyKeepsServingAndHealsWithoutARestart() throws Exception {
+        Path mount = Files.createTempDirectory("slipway-small-disk-");
+        run("mount", "-t", "tmpfs", "-o", "size=384m,mode=0755", "tmpfs", mount.toString());
+        try (TestServer server = TestServer.start(TestStore.create(Dialect.H2, mount),
+                c -> c.disk(DiskSettings.parse("48MiB")), MicrosClock.system())) {
+            Http http = server.tenant(Tier.TEAM).http();
+            var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("before")));
+            assertThat(upload.status()).as(upload.body()).isEqualTo(201);
+            var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                    + upload.json().at("/data/id").asText() + "\"}");
+            assertThat(migration.status()).as(migration.body()).isEqualTo(201);
+            JsonNode done = Statuses.await(http, "migrations", migration.json().at("/data/id").asText(), "complete", Duration.ofMinutes(3));
+            String url = done.get("url").asText();
+            String project = done.get("project_id").asText();
+            assertThat(Apps.get(url).body()).startsWith("app:before");
+            String name = http.get("/v1/projects/" + project).json().at("/data/name").asText();
+
+            Path filler = server.store().dataDir().resolve("filler");
+            long filled = fill(filler);
+            System.out.println("[measure] filled the data dir's disk with " + filled / (1 << 20) + " MiB, to the last byte");
+
+            assertThat(Apps.get(url).body()).as("the app serves on a full disk").startsWith("app:before");
+            var refused = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("after")));
+            assertThat(refused.status()).as(refused.body()).isEqualTo(507);
+            assertThat(refused.json().at("/error/code").asText()).isEqualTo("insufficient_storage");
+            assertThat(refused.json().at("/error/message").asText()).contains("disk").contains("free");
+            var deploy = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
+            assertThat(deploy.status()).as(deploy.body()).isEqualTo(507);
+            var ready = server.anonymous().get("/readyz");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(ready.json().get("failing").toString()).contains("disk");
+            // whatever else a client asks gets an answer it can act on: never a 500
+            for (var r : List.of(http.get("/v1/projects/" + project), http.get("/v1/projects"),
+                    http.post("/v1/projects", "{\"name\":\"on-a-full-disk\"}"))) {
+                assertThat(r.status()).as(r.body()).isNotEqualTo(500);
+                if (r.status() == 503) {
+                    assertThat(r.json().at("/error/code").asText()).isEqualTo("store_unavailable");
+                    assertThat(r.headers()).containsKey("retry-after");
+                }
+            }
+
+            Files.delete(filler);
+            JsonNode again = Await.value(DEADLINE, "a deploy to be taken again once the space is free", () -> {
+                var r = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
+                assertThat(r.status()).as(r.body()).isNotEqualTo(500);
+                return r.status() == 201 ? r.json().get("data") : null;
+            });
+            Statuses.await(http, "deployments", again.get("id").asText(), "live", Duration.ofMinutes(3));
+            assertThat(Apps.get(url).body()).startsWith("app:before");
+            Await.until(DEADLINE, "/readyz to say ready", () -> server.anonymous().get("/readyz").status() == 200);
+            assertThat(http.get("/v1/projects/" + project).json().at("/data/name").asText()).isEqualTo(name);
+            assertThat(http.get("/v1/deployments?project_id=" + project).json().get("data")).hasSizeGreaterThanOrEqualTo(2);
+        } finally {
+            run("umount", "-l", mount.toString());
+            Files.deleteIfExists(mount);
+        }
+    }
+
+    /** Writes until the filesystem has not one byte left (ENOSPC); the bytes written. */
+    private static long fill(Path file) throws IOException {
+        long written = 0;
+        byte[] chunk = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (int size = chunk.length; size >= 1; size /= 2) {
+                try {
+                    while (true) {
+                        out.write(chunk, 0, size);
+                        out.flush();
+                        written += size;
+                    }
+                } catch (IOException full) {
+                    // the next, smaller size takes what is left
+                }
+            }
+        } catch (IOException closingOnAFullDisk) {
+            // what was written stays
+        }
+        return written;
+    }
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed (this test makes a small filesystem of its own, "
+                    + "and needs root for it): " + out);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.slipway.store;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.slipway.accounts.Tier;
+import dev.slipway.core.MicrosClock;
+import dev.slipway.pipeline.NodeApp;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.Statuses;
+import dev.slipway.testing.TcpProxy;
+import dev.slipway.testing.TestServer;
+import dev.slipway.testing.TestStore;
+import dev.slipway.testing.Zips;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * PostgreSQL goes away for a while (its connections cut, new ones refused: a restart, a failover, a blip) under a running
+ * server: the API answers a quick 503 {@code store_unavailable} with Retry-After, apps keep serving, {@code /readyz} names
+ * the store, the log gets a line per failing loop rather than one per poll, and the API comes back by itself.
+ */
+@ParameterizedClass(name = "{0}", allowZeroInvocations = true)
+@MethodSource("shared")
+@EndToEnd
+class StoreOutageTest {
+    private static final Pattern HOST_PORT = Pattern.compile("^jdbc:postgresql://([^:/?]+)(?::(\\d+))?/");
+
+    @Parameter
+    Dialect kind;
+
+    /** The shared store: PostgreSQL, where it is set up for the tests. */
+    static List<Dialect> shared() {
+        return TestStore.kinds().stream().filter(Dialect::shared).toList();
+    }
+
+    @Test
+    void theApiAnswersAQuick503WhileTheStoreIsAwayAndComesBackByItself() throws Exception {
+        TestStore store = TestStore.create(kind);
+        Matcher m = HOST_PORT.matcher(store.jdbcUrl());
+        assertThat(m.find()).as(store.jdbcUrl()).isTrue();
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        try (TcpProxy proxy = TcpProxy.to(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+             TestServer server = TestServer.start(store, c -> c.databaseUrl(
+                     store.jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/")), MicrosClock.system())) {
+            Http http = server.tenant(Tier.TEAM).http();
+            var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("outage")));
+            assertThat(upload.status()).as(upload.body()).isEqualTo(201);
+            var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                    + upload.json().at("/data/id").asText() + "\"}");
+            assertThat(migration.status()).as(migration.body()).isEqualTo(201);
+            var done = Statuses.await(http, "migrations", migration.json().at("/data/id").asText(), "complete", Duration.ofMinutes(3));
+            String url = done.get("url").asText();
+            String project = done.get("project_id").asText();
+
+            log.start();
+            root.addAppender(log);
+            proxy.cut();
+            long[] millis = new long[5];
+            for (int i = 0; i < millis.length; i++) {
+                long t0 = System.nanoTime();
+                var r = http.get("/v1/projects/" + project);
+                millis[i] = (System.nanoTime() - t0) / 1_000_000;
+                assertThat(r.status()).as(r.body()).isEqualTo(503);
+                assertThat(r.json().at("/error/code").asText()).isEqualTo("store_unavailable");
+                assertThat(r.headers()).containsKey("retry-after");
+            }
+            System.out.println("[measure] API answers while the store is away (ms): " + java.util.Arrays.toString(millis));
+            assertThat(millis[0]).as("the first request waits for a connection at most briefly").isLessThan(10_000);
+            for (int i = 1; i < millis.length; i++) assertThat(millis[i]).as("later ones are answered at once").isLessThan(5_000);
+            assertThat(Apps.get(url).body()).as("the app serves while the store is away").startsWith("app:outage");
+            var ready = server.anonymous().get("/readyz");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(ready.json().get("failing").toString()).contains("store");
+            Thread.sleep(Duration.ofSeconds(10)); // the outage's length, the scenario itself: every loop polls ten times meanwhile
+
+            proxy.restore();
+            Await.until(Duration.ofSeconds(60), "the API to answer again without a restart",
+                    () -> http.get("/v1/projects/" + project).status() == 200);
+            Await.until(Duration.ofSeconds(30), "/readyz to say ready", () -> server.anonymous().get("/readyz").status() == 200);
+            root.detachAppender(log);
+            List<String> lines = log.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                    .filter(e -> e.getLoggerName().startsWith("dev.slipway"))
+                    .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
+            System.out.println("[measure] WARN and ERROR lines during a 10 s outage: " + lines.size() + "\n  " + String.join("\n  ", lines));
+            assertThat(lines).as("one line per failing loop, not one per poll").hasSizeLessThanOrEqualTo(12);
+            assertThat(lines).as("no SQL statement in the log").noneMatch(l -> l.contains("[statement:"));
+        } finally {
+            root.detachAppender(log);
+        }
+    }
+}
