@@ -14,6 +14,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -54,7 +55,7 @@ public final class Auth {
     private final SessionStore sessions;
     private final AccountStore accounts;
     private final boolean secureCookies;
-    private final String serverWarning;
+    private final Supplier<String> serverWarning;
     private final Function<String, Optional<String>> refusal;
 
     public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies) {
@@ -62,10 +63,10 @@ public final class Auth {
     }
 
     /**
-     * @param serverWarning shown atop every signed-in page (apps not isolated), or null
+     * @param serverWarning shown atop every signed-in page (apps not isolated, the disk low on space), or null: asked per page
      * @param refusal       why this server does not serve an account (by id); empty when it does
      */
-    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies, String serverWarning,
+    public Auth(SessionStore sessions, AccountStore accounts, boolean secureCookies, Supplier<String> serverWarning,
                 Function<String, Optional<String>> refusal) {
         this.serverWarning = serverWarning;
         this.sessions = sessions;
@@ -159,7 +160,7 @@ public final class Auth {
 
     Optional<Viewer> viewer(Context ctx) {
         return sessions.find(ctx.cookie(COOKIE)).flatMap(s -> accounts.find(s.user().accountId())
-                .map(a -> new Viewer(s.user(), a, s.csrfToken(), serverWarning)));
+                .map(a -> new Viewer(s.user(), a, s.csrfToken(), serverWarning.get())));
     }
 
     void startSession(Context ctx, SessionStore.Issued issued) {

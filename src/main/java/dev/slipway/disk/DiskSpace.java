@@ -2,21 +2,32 @@ package dev.slipway.disk;
 
 import dev.slipway.api.ApiException;
 import io.javalin.http.Handler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 
 /**
  * The free space of the data dir's disk, where the store, the artifacts, the build caches and the uploads are. Work
  * that writes (a build, an upload, a deploy) asks first; below the reserve it is refused before anything is made,
- * once what can go (build caches) went.
+ * once what can go (build caches) went. Passing the reserve, either way, is logged once and sent to the operator
+ * ({@code disk.low}, {@code disk.recovered}).
  */
 public final class DiskSpace {
+    private static final Logger LOG = LoggerFactory.getLogger(DiskSpace.class);
+
+    /** What the disk has now: free bytes, and the reserve kept (0: the check is off). */
+    public record Usage(long free, long reserve) {}
+
     /** Below the reserve: the disk, what is free, what is kept. */
     public record Shortage(Path disk, long free, long reserve) {
         public String describe() {
@@ -29,22 +40,55 @@ public final class DiskSpace {
     private final DiskSettings settings;
     /** Frees what can go (build caches); the bytes it freed. */
     private final LongSupplier evict;
+    private final BiPredicate<String, Object> events;
+    private boolean low;
 
-    public DiskSpace(Path dataDir, DiskSettings settings, LongSupplier evict) {
+    /** @param events the operator's events ({@code disk.low}, {@code disk.recovered}); false: not sent, tried again later */
+    public DiskSpace(Path dataDir, DiskSettings settings, LongSupplier evict, BiPredicate<String, Object> events) {
         this.dataDir = dataDir;
         this.settings = settings;
         this.evict = evict;
+        this.events = events;
+    }
+
+    /** Free space and reserve now; empty when the disk cannot be asked. */
+    public Optional<Usage> usage() {
+        try {
+            FileStore store = Files.getFileStore(Files.exists(dataDir) ? dataDir : dataDir.toAbsolutePath().getRoot());
+            return Optional.of(new Usage(store.getUsableSpace(), settings.reserveOf(store.getTotalSpace())));
+        } catch (IOException e) {
+            return Optional.empty(); // a disk that cannot be asked is not taken for a full one; its writes say why
+        }
     }
 
     /** Below the reserve now; empty when there is room, or when the check is off. */
     public Optional<Shortage> shortage() {
-        try {
-            FileStore store = Files.getFileStore(Files.exists(dataDir) ? dataDir : dataDir.toAbsolutePath().getRoot());
-            long reserve = settings.reserveOf(store.getTotalSpace());
-            long free = store.getUsableSpace();
-            return reserve > 0 && free < reserve ? Optional.of(new Shortage(dataDir, free, reserve)) : Optional.empty();
-        } catch (IOException e) {
-            return Optional.empty(); // a disk that cannot be asked is not taken for a full one; its writes say why
+        Optional<Shortage> now = usage().filter(u -> u.reserve() > 0 && u.free() < u.reserve())
+                .map(u -> new Shortage(dataDir, u.free(), u.reserve()));
+        passed(now);
+        return now;
+    }
+
+    /** Tells a passing of the reserve, either way, once. */
+    private void passed(Optional<Shortage> now) {
+        boolean was;
+        synchronized (this) {
+            was = low;
+            low = now.isPresent();
+        }
+        if (was == now.isPresent()) return;
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("disk", dataDir.toString());
+        usage().ifPresent(u -> {
+            data.put("free_bytes", u.free());
+            data.put("reserve_bytes", u.reserve());
+        });
+        if (now.isPresent()) LOG.warn("new work is refused: {}", now.get().describe());
+        else LOG.info("the disk of {} has room again: new work is taken", dataDir);
+        if (!events.test(now.isPresent() ? "disk.low" : "disk.recovered", data)) {
+            synchronized (this) {
+                low = was; // the store could not take the event (a full disk takes it away too): the next check sends it
+            }
         }
     }
 
@@ -54,12 +98,19 @@ public final class DiskSpace {
      * @throws ApiException 507 {@code insufficient_storage}, naming the disk and what is free
      */
     public void requireRoom() {
-        Optional<Shortage> short1 = shortage();
-        if (short1.isEmpty()) return;
-        evict.getAsLong();
+        if (usage().filter(u -> u.reserve() > 0 && u.free() < u.reserve()).isEmpty()) {
+            shortage();
+            return;
+        }
+        long freed = evict.getAsLong();
+        if (freed > 0) LOG.info("the disk is short of space: {} of build caches deleted", human(freed));
         Optional<Shortage> still = shortage();
-        if (still.isEmpty()) return;
-        throw new ApiException(507, "insufficient_storage", "Not enough disk space: " + still.get().describe()
+        if (still.isPresent()) throw refusal(still.get());
+    }
+
+    /** 507 {@code insufficient_storage}, naming the disk and what is free. */
+    public static ApiException refusal(Shortage shortage) {
+        return new ApiException(507, "insufficient_storage", "Not enough disk space: " + shortage.describe()
                 + ". Nothing was created; free space on that disk and retry", null, Map.of());
     }
 
@@ -72,9 +123,9 @@ public final class DiskSpace {
     }
 
     static String human(long bytes) {
-        if (bytes >= 1L << 30) return String.format(java.util.Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
-        if (bytes >= 1L << 20) return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
-        if (bytes >= 1L << 10) return String.format(java.util.Locale.ROOT, "%.1f KiB", bytes / (double) (1L << 10));
+        if (bytes >= 1L << 30) return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
+        if (bytes >= 1L << 20) return String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
+        if (bytes >= 1L << 10) return String.format(Locale.ROOT, "%.1f KiB", bytes / (double) (1L << 10));
         return bytes + " bytes";
     }
 }

@@ -8,6 +8,8 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Log entries in the store, so every server can read every run's log and a restart loses none.
@@ -24,13 +26,25 @@ public final class LogStore implements AutoCloseable {
     private static final RowMapper<LogEntry> MAPPER = (rs, ctx) -> new LogEntry(rs.getLong("seq"),
             rs.getTimestamp("at").toInstant(), rs.getString("level"), rs.getString("message"));
 
+    /** The newest lines a log keeps: an app that prints without end does not fill the store (or its disk). */
+    public static final int KEEP_LINES = 50_000;
+
     private final Jdbi jdbi;
     private final Clock clock;
     private final LogWriter writer;
+    private final int keepLines;
+    /** Lines each log holds, as far as this server wrote them (read from the store at its first write here). */
+    private final ConcurrentHashMap<String, AtomicLong> lines = new ConcurrentHashMap<>();
 
     public LogStore(Jdbi jdbi, Clock clock) {
+        this(jdbi, clock, KEEP_LINES);
+    }
+
+    /** @param keepLines the newest lines a log keeps; older ones go once it holds a tenth more */
+    LogStore(Jdbi jdbi, Clock clock, int keepLines) {
         this.jdbi = jdbi;
         this.clock = clock;
+        this.keepLines = keepLines;
         this.writer = new LogWriter(this::insertBatch);
     }
 
@@ -77,6 +91,27 @@ public final class LogStore implements AutoCloseable {
 
     private void insertBatch(String ownerId, List<LogWriter.Pending> entries) {
         jdbi.useTransaction(h -> insert(h, ownerId, entries));
+        trimIfLong(ownerId, entries.size());
+    }
+
+    /**
+     * Deletes a log's oldest lines once it holds a tenth more than it keeps: what an app prints goes through here, and a
+     * reader that follows it only skips what went.
+     */
+    private void trimIfLong(String ownerId, int added) {
+        AtomicLong held = lines.get(ownerId);
+        if (held == null) {
+            long counted = jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM log_entries WHERE owner_id = :o")
+                    .bind("o", ownerId).mapTo(Long.class).one());
+            held = lines.computeIfAbsent(ownerId, o -> new AtomicLong(counted));
+        } else {
+            held.addAndGet(added);
+        }
+        if (held.get() <= keepLines + keepLines / 10) return;
+        int deleted = jdbi.withHandle(h -> h.createUpdate("DELETE FROM log_entries WHERE owner_id = :o AND seq <= "
+                        + "(SELECT seq FROM log_entries WHERE owner_id = :o ORDER BY seq DESC LIMIT 1 OFFSET :keep)")
+                .bind("o", ownerId).bind("keep", keepLines).execute());
+        held.addAndGet(-deleted);
     }
 
     /** Locks the owner's row (see {@link #append(Handle, String, Level, String)}), then inserts the entries in order. */

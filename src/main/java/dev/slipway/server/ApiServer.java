@@ -7,6 +7,7 @@ import dev.slipway.core.Json;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
 import dev.slipway.net.ClientGate;
+import dev.slipway.disk.DiskSpace;
 import dev.slipway.store.StoreHealth;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -30,21 +31,22 @@ public final class ApiServer {
     public static Javalin createSandbox(BoundPort port, ClientGate clients, Metrics metrics, Routes.Handlers handlers, Clock clock,
                                        StoreHealth store) {
         return base(port, clients, metrics, clock, config -> {
-            ErrorMapper.register(config.routes, store);
+            ErrorMapper.register(config.routes, store, handlers.disk());
             Routes.registerSandbox(config.routes, handlers);
         });
     }
 
     /** @param clients what one client may take of the listener (ClientGate), not to mix up with the API's {@link Gate} */
     public static Javalin create(BoundPort port, ClientGate clients, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
-                                 boolean withSandbox, StoreHealth store) {
+                                 boolean withSandbox, StoreHealth store, DiskSpace disk) {
         return base(port, clients, metrics, clock, config -> {
-            // while the store is away, the API answers at once rather than after a wait for a connection
+            // while the store is away, the API answers at once rather than after a wait for a connection; a write on a
+            // full disk (what most often takes the embedded store away) is told so, naming the disk
             config.routes.before("/v1/*", ctx -> {
-                if (store.away().isPresent()) throw ErrorMapper.storeUnavailable();
+                if (store.away().isPresent()) throw ErrorMapper.whileStoreAway(ctx, disk);
             });
             config.routes.before(gate::check);
-            ErrorMapper.register(config.routes, store);
+            ErrorMapper.register(config.routes, store, disk);
             Routes.register(config.routes, handlers);
             if (withSandbox) Routes.registerSandbox(config.routes, handlers);
         });

@@ -51,6 +51,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The fifth phase: the API, the dashboard and the sandbox, on the ports bound in the first, and the
@@ -59,7 +60,8 @@ import java.util.Locale;
  * @param sandbox the sandbox's own listener, or null when it is served under the API's /sandbox
  */
 record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempotency idempotency, SessionStore sessions,
-                    SignInThrottle signIns, PasswordResets resets, Mailer mailer, BackupSchedule backups, LogHandlers logs)
+                    SignInThrottle signIns, PasswordResets resets, Mailer mailer, BackupSchedule backups, LogHandlers logs,
+                    DiskSpace disk)
         implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
@@ -80,11 +82,13 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
         UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
-        Dashboard dashboard = dashboard(config, engine, stores, sessions, signIns, resets, mailer, authenticator,
+        DiskSpace disk = new DiskSpace(config.dataDir(), config.disk(), pipelines.builder()::evictCaches,
+                stores.operatorEvents()::send);
+        metrics.watch(disk, stores.health());
+        Dashboard dashboard = dashboard(config, engine, stores, disk, sessions, signIns, resets, mailer, authenticator,
                 pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
         BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
                 config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), stores.operatorEvents()::send, clock);
-        DiskSpace disk = new DiskSpace(config.dataDir(), config.disk(), pipelines.builder()::evictCaches);
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), stores.health(), disk,
                 engine.confinement(), backups == null ? null : backups::status), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
@@ -104,11 +108,12 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,
-                stores.health()).start();
+                stores.health(), disk).start();
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
                     : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock, stores.health()).start();
-            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, backups, logHandlers);
+            return new ControlPlane(api, sandbox, limiter, idempotency, sessions, signIns, resets, mailer, backups, logHandlers,
+                    disk);
         } catch (RuntimeException e) {
             api.stop();
             if (mailer != null) mailer.close();
@@ -123,14 +128,20 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 .map(c -> new ProjectView.Certificate(c.status(), c.expiresAt(), c.lastError()));
     }
 
-    private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, SessionStore sessions,
+    private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, DiskSpace room, SessionStore sessions,
                                        SignInThrottle signIns, PasswordResets resets, Mailer mailer,
                                        Authenticator authenticator, Pipelines pipelines, UploadIntake intake,
                                        LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
         String publicUrl = config.listeners().publicUrl();
         boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
         AccountAdmission admission = engine.admission();
-        Auth auth = new Auth(sessions, stores.accounts(), https, engine.confinement().warning(), admission::refusal);
+        String isolation = engine.confinement().warning();
+        // atop every signed-in page: apps not isolated, and new work refused for lack of disk space
+        Supplier<String> banner = () -> {
+            String disk = room.shortage().map(s -> "New deployments are refused: " + s.describe() + ".").orElse(null);
+            return isolation == null ? disk : disk == null ? isolation : isolation + " " + disk;
+        };
+        Auth auth = new Auth(sessions, stores.accounts(), https, banner, admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
                 projectCertificates(stores),
                 id -> stores.artifacts().latestFramework(id).or(() -> stores.migrations().framework(id)));
@@ -145,6 +156,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
 
     /** Expired rate-limit windows, idempotency keys, sessions, sign-in failures, reset links, deliveries and uploads. */
     void sweep(Stores stores, Pipelines pipelines) {
+        disk.shortage(); // an idle server too tells when its disk passes the reserve
         try {
             limiter.sweep();
             idempotency.sweep();

@@ -5,7 +5,9 @@ import dev.slipway.api.ErrorBody;
 import dev.slipway.api.Requests;
 import dev.slipway.dashboard.ErrorPage;
 import dev.slipway.plantstore.PlantError;
+import dev.slipway.disk.DiskSpace;
 import dev.slipway.store.StoreHealth;
+import io.javalin.http.HandlerType;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -24,13 +26,13 @@ public final class ErrorMapper {
     static final String RETRY_AFTER_SECONDS = "5";
 
     /** @param store told of each failure that says the store is away: those are a 503 to retry, not a 500 */
-    public static void register(RoutesConfig routes, StoreHealth store) {
+    public static void register(RoutesConfig routes, StoreHealth store, DiskSpace disk) {
         routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
         routes.exception(PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
             if (store.failed(e)) {
-                write(ctx, storeUnavailable());
+                write(ctx, whileStoreAway(ctx, disk));
                 return;
             }
             LOG.error("request {} {} failed (request id {})", ctx.method(), Routes.loggable(ctx.path()), Requests.requestId(ctx), e);
@@ -64,6 +66,18 @@ public final class ErrorMapper {
             default -> new ApiException(e.getStatus(), e.getStatus() >= 500 ? "internal_error" : "invalid_request",
                     e.getStatus() >= 500 ? "Internal error" : "Request refused", null, Map.of());
         };
+    }
+
+    /**
+     * What a request gets while the store is away: a write on a full disk (what most often takes the embedded store
+     * away) is told so, naming the disk (507); anything else a 503 to retry.
+     */
+    static ApiException whileStoreAway(Context ctx, DiskSpace disk) {
+        if (ctx.method() != HandlerType.GET && ctx.method() != HandlerType.HEAD) {
+            var shortage = disk.shortage();
+            if (shortage.isPresent()) return DiskSpace.refusal(shortage.get());
+        }
+        return storeUnavailable();
     }
 
     /** The store is away (PostgreSQL unreachable, the embedded store's disk full or failing): nothing was changed. */

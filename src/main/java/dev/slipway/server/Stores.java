@@ -80,13 +80,14 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             DeploymentStore.Listener deploymentEvents = DeploymentStore.Listener.all(outbox,
                     new StatusOutbox(statuses, urls, statusSender::wake));
             ProjectCache projectCache = new ProjectCache(clock);
+            OperatorEvents operatorEvents = new OperatorEvents(jdbi, outbox);
             Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
                     new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache, config.domains().proof(), outbox),
                     new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, deploymentEvents),
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
                     deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender,
-                    new OperatorEvents(jdbi, outbox), new StoreHealth(database, clock));
+                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send));
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.StatementExceptions;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -25,6 +26,9 @@ public final class Database implements AutoCloseable {
         this.dataSource = dataSource;
         this.kind = kind;
         this.jdbi = Jdbi.create(dataSource);
+        // a failed statement's message names the failure only: its SQL and bound values (ids, hashes, ciphertexts) stay
+        // out of every log line and stack trace
+        jdbi.getConfig(StatementExceptions.class).setMessageRendering(StatementExceptions.MessageRendering.NONE);
     }
 
     /** The JDBC URL of the embedded store in a data dir, password included ({@link EmbeddedStore}). */
@@ -87,6 +91,18 @@ public final class Database implements AutoCloseable {
     public Jdbi jdbi() { return jdbi; }
     public HikariDataSource dataSource() { return dataSource; }
     public Dialect dialect() { return kind; }
+
+    /**
+     * Whether the store answers a connection of its own, outside the pool: a pool whose connections are all busy is
+     * not a store that is away.
+     */
+    public boolean answers() {
+        try (var c = java.sql.DriverManager.getConnection(dataSource.getJdbcUrl())) {
+            return c.isValid(2);
+        } catch (Exception e) {
+            return false;
+        }
+    }
 
     public boolean reachable() {
         try (var c = dataSource.getConnection()) {

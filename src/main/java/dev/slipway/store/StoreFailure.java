@@ -1,5 +1,6 @@
 package dev.slipway.store;
 
+import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
@@ -25,18 +26,28 @@ public final class StoreFailure {
 
     /** The store's failure behind {@code e}, when it says the store is away; empty for any other failure. */
     public static Optional<SQLException> unavailable(Throwable e) {
+        SQLException below = null;
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && isUnavailable(sql)) return Optional.of(sql);
+            if (t instanceof SQLException sql) {
+                if (isUnavailable(sql)) return Optional.of(sql);
+                if (below == null) below = sql;
+            } else if (below != null && t instanceof IOException) {
+                return Optional.of(below); // the store's own file or socket failed under it (a full disk, a lost link)
+            }
         }
         return Optional.empty();
     }
 
     private static boolean isUnavailable(SQLException e) {
-        if (e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException) return true;
+        // the pool's timeout says the store is away only when making a connection failed (its cause): without one,
+        // every connection was busy, which is load, not an outage
+        if (e instanceof SQLTransientConnectionException) return e.getCause() != null;
+        if (e instanceof SQLNonTransientConnectionException) return true;
         String state = e.getSQLState();
         if (state != null && (state.startsWith("08") || PG_UNAVAILABLE.contains(state))) return true;
         if (H2_UNAVAILABLE.contains(e.getErrorCode())) return true;
         String message = e.getMessage();
-        return message != null && (message.contains("No space left on device") || message.contains("Database is already closed"));
+        return message != null && (message.contains("No space left on device") || message.contains("Database is already closed")
+                || message.contains("MVStoreException: Writing to") || message.contains("MVStoreException: Reading from"));
     }
 }

@@ -6,6 +6,11 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.Optional;
 
 /**
@@ -19,12 +24,21 @@ public final class StoreHealth implements AutoCloseable {
 
     private final Database database;
     private final Incident incident;
+    private final Clock clock;
+    private final BiConsumer<String, Object> events;
     private volatile String away;
+    private Instant awaySince;
     private volatile boolean closed;
     private Thread probe;
 
-    public StoreHealth(Database database, Clock clock) {
+    /**
+     * @param events the operator's events: {@code store.recovered} once it answers again (what was away cannot be queued
+     *               while it is: its outbox is in the store)
+     */
+    public StoreHealth(Database database, Clock clock, BiConsumer<String, Object> events) {
         this.database = database;
+        this.clock = clock;
+        this.events = events;
         this.incident = new Incident(LOG, "the store", clock);
     }
 
@@ -35,6 +49,7 @@ public final class StoreHealth implements AutoCloseable {
         synchronized (this) {
             if (away == null) {
                 away = Incident.reason(e);
+                awaySince = clock.instant();
                 if (!closed) probe = Thread.ofVirtual().name("store-probe").start(this::probe);
             }
         }
@@ -53,12 +68,17 @@ public final class StoreHealth implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            if (database.reachable()) {
+            if (database.answers()) {
+                Map<String, Object> data = new LinkedHashMap<>();
                 synchronized (this) {
+                    data.put("unavailable_since", awaySince.truncatedTo(ChronoUnit.SECONDS).toString());
+                    data.put("unavailable_seconds", Duration.between(awaySince, clock.instant()).toSeconds());
+                    data.put("reason", away);
                     away = null;
                     probe = null;
                 }
                 incident.ok();
+                events.accept("store.recovered", data);
                 return;
             }
         }

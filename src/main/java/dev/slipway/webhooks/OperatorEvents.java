@@ -1,5 +1,6 @@
 package dev.slipway.webhooks;
 
+import dev.slipway.core.Incident;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,13 +20,18 @@ public final class OperatorEvents {
         this.outbox = outbox;
     }
 
-    /** Queues the event; an event that cannot be queued (the store is away) is logged, never thrown at the caller. */
-    public void send(String type, Object data) {
+    /**
+     * Queues the event; false when it cannot be queued (the store is away): that is logged, never thrown at the caller,
+     * who may send it again later.
+     */
+    public boolean send(String type, Object data) {
         try {
             jdbi.useTransaction(h -> h.createQuery("SELECT id FROM accounts ORDER BY created_at, id LIMIT 1").mapTo(String.class)
                     .findOne().ifPresent(operator -> outbox.event(h, operator, type, data)));
+            return true;
         } catch (RuntimeException e) {
-            LOG.warn("the {} event could not be queued for the operator's webhooks: {}", type, e.toString());
+            LOG.warn("the {} event could not be queued for the operator's webhooks: {}", type, Incident.reason(e));
+            return false;
         }
     }
 }

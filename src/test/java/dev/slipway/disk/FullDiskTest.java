@@ -12,7 +12,9 @@ import dev.slipway.testing.Http;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
+import dev.slipway.testing.WebhookReceiver;
 import dev.slipway.testing.Zips;
+import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -38,9 +40,12 @@ class FullDiskTest {
     void aFullDiskRefusesNewWorkClearlyKeepsServingAndHealsWithoutARestart() throws Exception {
         Path mount = Files.createTempDirectory("slipway-small-disk-");
         run("mount", "-t", "tmpfs", "-o", "size=384m,mode=0755", "tmpfs", mount.toString());
-        try (TestServer server = TestServer.start(TestStore.create(Dialect.H2, mount),
-                c -> c.disk(DiskSettings.parse("48MiB")), MicrosClock.system())) {
-            Http http = server.tenant(Tier.TEAM).http();
+        try (WebhookReceiver receiver = WebhookReceiver.start();
+             TestServer server = TestServer.start(TestStore.create(Dialect.H2, mount), c -> c.disk(DiskSettings.parse("48MiB"))
+                     .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))), MicrosClock.system())) {
+            Http http = server.tenant(Tier.TEAM).http(); // the store's first account: the operator's
+            var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"disk.low\",\"disk.recovered\"]}");
+            assertThat(hook.status()).as(hook.body()).isEqualTo(201);
             var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("before")));
             assertThat(upload.status()).as(upload.body()).isEqualTo(201);
             var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
@@ -52,9 +57,17 @@ class FullDiskTest {
             assertThat(Apps.get(url).body()).startsWith("app:before");
             String name = http.get("/v1/projects/" + project).json().at("/data/name").asText();
 
+            // the disk passes its reserve first (the operator is told while the store can still write), then fills up
             Path filler = server.store().dataDir().resolve("filler");
-            long filled = fill(filler);
+            long filled = fill(filler, 8L << 20);
+            assertThat(server.anonymous().get("/readyz").status()).isEqualTo(503);
+            var low = receiver.await(DEADLINE, "disk.low", r -> r.type().equals("disk.low"));
+            assertThat(low.json().at("/data/reserve_bytes").asLong()).isEqualTo(48L << 20);
+            Path last = server.store().dataDir().resolve("filler-last");
+            filled += fill(last, 0);
             System.out.println("[measure] filled the data dir's disk with " + filled / (1 << 20) + " MiB, to the last byte");
+            assertThat(Files.getFileStore(last).getUsableSpace()).isZero();
+            assertThat(server.anonymous().get("/metrics").body()).contains("slipway_disk_free_bytes 0.0");
 
             assertThat(Apps.get(url).body()).as("the app serves on a full disk").startsWith("app:before");
             var refused = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("after")));
@@ -77,6 +90,7 @@ class FullDiskTest {
             }
 
             Files.delete(filler);
+            Files.delete(last);
             JsonNode again = Await.value(DEADLINE, "a deploy to be taken again once the space is free", () -> {
                 var r = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
                 assertThat(r.status()).as(r.body()).isNotEqualTo(500);
@@ -87,20 +101,21 @@ class FullDiskTest {
             Await.until(DEADLINE, "/readyz to say ready", () -> server.anonymous().get("/readyz").status() == 200);
             assertThat(http.get("/v1/projects/" + project).json().at("/data/name").asText()).isEqualTo(name);
             assertThat(http.get("/v1/deployments?project_id=" + project).json().get("data")).hasSizeGreaterThanOrEqualTo(2);
+            receiver.await(DEADLINE, "disk.recovered", r -> r.type().equals("disk.recovered"));
         } finally {
             run("umount", "-l", mount.toString());
             Files.deleteIfExists(mount);
         }
     }
 
-    /** Writes until the filesystem has not one byte left (ENOSPC); the bytes written. */
-    private static long fill(Path file) throws IOException {
+    /** Writes until the filesystem has only {@code leave} bytes left (0: not one, ENOSPC); the bytes written. */
+    private static long fill(Path file, long leave) throws IOException {
         long written = 0;
         byte[] chunk = new byte[1 << 20];
         try (OutputStream out = Files.newOutputStream(file)) {
             for (int size = chunk.length; size >= 1; size /= 2) {
                 try {
-                    while (true) {
+                    while (Files.getFileStore(file).getUsableSpace() - size >= leave) {
                         out.write(chunk, 0, size);
                         out.flush();
                         written += size;

@@ -81,6 +81,26 @@ class LogStoreTest {
         logs.close();
     }
 
+    /** An app that prints without end: its log keeps its newest lines, the store does not grow with it. */
+    @Test
+    void aLogKeepsItsNewestLinesAndTheOldestGo() {
+        LogStore logs = new LogStore(database.jdbi(), Clock.systemUTC(), 100);
+        String chatty = "dep_" + System.nanoTime();
+        String quiet = "dep_q" + System.nanoTime();
+        logs.append(quiet, Level.INFO, "the only line");
+        for (int i = 0; i < 1000; i++) {
+            logs.append(chatty, Level.INFO, "line " + i);
+            if (i % 50 == 49) logs.flush(); // as an app prints: in many batches
+        }
+        logs.flush();
+        List<LogEntry> kept = logs.last(chatty, 1000);
+        assertThat(kept.size()).isBetween(100, 110);
+        assertThat(kept.getLast().message()).isEqualTo("line 999");
+        assertThat(kept.getFirst().message()).isEqualTo("line " + (1000 - kept.size()));
+        assertThat(logs.last(quiet, 10)).extracting(LogEntry::message).containsExactly("the only line");
+        logs.close();
+    }
+
     @Test
     void closeWritesTheQueuedLinesAndLaterOnesAreWrittenAtOnce() {
         LogStore logs = new LogStore(database.jdbi(), Clock.systemUTC());

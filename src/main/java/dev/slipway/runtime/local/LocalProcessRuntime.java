@@ -58,6 +58,8 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final Map<String, List<WorkerProcess>> workers = new ConcurrentHashMap<>();
     private final Supervisor.Context ctx;
     private volatile Runnable servingChanged = () -> {};
+    /** Set as {@link #close} begins: workers of an app that became healthy meanwhile are not started. */
+    private volatile boolean closing;
     private final ScheduledExecutorService timer;
     private final Map<String, Supervisor> running = new ConcurrentHashMap<>();
     /** {@link #running} by port: the router asks {@link #serves} on every request, in O(1) without allocating. */
@@ -502,9 +504,14 @@ public final class LocalProcessRuntime implements AppRuntime {
      */
     private void startWorkers(AppSpec spec, LogSink log) {
         List<WorkerProcess> started = plannedWorkers(spec, log);
-        if (started.isEmpty()) return;
+        if (started.isEmpty() || closing) return;
         List<WorkerProcess> before = workers.put(spec.deploymentId(), List.copyOf(started));
         if (before != null) before.forEach(w -> w.stop(options.stopGrace()));
+        // a close that began meanwhile has already stopped what it found: these would outlive it
+        if (closing) {
+            workers.remove(spec.deploymentId());
+            return;
+        }
         started.forEach(WorkerProcess::launch);
     }
 
@@ -570,6 +577,7 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     @Override
     public void close() {
+        closing = true;
         timer.shutdownNow();
         try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Supervisor s : running.values()) stops.submit(() -> s.stop(options.stopGrace()));
