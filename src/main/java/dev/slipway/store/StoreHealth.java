@@ -68,7 +68,7 @@ public final class StoreHealth implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            if (database.answers()) {
+            if (database.answers() && database.reachable()) { // the store, and the pool's connections to it again
                 Map<String, Object> data = new LinkedHashMap<>();
                 synchronized (this) {
                     data.put("unavailable_since", awaySince.truncatedTo(ChronoUnit.SECONDS).toString());

@@ -9,6 +9,7 @@ import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
+import dev.slipway.testing.SmallDisk;
 import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -17,13 +18,10 @@ import dev.slipway.testing.Zips;
 import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,20 +36,13 @@ class FullDiskTest {
 
     @Test
     void aFullDiskRefusesNewWorkClearlyKeepsServingAndHealsWithoutARestart() throws Exception {
-        Path mount = Files.createTempDirectory("slipway-small-disk-");
-        run("mount", "-t", "tmpfs", "-o", "size=384m,mode=0755", "tmpfs", mount.toString());
-        try (WebhookReceiver receiver = WebhookReceiver.start();
-             TestServer server = TestServer.start(TestStore.create(Dialect.H2, mount), c -> c.disk(DiskSettings.parse("48MiB"))
+        try (SmallDisk disk = SmallDisk.mount(384); WebhookReceiver receiver = WebhookReceiver.start();
+             TestServer server = TestServer.start(TestStore.create(Dialect.H2, disk.path()), c -> c.disk(DiskSettings.parse("48MiB"))
                      .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))), MicrosClock.system())) {
             Http http = server.tenant(Tier.TEAM).http(); // the store's first account: the operator's
             var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"disk.low\",\"disk.recovered\"]}");
             assertThat(hook.status()).as(hook.body()).isEqualTo(201);
-            var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("before")));
-            assertThat(upload.status()).as(upload.body()).isEqualTo(201);
-            var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
-                    + upload.json().at("/data/id").asText() + "\"}");
-            assertThat(migration.status()).as(migration.body()).isEqualTo(201);
-            JsonNode done = Statuses.await(http, "migrations", migration.json().at("/data/id").asText(), "complete", Duration.ofMinutes(3));
+            JsonNode done = Statuses.migrateZip(http, NodeApp.version("before"));
             String url = done.get("url").asText();
             String project = done.get("project_id").asText();
             assertThat(Apps.get(url).body()).startsWith("app:before");
@@ -59,12 +50,12 @@ class FullDiskTest {
 
             // the disk passes its reserve first (the operator is told while the store can still write), then fills up
             Path filler = server.store().dataDir().resolve("filler");
-            long filled = fill(filler, 8L << 20);
+            long filled = SmallDisk.fill(filler, 8L << 20);
             assertThat(server.anonymous().get("/readyz").status()).isEqualTo(503);
             var low = receiver.await(DEADLINE, "disk.low", r -> r.type().equals("disk.low"));
             assertThat(low.json().at("/data/reserve_bytes").asLong()).isEqualTo(48L << 20);
             Path last = server.store().dataDir().resolve("filler-last");
-            filled += fill(last, 0);
+            filled += SmallDisk.fill(last, 0);
             System.out.println("[measure] filled the data dir's disk with " + filled / (1 << 20) + " MiB, to the last byte");
             assertThat(Files.getFileStore(last).getUsableSpace()).isZero();
             assertThat(server.anonymous().get("/metrics").body()).contains("slipway_disk_free_bytes 0.0");
@@ -102,40 +93,6 @@ class FullDiskTest {
             assertThat(http.get("/v1/projects/" + project).json().at("/data/name").asText()).isEqualTo(name);
             assertThat(http.get("/v1/deployments?project_id=" + project).json().get("data")).hasSizeGreaterThanOrEqualTo(2);
             receiver.await(DEADLINE, "disk.recovered", r -> r.type().equals("disk.recovered"));
-        } finally {
-            run("umount", "-l", mount.toString());
-            Files.deleteIfExists(mount);
-        }
-    }
-
-    /** Writes until the filesystem has only {@code leave} bytes left (0: not one, ENOSPC); the bytes written. */
-    private static long fill(Path file, long leave) throws IOException {
-        long written = 0;
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (int size = chunk.length; size >= 1; size /= 2) {
-                try {
-                    while (Files.getFileStore(file).getUsableSpace() - size >= leave) {
-                        out.write(chunk, 0, size);
-                        out.flush();
-                        written += size;
-                    }
-                } catch (IOException full) {
-                    // the next, smaller size takes what is left
-                }
-            }
-        } catch (IOException closingOnAFullDisk) {
-            // what was written stays
-        }
-        return written;
-    }
-
-    private static void run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", command) + " failed (this test makes a small filesystem of its own, "
-                    + "and needs root for it): " + out);
         }
     }
 }

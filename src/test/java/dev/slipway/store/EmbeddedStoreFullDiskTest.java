@@ -2,17 +2,15 @@ package dev.slipway.store;
 
 import dev.slipway.core.MicrosClock;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.SmallDisk;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,15 +22,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedStoreFullDiskTest {
     @Test
     void theEmbeddedStoreClosedByAFullDiskOpensAgainOnceThereIsRoom() throws Exception {
-        Path mount = Files.createTempDirectory("slipway-store-disk-");
-        run("mount", "-t", "tmpfs", "-o", "size=96m,mode=0755", "tmpfs", mount.toString());
         List<String> away = new ArrayList<>();
-        try (TestStore store = TestStore.create(Dialect.H2, mount); Database db = Database.open(store.jdbcUrl(), 4);
+        try (SmallDisk disk = SmallDisk.mount(96); TestStore store = TestStore.create(Dialect.H2, disk.path());
+             Database db = Database.open(store.jdbcUrl(), 4);
              StoreHealth health = new StoreHealth(db, MicrosClock.system(), (type, data) -> away.add(type))) {
             db.jdbi().useHandle(h -> h.execute("CREATE TABLE full_disk_notes (id INT PRIMARY KEY, note VARCHAR(4000))"));
             db.jdbi().useHandle(h -> h.execute("INSERT INTO full_disk_notes VALUES (0, 'before the disk filled')"));
             Path filler = store.dataDir().resolve("filler");
-            fill(filler);
+            SmallDisk.fill(filler, 0);
 
             RuntimeException failed = null;
             String note = "x".repeat(4000);
@@ -60,33 +57,6 @@ class EmbeddedStoreFullDiskTest {
             });
             db.jdbi().useHandle(h -> h.execute("INSERT INTO full_disk_notes VALUES (-1, 'after')"));
             assertThat(away).containsExactly("store.recovered");
-        } finally {
-            run("umount", "-l", mount.toString());
-            Files.deleteIfExists(mount);
-        }
-    }
-
-    private static void fill(Path file) throws IOException {
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (int size = chunk.length; size >= 1; size /= 2) {
-                try {
-                    while (true) out.write(chunk, 0, size);
-                } catch (IOException full) {
-                    // the next, smaller size takes what is left
-                }
-            }
-        } catch (IOException closingOnAFullDisk) {
-            // what was written stays
-        }
-    }
-
-    private static void run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", command) + " failed (this test makes a small filesystem of its own, "
-                    + "and needs root for it): " + out);
         }
     }
 }

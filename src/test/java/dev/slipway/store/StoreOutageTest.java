@@ -15,7 +15,6 @@ import dev.slipway.testing.TcpProxy;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
 import dev.slipway.testing.WebhookReceiver;
-import dev.slipway.testing.Zips;
 import dev.slipway.webhooks.WebhookSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
@@ -64,12 +63,7 @@ class StoreOutageTest {
             Http http = server.tenant(Tier.TEAM).http(); // the store's first account: the operator's
             var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"store.recovered\"]}");
             assertThat(hook.status()).as(hook.body()).isEqualTo(201);
-            var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(NodeApp.version("outage")));
-            assertThat(upload.status()).as(upload.body()).isEqualTo(201);
-            var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
-                    + upload.json().at("/data/id").asText() + "\"}");
-            assertThat(migration.status()).as(migration.body()).isEqualTo(201);
-            var done = Statuses.await(http, "migrations", migration.json().at("/data/id").asText(), "complete", Duration.ofMinutes(3));
+            var done = Statuses.migrateZip(http, NodeApp.version("outage"));
             String url = done.get("url").asText();
             String project = done.get("project_id").asText();
 

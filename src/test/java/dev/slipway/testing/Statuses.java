@@ -8,6 +8,16 @@ import java.time.Duration;
 public final class Statuses {
     private Statuses() {}
 
+    /** Uploads the files as a zip, migrates it as a {@code node-express} app and waits for it: the complete migration. */
+    public static JsonNode migrateZip(Http http, java.util.Map<String, String> files) {
+        var upload = http.send("POST", "/v1/uploads", "application/zip", Zips.of(files));
+        org.assertj.core.api.Assertions.assertThat(upload.status()).as(upload.body()).isEqualTo(201);
+        var migration = http.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload.json().at("/data/id").asText() + "\"}");
+        org.assertj.core.api.Assertions.assertThat(migration.status()).as(migration.body()).isEqualTo(201);
+        return await(http, "migrations", migration.json().at("/data/id").asText(), "complete", Duration.ofMinutes(3));
+    }
+
     /**
      * Waits until {@code /v1/<kind>/<id>} has {@code status}; fails at once, with the run's log, when it is
      * {@code failed} and that is not what was wanted. A long poll answers when the status changes from what
