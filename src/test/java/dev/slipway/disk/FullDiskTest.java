@@ -3,6 +3,7 @@ package dev.slipway.disk;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.core.MicrosClock;
+import dev.slipway.dashboard.WebClient;
 import dev.slipway.pipeline.NodeApp;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
@@ -33,13 +34,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EndToEnd
 class FullDiskTest {
     private static final Duration DEADLINE = Duration.ofSeconds(90);
+    private static final String PASSWORD = "a password long enough for the dashboard";
 
     @Test
     void aFullDiskRefusesNewWorkClearlyKeepsServingAndHealsWithoutARestart() throws Exception {
         try (SmallDisk disk = SmallDisk.mount(384); WebhookReceiver receiver = WebhookReceiver.start();
              TestServer server = TestServer.start(TestStore.create(Dialect.H2, disk.path()), c -> c.disk(DiskSettings.parse("48MiB"))
                      .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))), MicrosClock.system())) {
-            Http http = server.tenant(Tier.TEAM).http(); // the store's first account: the operator's
+            TestServer.Tenant operator = server.tenant(Tier.TEAM); // the store's first account
+            Http http = operator.http();
             var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"disk.low\",\"disk.recovered\"]}");
             assertThat(hook.status()).as(hook.body()).isEqualTo(201);
             JsonNode done = Statuses.migrateZip(http, NodeApp.version("before"));
@@ -54,6 +57,11 @@ class FullDiskTest {
             assertThat(server.anonymous().get("/readyz").status()).isEqualTo(503);
             var low = receiver.await(DEADLINE, "disk.low", r -> r.type().equals("disk.low"));
             assertThat(low.json().at("/data/reserve_bytes").asLong()).isEqualTo(48L << 20);
+            server.slipway().users().create(operator.account().id(), "ops@example.com", PASSWORD);
+            WebClient web = new WebClient(server.baseUrl());
+            assertThat(web.signIn("ops@example.com", PASSWORD).statusCode()).isEqualTo(303);
+            assertThat(web.get("/dashboard/projects").body()).as("the dashboard's banner")
+                    .contains("New deployments are refused: the disk of ").contains("free, below the 48.0 MiB kept");
             Path last = server.store().dataDir().resolve("filler-last");
             filled += SmallDisk.fill(last, 0);
             System.out.println("[measure] filled the data dir's disk with " + filled / (1 << 20) + " MiB, to the last byte");
