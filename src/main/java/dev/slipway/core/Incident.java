@@ -56,14 +56,7 @@ public final class Incident {
         unlogged = 0;
     }
 
-    public synchronized boolean ongoing() {
-        return since != null;
-    }
-
-    /**
-     * What went wrong, in one line without the statement: a store's failure says why it is away; the statements a
-     * query library adds to its messages (and their bound values) stay out of the log.
-     */
+    /** What went wrong, in one line: a store's failure says why it is away (its messages carry no statement). */
     public static String reason(Throwable e) {
         Throwable root = e;
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -74,8 +67,6 @@ public final class Incident {
         }
         String m = root.getMessage();
         if (m == null) return root.getClass().getSimpleName();
-        int cut = m.indexOf(" [statement:");
-        if (cut >= 0) m = m.substring(0, cut);
         int line = m.indexOf('\n');
         if (line >= 0) m = m.substring(0, line);
         m = m.strip();

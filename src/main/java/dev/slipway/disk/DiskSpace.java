@@ -1,6 +1,7 @@
 package dev.slipway.disk;
 
 import dev.slipway.api.ApiException;
+import dev.slipway.core.Sizes;
 import io.javalin.http.Handler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,7 +11,6 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiPredicate;
@@ -26,12 +26,16 @@ public final class DiskSpace {
     private static final Logger LOG = LoggerFactory.getLogger(DiskSpace.class);
 
     /** What the disk has now: free bytes, and the reserve kept (0: the check is off). */
-    public record Usage(long free, long reserve) {}
+    public record Usage(long free, long reserve) {
+        boolean low() {
+            return reserve > 0 && free < reserve;
+        }
+    }
 
     /** Below the reserve: the disk, what is free, what is kept. */
     public record Shortage(Path disk, long free, long reserve) {
         public String describe() {
-            return "the disk of " + disk + " has " + human(free) + " free, below the " + human(reserve)
+            return "the disk of " + disk + " has " + Sizes.human(free) + " free, below the " + Sizes.human(reserve)
                     + " kept for the store (SLIPWAY_DISK_RESERVE)";
         }
     }
@@ -63,29 +67,29 @@ public final class DiskSpace {
 
     /** Below the reserve now; empty when there is room, or when the check is off. */
     public Optional<Shortage> shortage() {
-        Optional<Shortage> now = usage().filter(u -> u.reserve() > 0 && u.free() < u.reserve())
-                .map(u -> new Shortage(dataDir, u.free(), u.reserve()));
+        Optional<Usage> now = usage();
         passed(now);
-        return now;
+        return now.filter(Usage::low).map(u -> new Shortage(dataDir, u.free(), u.reserve()));
     }
 
     /** Tells a passing of the reserve, either way, once. */
-    private void passed(Optional<Shortage> now) {
+    private void passed(Optional<Usage> now) {
+        boolean isLow = now.filter(Usage::low).isPresent();
         boolean was;
         synchronized (this) {
             was = low;
-            low = now.isPresent();
+            low = isLow;
         }
-        if (was == now.isPresent()) return;
+        if (was == isLow) return;
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("disk", dataDir.toString());
-        usage().ifPresent(u -> {
+        now.ifPresent(u -> {
             data.put("free_bytes", u.free());
             data.put("reserve_bytes", u.reserve());
         });
-        if (now.isPresent()) LOG.warn("new work is refused: {}", now.get().describe());
+        if (isLow) LOG.warn("new work is refused: {}", new Shortage(dataDir, now.get().free(), now.get().reserve()).describe());
         else LOG.info("the disk of {} has room again: new work is taken", dataDir);
-        if (!events.test(now.isPresent() ? "disk.low" : "disk.recovered", data)) {
+        if (!events.test(isLow ? "disk.low" : "disk.recovered", data)) {
             synchronized (this) {
                 low = was; // the store could not take the event (a full disk takes it away too): the next check sends it
             }
@@ -98,12 +102,11 @@ public final class DiskSpace {
      * @throws ApiException 507 {@code insufficient_storage}, naming the disk and what is free
      */
     public void requireRoom() {
-        if (usage().filter(u -> u.reserve() > 0 && u.free() < u.reserve()).isEmpty()) {
-            shortage();
-            return;
+        // the caches go before the reserve's passing is told: what they free may be enough
+        if (usage().filter(Usage::low).isPresent()) {
+            long freed = evict.getAsLong();
+            if (freed > 0) LOG.info("the disk is short of space: {} of build caches deleted", Sizes.human(freed));
         }
-        long freed = evict.getAsLong();
-        if (freed > 0) LOG.info("the disk is short of space: {} of build caches deleted", human(freed));
         Optional<Shortage> still = shortage();
         if (still.isPresent()) throw refusal(still.get());
     }
@@ -120,12 +123,5 @@ public final class DiskSpace {
             requireRoom();
             handler.handle(ctx);
         };
-    }
-
-    static String human(long bytes) {
-        if (bytes >= 1L << 30) return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
-        if (bytes >= 1L << 20) return String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
-        if (bytes >= 1L << 10) return String.format(Locale.ROOT, "%.1f KiB", bytes / (double) (1L << 10));
-        return bytes + " bytes";
     }
 }

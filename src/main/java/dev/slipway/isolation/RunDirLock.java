@@ -1,5 +1,7 @@
 package dev.slipway.isolation;
 
+import dev.slipway.core.FileTrees;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -115,9 +116,7 @@ final class RunDirLock {
             FileLock lock = channel.tryLock();
             if (lock == null) return;
             sweep.run();
-            try (var left = Files.walk(d)) {
-                for (Path p : left.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-            }
+            FileTrees.delete(d);
         } catch (IOException | RuntimeException e) {
             LOG.warn("could not sweep the run dir {}: {}", d, e.toString());
         }

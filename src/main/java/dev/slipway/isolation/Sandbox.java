@@ -1,5 +1,7 @@
 package dev.slipway.isolation;
 
+import dev.slipway.core.FileTrees;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.LinkOption;
 import java.util.HashSet;
@@ -14,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -557,16 +557,6 @@ public final class Sandbox implements Confinement {
         Files.setPosixFilePermissions(dir, more);
     }
 
-    /** A dead server's apps' output files: what they printed, secrets too. */
-    private static void deleteTree(Path dir) {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (var all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("could not delete {}: {}", dir, e.toString());
-        }
-    }
-
     private void sweepDeadServers() {
         Path parent = runDir.getParent();
         if (parent == null) return;
@@ -589,7 +579,7 @@ public final class Sandbox implements Confinement {
             RunDirLock.ifDead(dir, () -> {
                 networks.sweep(dir);
                 left.names().forEach(left::delete);
-                deleteTree(parent.resolve(node + Isolations.OUTPUT_SUFFIX));
+                FileTrees.delete(parent.resolve(node + Isolations.OUTPUT_SUFFIX)); // what its apps printed, secrets too
                 for (String name : tools.cgroups().existing()) {
                     if (!name.startsWith(node + ".")) continue;
                     try {

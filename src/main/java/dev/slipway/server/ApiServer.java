@@ -38,7 +38,8 @@ public final class ApiServer {
 
     /** @param clients what one client may take of the listener (ClientGate), not to mix up with the API's {@link Gate} */
     public static Javalin create(BoundPort port, ClientGate clients, Gate gate, Metrics metrics, Routes.Handlers handlers, Clock clock,
-                                 boolean withSandbox, StoreHealth store, DiskSpace disk) {
+                                 boolean withSandbox, StoreHealth store) {
+        DiskSpace disk = handlers.disk();
         return base(port, clients, metrics, clock, config -> {
             // while the store is away, the API answers at once rather than after a wait for a connection; a write on a
             // full disk (what most often takes the embedded store away) is told so, naming the disk

@@ -108,7 +108,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,
-                stores.health(), disk).start();
+                stores.health()).start();
         try {
             Javalin sandbox = listeners.sandbox() == null ? null
                     : ApiServer.createSandbox(listeners.sandbox(), clients, metrics, handlers, clock, stores.health()).start();

@@ -1,5 +1,7 @@
 package dev.slipway.source;
 
+import dev.slipway.core.Sizes;
+
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import java.io.InterruptedIOException;

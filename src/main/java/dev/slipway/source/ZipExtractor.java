@@ -1,5 +1,7 @@
 package dev.slipway.source;
 
+import dev.slipway.core.Sizes;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;

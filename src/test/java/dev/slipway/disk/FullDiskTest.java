@@ -61,7 +61,7 @@ class FullDiskTest {
             WebClient web = new WebClient(server.baseUrl());
             assertThat(web.signIn("ops@example.com", PASSWORD).statusCode()).isEqualTo(303);
             assertThat(web.get("/dashboard/projects").body()).as("the dashboard's banner")
-                    .contains("New deployments are refused: the disk of ").contains("free, below the 48.0 MiB kept");
+                    .contains("New deployments are refused: the disk of ").contains("free, below the 48 MiB kept");
             Path last = server.store().dataDir().resolve("filler-last");
             filled += SmallDisk.fill(last, 0);
             System.out.println("[measure] filled the data dir's disk with " + filled / (1 << 20) + " MiB, to the last byte");

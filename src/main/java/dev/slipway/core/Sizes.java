@@ -1,13 +1,13 @@
-package dev.slipway.source;
+package dev.slipway.core;
 
 import java.time.Duration;
 import java.util.Locale;
 
 /** Sizes and durations as people read them in messages. */
-final class Sizes {
+public final class Sizes {
     private Sizes() {}
 
-    static String human(long bytes) {
+    public static String human(long bytes) {
         if (bytes < 1024) return bytes + " bytes";
         String[] units = {"KiB", "MiB", "GiB", "TiB"};
         double value = bytes;
@@ -20,7 +20,7 @@ final class Sizes {
                 : String.format(Locale.ROOT, "%.1f", value)) + " " + units[unit];
     }
 
-    static String duration(Duration d) {
+    public static String duration(Duration d) {
         if (d.toMillis() < 1000) return d.toMillis() + " ms";
         if (d.toSeconds() < 60 || d.toSeconds() % 60 != 0) return d.toSeconds() + " s";
         return d.toMinutes() + " min";
