@@ -53,11 +53,14 @@ final class ReferencePage {
         return html.append("</main></body></html>").toString();
     }
 
+    private static final java.util.Set<String> METHODS = java.util.Set.of("get", "put", "post", "delete", "patch", "head", "options");
+
     private static void operations(StringBuilder html, JsonNode doc) {
         for (Iterator<Map.Entry<String, JsonNode>> paths = doc.get("paths").fields(); paths.hasNext(); ) {
             var path = paths.next();
             for (Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields(); ops.hasNext(); ) {
                 var op = ops.next();
+                if (!METHODS.contains(op.getKey())) continue; // a path's own servers or parameters
                 String method = op.getKey().toUpperCase();
                 JsonNode o = op.getValue();
                 html.append("<div class=\"op\"><span class=\"m ").append(method).append("\">").append(method)
