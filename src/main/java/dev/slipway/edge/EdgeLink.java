@@ -5,6 +5,8 @@ import dev.slipway.router.RecentRequests;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
+import dev.slipway.tls.AppsTls;
+import dev.slipway.tls.ChallengeAnswers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +27,8 @@ import java.util.function.IntPredicate;
 /**
  * The server's side of its edge process ({@link EdgeProcess}): finds the edge that serves its data dir (an earlier run
  * of the server left it running) or starts one, sends it the route table whenever it changes (and which app ports
- * serve or restart, sent as they change and checked four times a second), answers its wake requests, and hands its
- * request times to the retiring pool. An edge that dies is started again. {@link #leave} lets the edge go on serving without the server;
+ * serve or restart, sent as they change and checked four times a second) and, with HTTPS, the certificates it serves,
+ * answers its wake requests and the ACME CA's challenges it is asked, and hands its request times to the retiring pool. An edge that dies is started again. {@link #leave} lets the edge go on serving without the server;
  * {@link #close} stops it.
  */
 public final class EdgeLink implements AutoCloseable {
@@ -35,10 +38,21 @@ public final class EdgeLink implements AutoCloseable {
     private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
     private static final long SYNC_MILLIS = 250;
 
-    /** How to start an edge: where, on which port, for which apps domain. */
-    public record Spec(Path dataDir, String host, int port, String appsDomain) {}
+    /**
+     * How to start an edge: where, on which port, for which apps domain.
+     *
+     * @param httpsPort the apps HTTPS port (0: any free one); null: no HTTPS
+     */
+    public record Spec(Path dataDir, String host, int port, String appsDomain, Integer httpsPort) {
+        /** Whether an edge serving these ports is the one this spec asks for. */
+        boolean servedBy(Hello h) {
+            boolean https = httpsPort == null ? h.httpsPort() == 0 : httpsPort == 0 ? h.httpsPort() != 0 : h.httpsPort() == httpsPort;
+            return (port == 0 || h.port() == port) && https;
+        }
+    }
 
-    private record Hello(EdgeChannel channel, long pid, int port, int version) {}
+    /** @param httpsPort 0: the edge serves no HTTPS */
+    private record Hello(EdgeChannel channel, long pid, int port, int httpsPort, int version) {}
 
     private final Spec spec;
     private final Object lock = new Object();
@@ -48,20 +62,25 @@ public final class EdgeLink implements AutoCloseable {
     private EdgeChannel channel;
     private long pid;
     private int port;
+    private final int httpsPort;
     private boolean dirty = true;
     private boolean closed;
     private String lastSent;
+    private String lastTls;
     private final boolean adopted;
     private Thread sync;
     private Served served;
 
-    private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent) {}
+    /** @param tls null without HTTPS */
+    private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
+                          AppsTls tls) {}
 
     private EdgeLink(Spec spec, Hello hello, boolean adopted) {
         this.spec = spec;
         this.channel = hello.channel();
         this.pid = hello.pid();
         this.port = hello.port();
+        this.httpsPort = hello.httpsPort();
         this.adopted = adopted;
     }
 
@@ -77,11 +96,13 @@ public final class EdgeLink implements AutoCloseable {
                 LOG.info("the edge process {} speaks version {}, not {}: it is replaced", running.pid(), running.version(),
                         EdgeMessages.VERSION);
                 stop(running.channel(), running.pid());
-            } else if (spec.port() == 0 || running.port() == spec.port()) {
+            } else if (spec.servedBy(running)) {
                 LOG.info("the edge process {} serving the apps on port {} is adopted", running.pid(), running.port());
                 return new EdgeLink(spec, running, true);
             } else {
-                LOG.info("the edge process {} serves port {}, not {}: it is stopped", running.pid(), running.port(), spec.port());
+                LOG.info("the edge process {} serves ports {} and {}, not {} and {}: it is stopped", running.pid(), running.port(),
+                        running.httpsPort() == 0 ? "no HTTPS" : running.httpsPort(), spec.port(),
+                        spec.httpsPort() == null ? "no HTTPS" : spec.httpsPort());
                 stop(running.channel(), running.pid());
             }
         }
@@ -92,6 +113,11 @@ public final class EdgeLink implements AutoCloseable {
         synchronized (lock) {
             return port;
         }
+    }
+
+    /** The apps HTTPS port the edge serves; null when it serves no HTTPS. */
+    public Integer httpsPort() {
+        return httpsPort == 0 ? null : httpsPort;
     }
 
     public long pid() {
@@ -106,12 +132,13 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     /**
-     * From now on the edge's wakes are answered with {@code waker} and its request times go to {@code recent}; it keeps
-     * serving the table it has until {@link #publish}.
+     * From now on the edge's wakes are answered with {@code waker}, its challenges from {@code tls} (null without HTTPS)
+     * and its request times go to {@code recent}; it keeps serving the table and certificates it has until {@link #publish}.
      */
-    public void serve(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent) {
+    public void serve(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
+                      AppsTls tls) {
         synchronized (lock) {
-            served = new Served(routes, serves, restarting, waker, recent);
+            served = new Served(routes, serves, restarting, waker, recent, tls);
             if (channel != null) listen(channel);
         }
     }
@@ -223,12 +250,28 @@ public final class EdgeLink implements AutoCloseable {
         }
         var message = EdgeMessages.table(new EdgeMessages.Table(routes, serving, restarting));
         String text = message.toString();
+        boolean same;
         synchronized (lock) {
-            if (text.equals(lastSent) && c == channel) return;
+            same = text.equals(lastSent) && c == channel;
         }
-        c.send(message);
+        if (!same) {
+            c.send(message);
+            synchronized (lock) {
+                lastSent = text;
+            }
+        }
+        if (s.tls() != null) pushTls(c, s.tls());
+    }
+
+    /** The certificates, when they changed since they were last sent (checked with each table, at least four times a second). */
+    private void pushTls(EdgeChannel c, AppsTls tls) throws IOException {
+        String version = tls.version();
         synchronized (lock) {
-            lastSent = text;
+            if (version.equals(lastTls) && c == channel) return;
+        }
+        c.send(EdgeMessages.tls(tls.state()));
+        synchronized (lock) {
+            lastTls = version;
         }
     }
 
@@ -241,7 +284,7 @@ public final class EdgeLink implements AutoCloseable {
         }
         if (h == null) {
             LOG.warn("the edge process is gone: starting it again");
-            h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain()));
+            h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain(), httpsPort()));
         }
         synchronized (lock) {
             if (closed) {
@@ -251,6 +294,7 @@ public final class EdgeLink implements AutoCloseable {
             channel = h.channel();
             pid = h.pid();
             lastSent = null;
+            lastTls = null;
             dirty = true;
             listen(channel);
         }
@@ -283,6 +327,7 @@ public final class EdgeLink implements AutoCloseable {
                     }
                 });
             }
+            case "challenge" -> answer(c, s.tls() == null ? ChallengeAnswers.NONE : s.tls().answers(), m);
             case "recent" -> m.path("ports").properties().forEach(e -> {
                 try {
                     s.recent().seen(Integer.parseInt(e.getKey()), e.getValue().asLong());
@@ -292,6 +337,28 @@ public final class EdgeLink implements AutoCloseable {
             });
             default -> { }
         }
+    }
+
+    /** A query of the store, on a thread of its own: the edge's other messages are not held up. */
+    private static void answer(EdgeChannel c, ChallengeAnswers answers, JsonNode m) {
+        long id = m.path("id").asLong();
+        Thread.ofVirtual().name("edge-challenge").start(() -> {
+            Optional<String> value;
+            try {
+                value = switch (m.path("kind").asText()) {
+                    case "http-01" -> answers.http01(m.path("token").asText(), m.path("host").asText());
+                    case "tls-alpn-01" -> answers.alpn(m.path("domain").asText());
+                    default -> Optional.empty();
+                };
+            } catch (RuntimeException e) {
+                value = Optional.empty(); // the store is away: the CA tries again
+            }
+            try {
+                c.send(EdgeMessages.answer(id, value.orElse(null)));
+            } catch (IOException gone) {
+                // the edge answers nothing once the connection is gone
+            }
+        });
     }
 
     /** The edge keeps serving the last table it was sent; the next start of the server adopts it. */
@@ -372,7 +439,7 @@ public final class EdgeLink implements AutoCloseable {
                 c.close();
                 return null;
             }
-            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("version").asInt());
+            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("httpsPort").asInt(), h.path("version").asInt());
         } catch (Exception e) {
             c.close();
             return null;
@@ -396,13 +463,14 @@ public final class EdgeLink implements AutoCloseable {
                 "-cp", classPath(System.getProperty("java.class.path"), spec.dataDir()), "dev.slipway.Main", "edge",
                 "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
                 "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));
+        if (spec.httpsPort() != null) cmd.addAll(List.of("--https-port", Integer.toString(spec.httpsPort())));
         Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).redirectErrorStream(true).start();
         long deadline = System.nanoTime() + START_WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             Hello h = hello(socketPath(spec.dataDir()));
             if (h != null && h.version() == EdgeMessages.VERSION) {
-                LOG.info("the edge process {} serves the apps on port {}", h.pid(), h.port());
+                LOG.info("the edge process {} serves the apps on port {}{}", h.pid(), h.port(), h.httpsPort() == 0 ? "" : " and HTTPS on " + h.httpsPort());
                 return h;
             }
             if (!p.isAlive() && p.exitValue() != 0) {

@@ -7,11 +7,14 @@ import dev.slipway.core.Json;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
+import dev.slipway.tls.TlsState;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,6 +25,9 @@ import java.util.Set;
  *   <li>{@code table} from the server: every route, and which app ports serve and which restart now;</li>
  *   <li>{@code wake} from the edge (a host without a route), answered by {@code woke} with the same id;</li>
  *   <li>{@code recent} from the edge: when each app port last had a request;</li>
+ *   <li>{@code tls} from the server: the HTTPS listener's certificates with their keys, and its HSTS hosts (the socket
+ *   is the server's user's alone, and the edge keeps them in memory only);</li>
+ *   <li>{@code challenge} from the edge (an ACME CA's validation request), answered by {@code answer} with the same id;</li>
  *   <li>{@code stop} from the server: the edge closes its port and exits.</li>
  * </ul>
  */
@@ -81,6 +87,44 @@ final class EdgeMessages {
             case "failing" -> new Waker.Wake.Failing(Duration.ofMillis(m.path("retryMs").asLong(1000)));
             default -> new Waker.Wake.Down();
         };
+    }
+
+    static ObjectNode tls(TlsState state) {
+        ObjectNode m = op("tls").put("version", state.version());
+        ArrayNode certificates = m.putArray("certificates");
+        for (TlsState.Served c : state.certificates()) {
+            ObjectNode n = certificates.addObject().put("alias", c.alias()).put("chain", c.chainPem()).put("key", c.keyPem());
+            if (c.domain() != null) n.put("domain", c.domain());
+        }
+        ArrayNode hsts = m.putArray("hsts");
+        state.hsts().stream().sorted().forEach(hsts::add);
+        return m;
+    }
+
+    static TlsState tls(JsonNode m) {
+        List<TlsState.Served> certificates = new ArrayList<>();
+        for (JsonNode c : m.path("certificates")) {
+            certificates.add(new TlsState.Served(c.hasNonNull("domain") ? c.get("domain").asText() : null, c.path("alias").asText(),
+                    c.path("chain").asText(), c.path("key").asText()));
+        }
+        Set<String> hsts = new HashSet<>();
+        m.path("hsts").forEach(h -> hsts.add(h.asText()));
+        return new TlsState(m.path("version").asText(), certificates, hsts);
+    }
+
+    /** An ACME CA's request the edge asks the server to answer: HTTP-01 ({@code token}, {@code host}) or TLS-ALPN-01. */
+    static ObjectNode http01(long id, String token, String host) {
+        return op("challenge").put("id", id).put("kind", "http-01").put("token", token).put("host", host);
+    }
+
+    static ObjectNode alpn(long id, String domain) {
+        return op("challenge").put("id", id).put("kind", "tls-alpn-01").put("domain", domain);
+    }
+
+    static ObjectNode answer(long id, String value) {
+        ObjectNode m = op("answer").put("id", id);
+        if (value != null) m.put("value", value);
+        return m;
     }
 
     private static ObjectNode target(Target t) {

@@ -11,6 +11,8 @@ import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
 import dev.slipway.router.Wakeups;
+import dev.slipway.tls.ChallengeAnswers;
+import dev.slipway.tls.TlsEdge;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,29 +29,39 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The edge: the apps listener in a process of its own, which outlives the server. It serves its last route table
- * while no server is connected (an upgrade, a restart, a crash), asks the connected server to wake an address
- * without a route (none connected: the 503 page with Retry-After), and tells it when each app last had a request.
- * It exits when the server tells it to stop, or once its data dir is gone.
+ * (and, with HTTPS, the last certificates it was sent) while no server is connected (an upgrade, a restart, a crash),
+ * asks the connected server to wake an address without a route (none connected: the 503 page with Retry-After) and
+ * to answer an ACME CA's validation requests, and tells it when each app last had a request. It exits when the server
+ * tells it to stop, or once its data dir is gone.
  */
 public final class EdgeProcess {
     private static final Logger LOG = LoggerFactory.getLogger(EdgeProcess.class);
     /** The 503 a wake gets while no server is connected: retried soon, the server is starting. */
     private static final Duration NO_SERVER_RETRY = Duration.ofSeconds(2);
     private static final Duration WATCH = Duration.ofSeconds(2);
+    /** How long a CA's validation request waits for the server's answer (a query of its store). */
+    private static final Duration ANSWER_WAIT = Duration.ofSeconds(5);
 
     /**
      * @param gate    the apps listener's client limits and trusted proxies
-     * @param maxWait how long a request waits for a wake
+     * @param maxWait   how long a request waits for a wake
+     * @param httpsPort the apps HTTPS listener's port (0: any free one); null: no HTTPS
      */
-    public record Options(Path dataDir, String host, int port, String appsDomain, ClientGate gate, Duration maxWait) {}
+    public record Options(Path dataDir, String host, int port, String appsDomain, ClientGate gate, Duration maxWait,
+                          Integer httpsPort) {}
 
     private final Options options;
     private final Clock clock = Clock.systemUTC();
@@ -59,9 +71,11 @@ public final class EdgeProcess {
     private volatile Set<Integer> restarting = Set.of();
     private volatile EdgeChannel server;
     private final Map<Long, CompletableFuture<Waker.Wake>> wakes = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<Optional<String>>> asked = new ConcurrentHashMap<>();
     private final AtomicLong nextWake = new AtomicLong();
     private final CountDownLatch stop = new CountDownLatch(1);
     private volatile int appsPort;
+    private volatile TlsEdge tls;
 
     private EdgeProcess(Options options) {
         this.options = options;
@@ -82,8 +96,13 @@ public final class EdgeProcess {
             Files.deleteIfExists(socket); // a dead edge's
         }
         BoundPort port = BoundPort.bind("apps listener", options.host(), options.port());
+        if (options.httpsPort() != null) {
+            tls = TlsEdge.remote(BoundPort.bind("apps HTTPS listener", options.host(), options.httpsPort()), options.appsDomain(),
+                    answers());
+        }
         AppsListener apps = AppsListener.start(port, routes, p -> restarting.contains(p),
-                new Wakeups(this::wake, p -> serving.contains(p), options.maxWait(), clock), recent, Edge.NONE, options.gate());
+                new Wakeups(this::wake, p -> serving.contains(p), options.maxWait(), clock), recent, tls == null ? Edge.NONE : tls,
+                options.gate());
         appsPort = apps.port();
         ServerSocketChannel control = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         control.bind(UnixDomainSocketAddress.of(socket));
@@ -91,8 +110,8 @@ public final class EdgeProcess {
         Thread.ofPlatform().daemon().name("edge-control").start(() -> accept(control));
         Thread.ofPlatform().daemon().name("edge-recent").start(this::sendRecent);
         Thread.ofPlatform().daemon().name("edge-watch").start(() -> watch(socket));
-        out.println("Slipway edge serving apps on http://" + options.host() + ":" + apps.port() + " (pid "
-                + ProcessHandle.current().pid() + ")");
+        out.println("Slipway edge serving apps on http://" + options.host() + ":" + apps.port()
+                + (tls == null ? "" : " and https://" + options.host() + ":" + tls.port()) + " (pid " + ProcessHandle.current().pid() + ")");
         out.flush();
         stop.await();
         try {
@@ -120,7 +139,7 @@ public final class EdgeProcess {
             EdgeChannel c = new EdgeChannel(ch);
             try {
                 c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION).put("pid", ProcessHandle.current().pid())
-                        .put("port", appsPort));
+                        .put("port", appsPort).put("httpsPort", tls == null ? 0 : tls.port()));
             } catch (IOException e) {
                 c.close();
                 continue;
@@ -160,6 +179,14 @@ public final class EdgeProcess {
                 CompletableFuture<Waker.Wake> f = wakes.remove(m.path("id").asLong());
                 if (f != null) f.complete(EdgeMessages.wake(m));
             }
+            case "tls" -> {
+                TlsEdge t = tls;
+                if (t != null) t.apply(EdgeMessages.tls(m));
+            }
+            case "answer" -> {
+                CompletableFuture<Optional<String>> f = asked.remove(m.path("id").asLong());
+                if (f != null) f.complete(m.hasNonNull("value") ? Optional.of(m.get("value").asText()) : Optional.empty());
+            }
             case "stop" -> stop.countDown();
             default -> { } // a newer server's message this edge does not know
         }
@@ -184,6 +211,44 @@ public final class EdgeProcess {
         for (Long id : Set.copyOf(wakes.keySet())) {
             CompletableFuture<Waker.Wake> f = wakes.remove(id);
             if (f != null) f.complete(new Waker.Wake.Failing(NO_SERVER_RETRY));
+        }
+        for (Long id : Set.copyOf(asked.keySet())) {
+            CompletableFuture<Optional<String>> f = asked.remove(id);
+            if (f != null) f.complete(Optional.empty());
+        }
+    }
+
+    /** The CA's challenges are the store's, which the server reads: with no server connected, none is answered. */
+    private ChallengeAnswers answers() {
+        return new ChallengeAnswers() {
+            @Override
+            public Optional<String> http01(String token, String host) {
+                return ask(id -> EdgeMessages.http01(id, token, host));
+            }
+
+            @Override
+            public Optional<String> alpn(String domain) {
+                return ask(id -> EdgeMessages.alpn(id, domain));
+            }
+        };
+    }
+
+    private Optional<String> ask(LongFunction<ObjectNode> question) {
+        EdgeChannel c = server;
+        if (c == null) return Optional.empty();
+        long id = nextWake.incrementAndGet();
+        CompletableFuture<Optional<String>> f = new CompletableFuture<>();
+        asked.put(id, f);
+        try {
+            c.send(question.apply(id));
+            return f.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } finally {
+            asked.remove(id);
         }
     }
 

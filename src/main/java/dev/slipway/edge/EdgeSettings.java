@@ -13,8 +13,8 @@ import java.util.Locale;
 public record EdgeSettings(boolean separate) {
     public static final Setting EDGE = Setting.env("SLIPWAY_EDGE", "`process`",
             "`process`: the apps listener is an edge process of its own, which keeps serving the apps while the server "
-                    + "is stopped, upgraded or killed, and which the next start adopts; `inline`: inside the server (as with "
-                    + "automatic HTTPS, which the edge process does not serve yet)");
+                    + "is stopped, upgraded or killed, and which the next start adopts (with automatic HTTPS, the HTTPS listener too); "
+                    + "`inline`: inside the server");
     /** Inside the server: a server made in code, such as the tests', unless it asks for the process. */
     public static final EdgeSettings INLINE = new EdgeSettings(false);
     public static final EdgeSettings PROCESS = new EdgeSettings(true);

@@ -20,6 +20,7 @@ public final class EdgeCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Where to listen") String host;
     @Option(names = "--apps-port", required = true, description = "The apps port (0: any free one)") int port;
     @Option(names = "--apps-domain", required = true, description = "The apps domain") String appsDomain;
+    @Option(names = "--https-port", description = "The apps HTTPS port (0: any free one); none: no HTTPS") Integer httpsPort;
 
     @Override
     public Integer call() throws Exception {
@@ -31,6 +32,6 @@ public final class EdgeCommand implements Callable<Integer> {
             return 2;
         }
         return EdgeProcess.run(new EdgeProcess.Options(dataDir, host, port, appsDomain,
-                ClientGate.forApps(config.clientLimits(), config.trustedProxies()), config.runtime().healthTimeout()), System.out);
+                ClientGate.forApps(config.clientLimits(), config.trustedProxies()), config.runtime().healthTimeout(), httpsPort), System.out);
     }
 }

@@ -19,7 +19,7 @@ import java.util.List;
  * @param apps      the apps port, bound here; null when an edge process serves it
  * @param edge      the edge process that serves the apps port; null when this server does
  * @param sandbox   the plant-store sandbox's own port, or null when it is served under the API's /sandbox
- * @param appsHttps the apps HTTPS listener's port, or null when HTTPS is off
+ * @param appsHttps the apps HTTPS listener's port, or null when HTTPS is off or the edge process serves it
  */
 record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox, BoundPort appsHttps) implements AutoCloseable {
 
@@ -29,12 +29,11 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
         EdgeLink edge = null;
         BoundPort sandbox = null;
         try {
-            // automatic HTTPS is served inside the server: its certificates and challenges are the store's
-            if (config.edge().separate() && config.tls().httpsPort() == null) {
+            if (config.edge().separate()) {
                 try {
                     DataDir.prepare(config.dataDir()); // the edge's socket and log are in it
                     edge = EdgeLink.open(new EdgeLink.Spec(config.dataDir(), config.listeners().host(), config.listeners().appsPort(),
-                            config.listeners().appsDomain()));
+                            config.listeners().appsDomain(), config.tls().httpsPort()));
                 } catch (IOException e) {
                     throw new IllegalStateException("the edge process did not start: " + e.getMessage(), e);
                 }
@@ -43,7 +42,7 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
             }
             sandbox = config.listeners().sandboxPort() == null ? null
                     : BoundPort.bind("sandbox listener", config.listeners().host(), config.listeners().sandboxPort());
-            BoundPort https = config.tls().httpsPort() == null ? null
+            BoundPort https = config.tls().httpsPort() == null || edge != null ? null
                     : BoundPort.bind("apps HTTPS listener", config.listeners().host(), config.tls().httpsPort());
             return new Listeners(api, apps, edge, sandbox, https);
         } catch (RuntimeException e) {
@@ -64,6 +63,11 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
         return edge != null ? edge.port() : apps.port();
     }
 
+    /** The apps HTTPS port, wherever it is served; null when HTTPS is off. */
+    Integer appsHttpsPort() {
+        return edge != null ? edge.httpsPort() : appsHttps == null ? null : appsHttps.port();
+    }
+
     /** Where the OpenAPI document says the sandbox is. */
     String sandboxBase(AppUrls urls) {
         return sandbox == null ? urls.api("/sandbox") : "http://" + sandbox.host() + ":" + sandbox.port() + "/sandbox";
@@ -73,7 +77,8 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
     List<String> addresses() {
         List<String> out = new ArrayList<>(List.of(url(api), "http://" + api.host() + ":" + appsPort()));
         if (sandbox != null) out.add(url(sandbox));
-        if (appsHttps != null) out.add("https://" + appsHttps.host() + ":" + appsHttps.port());
+        Integer https = appsHttpsPort();
+        if (https != null) out.add("https://" + api.host() + ":" + https);
         return out;
     }
 

@@ -89,7 +89,7 @@ public final class Slipway implements AutoCloseable {
             if (firstStart != null) firstStart.finish(stores.accounts(), stores.keys(), stores.users(), out);
             ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, urls, clock);
             opened.push(control);
-            AppsTls tls = listeners.appsHttps() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
+            AppsTls tls = config.tls().httpsPort() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
                     config.listeners().appsDomain(), stores.certificates(), certificateDomains(stores), engine.routes()::hasDomain,
                     stores.nodeId(), clock);
             if (tls != null) opened.push(tls);
@@ -97,12 +97,12 @@ public final class Slipway implements AutoCloseable {
             AppsListener apps = null;
             if (listeners.edge() != null) {
                 listeners.edge().serve(engine.routes(), engine.runtime()::serves, engine.runtime()::restarting, pipelines.dormant(),
-                        engine.recent());
+                        engine.recent(), tls);
                 engine.runtime().onServingChange(listeners.edge()::servingChanged);
             } else {
                 apps = AppsListener.start(listeners.apps(), engine.routes(), engine.runtime()::restarting,
                         new Wakeups(pipelines.dormant(), engine.runtime()::serves, config.runtime().healthTimeout(), clock),
-                        engine.recent(), tls == null ? Edge.NONE : tls,
+                        engine.recent(), tls == null ? Edge.NONE : tls.edge(),
                         ClientGate.forApps(config.clientLimits(), config.trustedProxies()));
                 opened.push(apps);
             }
@@ -116,7 +116,7 @@ public final class Slipway implements AutoCloseable {
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
                     .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
-                    .appsHttpsPort(tls == null ? null : tls.port()).build();
+                    .appsHttpsPort(listeners.appsHttpsPort()).build();
             return new Slipway(bound, stores, engine, pipelines, control, apps, listeners.edge(), tls, recovery, housekeeping);
         } catch (RuntimeException | IOException e) {
             while (!opened.isEmpty()) {
@@ -187,7 +187,7 @@ public final class Slipway implements AutoCloseable {
     }
     public int appsPort() { return config.listeners().appsPort(); }
     /** The apps HTTPS listener's port; null when HTTPS is off. */
-    public Integer appsHttpsPort() { return tls == null ? null : tls.port(); }
+    public Integer appsHttpsPort() { return config.tls().httpsPort(); }
     /** The edge process serving the apps; null when this server serves them itself. */
     public EdgeLink edge() { return edge; }
     /** Automatic HTTPS; null when it is off. */

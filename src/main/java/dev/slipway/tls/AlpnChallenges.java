@@ -28,35 +28,31 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
 /**
  * TLS-ALPN-01 (RFC 8737) on the apps HTTPS listener: a handshake that offers only {@code acme-tls/1} for a
  * domain whose challenge is in flight gets a self-signed certificate for that domain carrying the SHA-256 of
  * the challenge's key authorization. The key authorization is in the store, so whichever server the CA
- * reaches answers; the store is asked only for domains that get certificates ({@code wanted}), so a stranger's
- * handshakes with made-up names cost no query.
+ * reaches answers ({@link ChallengeAnswers#alpn}, which asks the store only for domains that get certificates, so a
+ * stranger's handshakes with made-up names cost no query).
  */
 final class AlpnChallenges {
     static final String PROTOCOL = "acme-tls/1";
     private static final ASN1ObjectIdentifier ACME_IDENTIFIER = new ASN1ObjectIdentifier("1.3.6.1.5.5.7.1.31");
 
-    private final CertificateStore store;
-    private final Predicate<String> wanted;
+    private final ChallengeAnswers answers;
     /** Made certificates by domain and key authorization: the CA may validate more than once. */
     private final Map<String, Certificates.Entry> made = new ConcurrentHashMap<>();
 
-    AlpnChallenges(CertificateStore store, Predicate<String> wanted) {
-        this.store = store;
-        this.wanted = wanted;
+    AlpnChallenges(ChallengeAnswers answers) {
+        this.answers = answers;
     }
 
     /** The challenge certificate for {@code domain} now; null when no challenge is in flight for it. */
     Certificates.Entry forDomain(String domain) {
         if (domain == null) return null;
         String d = domain.toLowerCase(Locale.ROOT);
-        if (!wanted.test(d)) return null;
-        String keyAuthorization = store.alpnChallenge(d).orElse(null);
+        String keyAuthorization = answers.alpn(d).orElse(null);
         if (keyAuthorization == null) return null;
         byte[] digest = sha256(keyAuthorization);
         String alias = PROTOCOL + ":" + d + ":" + HexFormat.of().formatHex(digest, 0, 8);

@@ -2,52 +2,53 @@ package dev.slipway.tls;
 
 import dev.slipway.net.BoundPort;
 import dev.slipway.router.Edge;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.SecureRequestCustomizer;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.util.ssl.SslContextFactory;
 
-import javax.net.ssl.KeyManager;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.util.Collection;
-import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Automatic HTTPS for the apps listener: the HTTPS connector (SNI picks each certificate), the edge handler
- * (ACME challenges, redirects, HSTS) and the certificate loop. Made only when the HTTPS port is configured.
+ * Automatic HTTPS for the apps: the certificate loop, and what the apps HTTPS listener serves from it. The listener
+ * is this server's ({@link #edge()}) or the edge process's, which is sent {@link #state()} whenever its
+ * {@link #version()} changes and asks {@link #answers()} for the CA's challenges. Made only when the HTTPS port is
+ * configured.
  */
-public final class AppsTls implements Edge, AutoCloseable {
-    private final BoundPort port;
-    private final CertificateStore store;
+public final class AppsTls implements AutoCloseable {
     private final Certificates certificates;
     private final CertificateManager manager;
-    private final AlpnChallenges challenges;
+    private final ChallengeAnswers answers;
+    private final TlsEdge edge;
 
     private AppsTls(BoundPort port, CertificateStore store, Certificates certificates, CertificateManager manager,
                     Predicate<String> routed) {
-        this.port = port;
-        this.store = store;
         this.certificates = certificates;
         this.manager = manager;
         // the route table learns a domain from the change feed within milliseconds, while this server's own
         // certificate check may not have run since: another server's order is answered here all the same
-        this.challenges = new AlpnChallenges(store, d -> manager.wants(d) || routed.test(d));
+        Predicate<String> wanted = d -> manager.wants(d) || routed.test(d);
+        this.answers = new ChallengeAnswers() {
+            @Override
+            public Optional<String> http01(String token, String host) {
+                return store.challenge(token, host);
+            }
+
+            @Override
+            public Optional<String> alpn(String domain) {
+                String d = domain.toLowerCase(Locale.ROOT);
+                return wanted.test(d) ? store.alpnChallenge(d) : Optional.empty();
+            }
+        };
+        this.edge = port == null ? null : new TlsEdge(port, certificates, answers, manager::hsts);
     }
 
     /**
-     * @param port    the HTTPS listener's port, bound in the first phase
+     * @param port    the HTTPS listener's port, bound in the first phase; null when the edge process serves it
      * @param domains the domains that get certificates from the ACME CA
      * @param routed  whether a domain is one of those and served here now (the route table, which the change feed
      *                keeps in step with other servers)
@@ -75,10 +76,6 @@ public final class AppsTls implements Edge, AutoCloseable {
         manager.start();
     }
 
-    public int port() {
-        return port.port();
-    }
-
     /** The certificate loop's passes so far: a test waits for some to prove that nothing was ordered. */
     public long passes() {
         return manager.passes();
@@ -88,51 +85,24 @@ public final class AppsTls implements Edge, AutoCloseable {
         return certificates;
     }
 
-    @Override
-    public Handler wrap(Handler router) {
-        return new EdgeHandler(router, store, certificates, manager::hsts, port.port());
+    /** This server's HTTPS listener and the handler in front of its router; {@link Edge#NONE} when the edge process serves. */
+    public Edge edge() {
+        return edge == null ? Edge.NONE : edge;
     }
 
-    @Override
-    public boolean takesPlain(String hostHeader, String target) {
-        if (target.startsWith(EdgeHandler.CHALLENGE_PREFIX)) return true;
-        String host = EdgeHandler.host(hostHeader);
-        return host != null && certificates.covers(host);
+    /** Changes whenever {@link #state()} does. */
+    public String version() {
+        return certificates.version(manager.hstsHosts());
     }
 
-    @Override
-    public void connect(Server server, HttpConfiguration http) {
-        SslContextFactory.Server ssl = new SslContextFactory.Server() {
-            @Override
-            public void customize(SSLEngine engine) {
-                super.customize(engine);
-                engine.setHandshakeApplicationProtocolSelector(AppsTls::protocol);
-            }
-        };
-        try {
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[]{new SniKeyManager(certificates, challenges)}, null, null);
-            ssl.setSslContext(context);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("no TLS implementation: " + e.getMessage(), e);
-        }
-        HttpConfiguration https = new HttpConfiguration(http);
-        SecureRequestCustomizer secure = new SecureRequestCustomizer();
-        secure.setSniHostCheck(false); // the certificate was chosen by SNI; the Host picks the app as over HTTP
-        secure.setSniRequired(false);
-        https.addCustomizer(secure);
-        ServerConnector connector = port.connector(server, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(https));
-        connector.setIdleTimeout(server.getConnectors().length > 0 && server.getConnectors()[0] instanceof ServerConnector c
-                ? c.getIdleTimeout() : 30_000);
-        server.addConnector(connector);
+    /** The certificates with their keys and the HSTS hosts, for the edge process. */
+    public TlsState state() {
+        return certificates.state(manager.hstsHosts());
     }
 
-    /**
-     * ALPN: {@code acme-tls/1} when offered (an ACME CA validating TLS-ALPN-01 offers only that, RFC 8737 §3),
-     * else none at all: the listener speaks HTTP/1.1 whatever a browser offers.
-     */
-    private static String protocol(SSLEngine engine, List<String> offered) {
-        return offered.contains(AlpnChallenges.PROTOCOL) ? AlpnChallenges.PROTOCOL : "";
+    /** The answers to the CA's validation requests, from the store. */
+    public ChallengeAnswers answers() {
+        return answers;
     }
 
     @Override

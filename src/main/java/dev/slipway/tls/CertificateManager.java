@@ -66,6 +66,10 @@ public final class CertificateManager implements AutoCloseable {
         return hsts.contains(host);
     }
 
+    Set<String> hstsHosts() {
+        return hsts;
+    }
+
     /** One pass; never throws (the loop must go on). */
     void tick() {
         try {

@@ -2,10 +2,13 @@ package dev.slipway.tls;
 
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,7 +26,7 @@ public final class Certificates {
     }
 
     private final String wildcardSuffix;
-    private final Entry wildcard;
+    private volatile Entry wildcard;
     private volatile Map<String, Entry> byDomain = Map.of();
     /** Every entry handed out in this run by alias: a handshake reads the chain and key after choosing the alias. */
     private final Map<String, Entry> byAlias = new ConcurrentHashMap<>();
@@ -61,6 +64,46 @@ public final class Certificates {
     public X509Certificate leaf(String domain) {
         Entry e = byDomain.get(domain.toLowerCase(Locale.ROOT));
         return e == null ? null : e.chain().getFirst();
+    }
+
+    /** What changes whenever a certificate is added, renewed or removed, or the HSTS hosts change. */
+    String version(Set<String> hsts) {
+        Entry w = wildcard;
+        return (w == null ? "" : w.alias()) + "|" + new TreeSet<>(byDomain.values().stream().map(Entry::alias).toList())
+                + "|" + new TreeSet<>(hsts);
+    }
+
+    /** Every certificate served now, with its key, for the edge process. */
+    TlsState state(Set<String> hsts) {
+        String version = version(hsts);
+        List<TlsState.Served> out = new ArrayList<>();
+        Entry w = wildcard;
+        if (w != null) out.add(served(null, w));
+        byDomain.forEach((domain, e) -> out.add(served(domain, e)));
+        return new TlsState(version, out, Set.copyOf(hsts));
+    }
+
+    private static TlsState.Served served(String domain, Entry e) {
+        return new TlsState.Served(domain, e.alias(), Pem.chain(e.chain()), Pem.privateKey(e.key()));
+    }
+
+    /** Serves what the server sent (in the edge process); a certificate already parsed is not parsed again. */
+    void apply(TlsState state) {
+        Map<String, Entry> domains = new HashMap<>();
+        Entry w = null;
+        for (TlsState.Served s : state.certificates()) {
+            Entry e = byAlias.get(s.alias());
+            try {
+                if (e == null) e = new Entry(s.alias(), Pem.chain(s.chainPem()), Pem.privateKey(s.keyPem()));
+            } catch (IllegalArgumentException unreadable) {
+                continue; // the server checked it when it loaded it: not served rather than stopping the rest
+            }
+            if (s.domain() == null) w = e;
+            else domains.put(s.domain().toLowerCase(Locale.ROOT), e);
+        }
+        if (w != null) byAlias.putIfAbsent(w.alias(), w);
+        wildcard = w;
+        replace(domains);
     }
 
     /** Replaces the per-domain certificates with what the store holds now. */

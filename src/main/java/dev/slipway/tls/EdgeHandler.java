@@ -15,7 +15,8 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * In front of the router: answers the ACME CA's HTTP-01 requests from the store (any server sharing it can),
+ * In front of the router: answers the ACME CA's HTTP-01 requests from the store (any server sharing it can; the edge
+ * process asks its server),
  * redirects plain HTTP with 308 to HTTPS for hosts that have a certificate, and adds HSTS to the HTTPS answers
  * of projects that opted in. Everything else goes to the router untouched.
  */
@@ -25,14 +26,14 @@ final class EdgeHandler extends Handler.Wrapper {
     /** RFC 8555 §8.3: base64url characters. */
     private static final Pattern TOKEN = Pattern.compile("^[A-Za-z0-9_-]{1,200}$");
 
-    private final CertificateStore store;
+    private final ChallengeAnswers answers;
     private final Certificates certificates;
     private final Predicate<String> hsts;
     private final int httpsPort;
 
-    EdgeHandler(Handler router, CertificateStore store, Certificates certificates, Predicate<String> hsts, int httpsPort) {
+    EdgeHandler(Handler router, ChallengeAnswers answers, Certificates certificates, Predicate<String> hsts, int httpsPort) {
         super(router);
-        this.store = store;
+        this.answers = answers;
         this.certificates = certificates;
         this.hsts = hsts;
         this.httpsPort = httpsPort;
@@ -72,7 +73,7 @@ final class EdgeHandler extends Handler.Wrapper {
 
     /** Only the token issued for this very host is answered; anything else is a 404 that tells nothing. */
     private void answerChallenge(String token, String host, Response response, Callback callback) {
-        Optional<String> content = host == null || !TOKEN.matcher(token).matches() ? Optional.empty() : store.challenge(token, host);
+        Optional<String> content = host == null || !TOKEN.matcher(token).matches() ? Optional.empty() : answers.http01(token, host);
         response.setStatus(content.isPresent() ? HttpStatus.OK_200 : HttpStatus.NOT_FOUND_404);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");

@@ -49,7 +49,7 @@ class AlpnTest {
             });
             assertThat(cert.get("last_error").isNull()).isTrue();
             // issued, though nothing listens where Pebble would fetch an HTTP-01 answer: the HTTPS listener proved it
-            Await.until(ISSUE, "the certificate loaded by the listener", () -> server.tls().certificates().leaf("alpn.example.test") != null);
+            Rig.awaitServed(server, "alpn.example.test", ISSUE);
 
             // served by SNI with a chain that verifies against Pebble's root, to a client that offers no ALPN
             var page = new TlsClient(rig.pebble.root()).get(server.appsHttpsPort(), "alpn.example.test", "/");

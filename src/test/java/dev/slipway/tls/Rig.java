@@ -6,6 +6,7 @@ import dev.slipway.domains.DomainSettings;
 import dev.slipway.router.Target;
 import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,6 +140,31 @@ final class Rig implements AutoCloseable {
         Files.writeString(site.resolve("index.html"), page);
         s.engine().routes().setProduction(project, new Target.StaticSite(site));
         if (domain != null) s.engine().routes().setDomain(domain, project);
+    }
+
+    /**
+     * The server loaded the domain's current certificate and its HTTPS listener hands it out: the edge process is sent
+     * a certificate the server loaded within a quarter second, so a handshake right after the load may find none yet.
+     */
+    static void awaitServed(Slipway server, String domain, Duration timeout) {
+        Await.until(timeout, domain + "'s certificate served by the listener", () -> {
+            X509Certificate loaded = server.tls().certificates().leaf(domain);
+            return loaded != null && loaded.equals(handedOut(server, domain));
+        });
+    }
+
+    /** The server dropped the domain's certificate, and its HTTPS listener no longer hands one out. */
+    static void awaitNotServed(Slipway server, String domain, Duration timeout) {
+        Await.until(timeout, domain + "'s certificate no longer served", () ->
+                server.tls().certificates().leaf(domain) == null && handedOut(server, domain) == null);
+    }
+
+    private static X509Certificate handedOut(Slipway server, String domain) {
+        try {
+            return TlsClient.probe(server.appsHttpsPort(), domain).leaf();
+        } catch (Exception none) {
+            return null;
+        }
     }
 
     @Override
