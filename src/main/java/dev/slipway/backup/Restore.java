@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import dev.slipway.core.FileTrees;
 import dev.slipway.core.Json;
 import dev.slipway.store.DataDir;
+import dev.slipway.store.Database;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
@@ -27,7 +28,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Restores a backup into an empty data dir (and, for a PostgreSQL backup, an empty database). The whole file is
+ * Restores a backup into an empty data dir, at the backup's path or another (and, for a PostgreSQL backup, an empty
+ * database). The whole file is
  * read and checked against its manifest before anything is written where the server will look: a file that was
  * cut short, altered or made by hand fails with what is wrong, and the data dir stays as it was.
  */
@@ -71,10 +73,6 @@ public final class Restore {
         boolean storeDone = false;
         try {
             Manifest manifest = unpack(file, staging);
-            if (manifest.dataDir() != null && !manifest.dataDir().equals(target.normalize().toString())) {
-                throw new IOException("this backup is of the data dir " + manifest.dataDir() + ", and the store names its "
-                        + "builds by their path there: restore it into that path (--data-dir " + manifest.dataDir() + ")");
-            }
             boolean postgres = manifest.store().equals("postgres");
             if (postgres && jdbcUrl == null) {
                 throw new IOException("this backup holds a PostgreSQL store: restore it with --database-url of an empty database");
@@ -89,6 +87,9 @@ public final class Restore {
             created = true;
             if (postgres) StoreDump.loadPostgres(staging.resolve(Layout.POSTGRES_DUMP), jdbcUrl);
             else StoreDump.loadH2(staging.resolve(Layout.H2_DUMP), target);
+            if (manifest.dataDir() != null) {
+                Relocation.run(postgres ? jdbcUrl : Database.h2Url(target), manifest.dataDir(), target.normalize().toString());
+            }
             DataDir.prepare(target);
             storeDone = true;
             List<String> ids = manifest.entries().stream().map(Manifest.Entry::name).filter(n -> n.startsWith(Layout.DATABASES))

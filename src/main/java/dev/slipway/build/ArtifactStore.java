@@ -113,6 +113,29 @@ public final class ArtifactStore {
         return deleted;
     }
 
+    /**
+     * Deletes the builds no deployment needs, when the disk is short of space: those that no deployment in a
+     * {@code needing} status names (live, a rollback's way back, in flight), of projects with no deployment in an
+     * {@code inFlight} status (a build's artifact is recorded before its deployment names it). A later deployment of
+     * such a commit builds it again.
+     *
+     * @return the bytes freed, as recorded when each was built
+     */
+    public long evictUnused(Set<String> needing, Set<String> inFlight) {
+        List<Artifact> unused = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.* FROM artifacts a
+                        WHERE NOT EXISTS (SELECT 1 FROM deployments d WHERE d.artifact_id = a.id AND d.status IN (<needing>))
+                          AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.project_id = a.project_id AND d.status IN (<busy>))""")
+                .bindList("needing", List.copyOf(needing)).bindList("busy", List.copyOf(inFlight)).map(MAPPER).list());
+        long freed = 0;
+        for (Artifact a : unused) {
+            long bytes = stats(a.id()).map(Stats::sizeBytes).orElse(0L);
+            delete(a);
+            freed += bytes;
+        }
+        return freed;
+    }
+
     /** The ids of every recorded artifact, of every project. */
     public Set<String> recordedIds() {
         return jdbi.withHandle(h -> Set.copyOf(h.createQuery("SELECT id FROM artifacts").mapTo(String.class).list()));

@@ -32,6 +32,9 @@ public enum DeploymentStatus {
     /** Not built yet: a cancel can still stop it, and its upload is still needed. */
     public static Set<DeploymentStatus> cancellable() { return EnumSet.of(QUEUED, BUILDING); }
 
+    /** Being built or deployed: a build of theirs may be recorded before the deployment names it. */
+    public static Set<DeploymentStatus> inFlight() { return EnumSet.of(QUEUED, BUILDING, DEPLOYING); }
+
     /** Live, or a rollback's way back: their builds are kept, and a rollback to them runs one. */
     public static Set<DeploymentStatus> keepsArtifact() { return EnumSet.of(LIVE, ROLLED_BACK); }
 

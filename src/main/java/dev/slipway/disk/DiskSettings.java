@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 public record DiskSettings(long bytes, double percent) {
     public static final Setting RESERVE = Setting.env("SLIPWAY_DISK_RESERVE", "5 % of the disk, at most `1GiB`",
             "space kept free on the data dir's disk for the store (`512MiB`, `2GB`, `10%`): below it new builds, uploads "
-                    + "and deploys are refused with 507 `insufficient_storage`, `/readyz` names `disk`, and build caches "
-                    + "are evicted first; `0` turns the check off");
+                    + "and deploys are refused with 507 `insufficient_storage`, `/readyz` names `disk`, and build caches, "
+                    + "then the builds no deployment needs, are evicted first; `0` turns the check off");
     static final long DEFAULT_CAP = 1L << 30;
     static final double DEFAULT_PERCENT = 5;
     public static final DiskSettings DEFAULTS = new DiskSettings(0, 0);

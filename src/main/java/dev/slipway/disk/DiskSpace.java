@@ -97,7 +97,8 @@ public final class DiskSpace {
     }
 
     /**
-     * Before work that writes: evicts the build caches when below the reserve, then refuses with 507 when still below.
+     * Before work that writes: evicts the build caches and the builds no deployment needs when below the reserve, then
+     * refuses with 507 when still below.
      *
      * @throws ApiException 507 {@code insufficient_storage}, naming the disk and what is free
      */
@@ -105,7 +106,7 @@ public final class DiskSpace {
         // the caches go before the reserve's passing is told: what they free may be enough
         if (usage().filter(Usage::low).isPresent()) {
             long freed = evict.getAsLong();
-            if (freed > 0) LOG.info("the disk is short of space: {} of build caches deleted", Sizes.human(freed));
+            if (freed > 0) LOG.info("the disk is short of space: {} of build caches and unused builds deleted", Sizes.human(freed));
         }
         Optional<Shortage> still = shortage();
         if (still.isPresent()) throw refusal(still.get());

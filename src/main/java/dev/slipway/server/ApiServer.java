@@ -8,6 +8,7 @@ import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.BoundPort;
 import dev.slipway.net.ClientGate;
 import dev.slipway.disk.DiskSpace;
+import dev.slipway.dashboard.ErrorPage;
 import dev.slipway.store.StoreHealth;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -41,16 +42,21 @@ public final class ApiServer {
                                  boolean withSandbox, StoreHealth store) {
         DiskSpace disk = handlers.disk();
         return base(port, clients, metrics, clock, config -> {
-            // while the store is away, the API answers at once rather than after a wait for a connection; a write on a
-            // full disk (what most often takes the embedded store away) is told so, naming the disk
-            config.routes.before("/v1/*", ctx -> {
-                if (store.away().isPresent()) throw ErrorMapper.whileStoreAway(ctx, disk);
+            // while the store is away, the API and the dashboard answer at once rather than after a wait for a
+            // connection; a write on a full disk (what most often takes the embedded store away) is told so, naming the
+            // disk. The dashboard's own assets need no store: its page keeps its look.
+            config.routes.before(ctx -> {
+                if (needsStore(ctx.path()) && store.away().isPresent()) throw ErrorMapper.whileStoreAway(ctx, disk);
             });
             config.routes.before(gate::check);
             ErrorMapper.register(config.routes, store, disk);
             Routes.register(config.routes, handlers);
             if (withSandbox) Routes.registerSandbox(config.routes, handlers);
         });
+    }
+
+    private static boolean needsStore(String path) {
+        return path.startsWith("/v1/") || ErrorPage.covers(path) && !path.startsWith("/dashboard/assets/");
     }
 
     private static Javalin base(BoundPort port, ClientGate clients, Metrics metrics, Clock clock,

@@ -20,6 +20,7 @@ import dev.slipway.dashboard.RunPages;
 import dev.slipway.dashboard.SignInPages;
 import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
+import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.docs.OpenApiDocs;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.logs.LogHandlers;
@@ -50,7 +51,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -82,7 +85,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
         UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
-        DiskSpace disk = new DiskSpace(config.dataDir(), config.disk(), pipelines.builder()::evictCaches,
+        DiskSpace disk = new DiskSpace(config.dataDir(), config.disk(), () -> evictForRoom(pipelines, stores),
                 stores.operatorEvents()::send);
         metrics.watch(disk, stores.health());
         Dashboard dashboard = dashboard(config, engine, stores, disk, sessions, signIns, resets, mailer, authenticator,
@@ -180,5 +183,13 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         if (sandbox != null) sandbox.stop();
         if (mailer != null) mailer.close();
         if (backups != null) backups.close();
+    }
+
+    /** The disk is short of space: the build caches go first, then the builds no deployment needs. The bytes freed. */
+    private static long evictForRoom(Pipelines pipelines, Stores stores) {
+        Set<DeploymentStatus> needing = EnumSet.copyOf(DeploymentStatus.keepsArtifact());
+        needing.addAll(DeploymentStatus.inFlight());
+        return pipelines.builder().evictCaches() + stores.artifacts().evictUnused(Set.copyOf(DeploymentStatus.MACHINE.labels(needing)),
+                Set.copyOf(DeploymentStatus.MACHINE.labels(DeploymentStatus.inFlight())));
     }
 }

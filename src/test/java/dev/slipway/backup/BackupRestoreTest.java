@@ -101,6 +101,8 @@ class BackupRestoreTest {
                 assertThat(http.get("/v1/projects/" + projectId).status()).as("the server ran on").isEqualTo(200);
             }
             assertThat(Files.exists(dataDir)).as("the first machine is gone").isFalse();
+            // the new machine keeps its data somewhere else: the store's paths to the builds move there
+            Path elsewhere = Files.createDirectories(backups.resolve("new-machine")).resolve("slipway-data");
 
             String databaseUrl = null;
             if (kind == Dialect.POSTGRES) {
@@ -111,18 +113,18 @@ class BackupRestoreTest {
             Path tampered = backups.resolve("tampered.tar.gz");
             alter(file, tampered, "data/artifacts/");
             String target = databaseUrl;
-            assertThatThrownBy(() -> Restore.run(tampered, dataDir, target))
+            assertThatThrownBy(() -> Restore.run(tampered, elsewhere, target))
                     .hasMessageContaining("Not a backup that can be restored: data/artifacts/").hasMessageContaining("differs from its manifest");
-            assertThat(Files.exists(dataDir)).as("a refused restore writes nothing").isFalse();
+            assertThat(Files.exists(elsewhere)).as("a refused restore writes nothing").isFalse();
 
-            JavaProcess.Result restored = slipway(dataDir, databaseUrl, "restore", file.toString());
+            JavaProcess.Result restored = slipway(elsewhere, databaseUrl, "restore", file.toString());
             assertThat(restored.exitCode()).as(restored.stderr()).isZero();
             assertThat(restored.stdout()).contains("Restored the " + kind.name().toLowerCase() + " store")
                     .contains("start the server with the same SLIPWAY_SECRET_KEY");
-            assertThatThrownBy(() -> Restore.run(file, dataDir, target)).hasMessageContaining("is not empty: restore into a new one");
+            assertThatThrownBy(() -> Restore.run(file, elsewhere, target)).hasMessageContaining("is not empty: restore into a new one");
 
-            ServerConfig config = ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0)
-                    .databaseUrl(databaseUrl != null ? databaseUrl : Database.h2Url(dataDir)).secretKey(secretKey)
+            ServerConfig config = ServerConfig.builder(elsewhere).environment(System.getenv()).ports(0, 0)
+                    .databaseUrl(databaseUrl != null ? databaseUrl : Database.h2Url(elsewhere)).secretKey(secretKey)
                     .createDefaultAccount(false).build();
             try (Slipway slipway = Slipway.start(config, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()))) {
                 Http http = new Http("http://127.0.0.1:" + slipway.apiPort(), apiKey);
@@ -130,6 +132,10 @@ class BackupRestoreTest {
                 assertThat(project.status()).as("the same key opens the same project").isEqualTo(200);
                 assertThat(ids(http.get("/v1/deployments?project_id=" + projectId).json())).isEqualTo(deployments);
                 assertThat(slipway.projects().envVars(projectId)).as("the secrets decrypt").containsEntry("SECRET_TOKEN", "s3cret-value");
+                List<String> roots = slipway.database().jdbi().withHandle(h -> h.createQuery("SELECT root FROM artifacts")
+                        .mapTo(String.class).list());
+                assertThat(roots).as("the builds are named by their new path").isNotEmpty()
+                        .allSatisfy(root -> assertThat(root).startsWith(elsewhere + "/"));
                 String url = "http://" + name + ".localhost:" + slipway.appsPort();
                 Await.until(RUN, "the restored server to start the app again and serve it at its address",
                         () -> Apps.get(url).body().equals(ANSWER));

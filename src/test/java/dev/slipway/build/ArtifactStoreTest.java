@@ -2,6 +2,7 @@ package dev.slipway.build;
 
 import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.core.Ids;
+import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.EndToEnd;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -137,6 +139,52 @@ class ArtifactStoreTest {
         assertThat(store.prune("prj_1", 3, Set.of(oldestInUse.id(), rollbackTarget.id()))).isEmpty();
         assertThat(store.prune("prj_1", 3, Set.of())).containsExactlyInAnyOrder(oldestInUse.id(), rollbackTarget.id());
         assertThat(store.listForProject("prj_1")).hasSize(3);
+    }
+
+    @Test
+    void aDiskShortOfSpaceLosesOnlyTheBuildsNoDeploymentNeeds() throws IOException {
+        String account = "acc_" + System.nanoTime();
+        db.jdbi().useHandle(h -> {
+            h.execute("INSERT INTO accounts (id, name, tier, created_at) VALUES (?, ?, 'team', ?)", account, account, now);
+            for (String p : List.of("prj_idle", "prj_busy")) {
+                h.execute("INSERT INTO projects (id, account_id, name, source, region, created_at) VALUES (?, ?, ?, 'zip', 'us-east-1', ?)",
+                        p, account, p.replace('_', '-'), now);
+            }
+        });
+        Artifact live = deployed(account, "prj_idle", DeploymentStatus.LIVE, artifact("prj_idle"));
+        Artifact wayBack = deployed(account, "prj_idle", DeploymentStatus.ROLLED_BACK, artifact("prj_idle"));
+        Artifact failedOnly = deployed(account, "prj_idle", DeploymentStatus.FAILED, artifact("prj_idle"));
+        Artifact named = artifact("prj_idle");
+        deployed(account, "prj_idle", DeploymentStatus.FAILED, named);
+        deployed(account, "prj_idle", DeploymentStatus.LIVE, named); // a failed deployment and a live one run the same build
+        Artifact unnamed = artifact("prj_idle");
+        // a build of a project with a deployment in flight: its deployment may not name it yet
+        Artifact justBuilt = artifact("prj_busy");
+        deployed(account, "prj_busy", DeploymentStatus.BUILDING, null);
+
+        Set<DeploymentStatus> needing = EnumSet.copyOf(DeploymentStatus.keepsArtifact());
+        needing.addAll(DeploymentStatus.inFlight());
+        long freed = store.evictUnused(Set.copyOf(DeploymentStatus.MACHINE.labels(needing)),
+                Set.copyOf(DeploymentStatus.MACHINE.labels(DeploymentStatus.inFlight())));
+
+        assertThat(freed).as("the recorded sizes of the two deleted").isEqualTo(2 * 42);
+        for (Artifact gone : List.of(failedOnly, unnamed)) {
+            assertThat(store.find(gone.id())).isEmpty();
+            assertThat(gone.root()).doesNotExist();
+        }
+        for (Artifact kept : List.of(live, wayBack, named, justBuilt)) {
+            assertThat(store.find(kept.id())).as(kept.id()).isPresent();
+            assertThat(kept.root().resolve("lib/app.js")).exists();
+        }
+        assertThat(store.evictUnused(Set.copyOf(DeploymentStatus.MACHINE.labels(needing)),
+                Set.copyOf(DeploymentStatus.MACHINE.labels(DeploymentStatus.inFlight())))).as("nothing left to evict").isZero();
+    }
+
+    private Artifact deployed(String account, String project, DeploymentStatus status, Artifact artifact) {
+        db.jdbi().useHandle(h -> h.execute("INSERT INTO deployments (id, account_id, project_id, status, artifact_id, region, "
+                        + "instance_type, created_at) VALUES (?, ?, ?, ?, ?, 'us-east-1', 'starter', ?)", "dep_" + System.nanoTime(),
+                account, project, status.label(), artifact == null ? null : artifact.id(), now));
+        return artifact;
     }
 
     @Test

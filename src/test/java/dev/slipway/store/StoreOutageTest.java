@@ -87,6 +87,14 @@ class StoreOutageTest {
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.json().get("failing").toString()).contains("store");
             assertThat(server.anonymous().get("/metrics").body()).contains("slipway_store_up 0.0");
+            // the dashboard says so at once, in its own look, and reloads itself until the store is back
+            long page0 = System.nanoTime();
+            var page = server.anonymous().get("/dashboard/projects");
+            assertThat((System.nanoTime() - page0) / 1_000_000).as("the dashboard does not wait for a connection").isLessThan(5_000);
+            assertThat(page.status()).isEqualTo(503);
+            assertThat(page.header("refresh")).isEqualTo(page.header("retry-after")).isNotNull();
+            assertThat(page.body()).contains("The store is unavailable").contains("This page tries again every")
+                    .contains("/dashboard/assets/");
             Thread.sleep(Duration.ofSeconds(6)); // the outage's length, the scenario itself: every loop polls about six times meanwhile
 
             proxy.restore();
