@@ -50,6 +50,7 @@ public final class ProjectStore {
     private final boolean domainProof;
     private final DomainListener domainListener;
     private final ProjectGitStore git;
+    private final ProjectEnvStore env;
 
     /** Told inside the transaction that verifies a project's domain (the webhook outbox). */
     public interface DomainListener {
@@ -74,9 +75,15 @@ public final class ProjectStore {
         this.domainProof = domainProof;
         this.domainListener = domainListener;
         this.git = new ProjectGitStore(jdbi, secrets);
+        this.env = new ProjectEnvStore(jdbi, secrets, cache, clock);
     }
 
     /** The projects' git settings: credentials, watch paths, push webhooks. */
+    /** Its env vars one at a time. */
+    public ProjectEnvStore env() {
+        return env;
+    }
+
     public ProjectGitStore git() {
         return git;
     }
@@ -138,8 +145,8 @@ public final class ProjectStore {
                 .execute();
         Map<String, String> env = p.envVars() == null ? Map.of() : p.envVars();
         for (var e : env.entrySet()) {
-            h.createUpdate("INSERT INTO project_env_vars (project_id, name, value_enc) VALUES (:p, :n, :v)")
-                    .bind("p", id).bind("n", e.getKey()).bind("v", secrets.encrypt(e.getValue())).execute();
+            h.createUpdate("INSERT INTO project_env_vars (project_id, name, value_enc, updated_at) VALUES (:p, :n, :v, :at)")
+                    .bind("p", id).bind("n", e.getKey()).bind("v", secrets.encrypt(e.getValue())).bind("at", now).execute();
         }
         Project created = new Project(id, p.accountId(), p.name(), p.source(), p.repo(), p.branch(), p.framework(),
                 p.region(), p.domain(), null, now, env.keySet().stream().sorted().toList(), null, p.rootDirectory(), check,

@@ -11,6 +11,7 @@ import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.monitoring.HealthHandlers;
 import dev.slipway.monitoring.Metrics;
+import dev.slipway.envvars.EnvHandlers;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectView;
 import dev.slipway.pushes.PushHandlers;
@@ -29,7 +30,7 @@ public final class Routes {
     public record Handlers(HealthHandlers health, Metrics metrics, Idempotency idempotency, ProjectHandlers projects,
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
-                           DomainHandlers domains, PushHandlers pushes, DiskSpace disk) {}
+                           DomainHandlers domains, PushHandlers pushes, EnvHandlers env, DiskSpace disk) {}
 
     private Routes() {}
 
@@ -61,6 +62,9 @@ public final class Routes {
         // answers the webhook's secret: not kept by the idempotency layer, which stores answers in clear
         r.post("/v1/projects/{project_id}/git-webhook", h.pushes()::create);
         r.post("/v1/projects/{project_id}/deploy-hook", h.pushes()::createDeployHook);
+        r.get("/v1/projects/{project_id}/env", h.env()::list);
+        r.put("/v1/projects/{project_id}/env/{name}", once.wrap(h.env()::put));
+        r.delete("/v1/projects/{project_id}/env/{name}", h.env()::delete);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));
 
