@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Requests per minute per quota key, with Bucket4j. The quota refills whole once a minute
@@ -37,24 +38,31 @@ public final class RateLimiter {
     private final Clock clock;
     /** The shared store failing: counted on this server meanwhile, logged once per incident. */
     private final Incident storeDown;
+    /** Whether a failure says the store itself is away (it is the API's own store): told there, and the request refused. */
+    private final Predicate<Throwable> storeAway;
 
-    private RateLimiter(PostgreSQLSelectForUpdateBasedProxyManager<String> store, Clock clock) {
+    private RateLimiter(PostgreSQLSelectForUpdateBasedProxyManager<String> store, Clock clock, Predicate<Throwable> storeAway) {
         this.store = store;
         this.clock = clock;
+        this.storeAway = storeAway;
         this.storeDown = new Incident(LOG, "the shared rate-limit store (counting on this server only meanwhile)", clock);
     }
 
     public static RateLimiter inMemory(Clock clock) {
-        return new RateLimiter(null, clock);
+        return new RateLimiter(null, clock, e -> false);
     }
 
-    public static RateLimiter postgres(DataSource dataSource, Clock clock) {
+    /**
+     * @param storeAway tells the server's store health of a failure and whether it says the store is away: then the
+     *                  request is refused at once (every query of its own would wait for the store too)
+     */
+    public static RateLimiter postgres(DataSource dataSource, Clock clock, Predicate<Throwable> storeAway) {
         return new RateLimiter(Bucket4jPostgreSQL
                 .selectForUpdateBasedBuilder(dataSource)
                 .primaryKeyMapper(PrimaryKeyMapper.STRING)
                 .table("rate_limit_buckets").idColumn("id").stateColumn("state").expiresAtColumn("expires_at")
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(5)))
-                .build(), clock);
+                .build(), clock, storeAway);
     }
 
     /** Counts one request against {@code subject}'s quota of {@code perMinute}. */
@@ -70,7 +78,8 @@ public final class RateLimiter {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
-                // the shared store is unreachable: keep limiting, per server, rather than not at all
+                if (storeAway.test(e)) throw e;
+                // the shared counts alone failed: keep limiting, per server, rather than not at all
                 storeDown.failed(e);
             }
         }

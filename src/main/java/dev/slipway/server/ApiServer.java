@@ -32,7 +32,7 @@ public final class ApiServer {
     public static Javalin createSandbox(BoundPort port, ClientGate clients, Metrics metrics, Routes.Handlers handlers, Clock clock,
                                        StoreHealth store) {
         return base(port, clients, metrics, clock, config -> {
-            ErrorMapper.register(config.routes, store, handlers.disk());
+            ErrorMapper.register(config.routes, store, handlers.disk(), clock);
             Routes.registerSandbox(config.routes, handlers);
         });
     }
@@ -49,7 +49,7 @@ public final class ApiServer {
                 if (needsStore(ctx.path()) && store.away().isPresent()) throw ErrorMapper.whileStoreAway(ctx, disk);
             });
             config.routes.before(gate::check);
-            ErrorMapper.register(config.routes, store, disk);
+            ErrorMapper.register(config.routes, store, disk, clock);
             Routes.register(config.routes, handlers);
             if (withSandbox) Routes.registerSandbox(config.routes, handlers);
         });

@@ -73,7 +73,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                               Pipelines pipelines, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
         RateLimiter limiter = stores.database().dialect().shared()
-                ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock) : RateLimiter.inMemory(clock);
+                ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock, stores.health()::failed) : RateLimiter.inMemory(clock);
         Authenticator authenticator = new Authenticator(stores.keys(), clock);
         Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1, engine.admission()::refusal);
         Metrics metrics = new Metrics();

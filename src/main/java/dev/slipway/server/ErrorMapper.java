@@ -6,6 +6,8 @@ import dev.slipway.api.Requests;
 import dev.slipway.dashboard.ErrorPage;
 import dev.slipway.plantstore.PlantError;
 import dev.slipway.disk.DiskSpace;
+import dev.slipway.core.Incident;
+import dev.slipway.store.StoreFailure;
 import dev.slipway.store.StoreHealth;
 import io.javalin.http.HandlerType;
 import io.javalin.config.RoutesConfig;
@@ -14,6 +16,7 @@ import io.javalin.http.HttpResponseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.util.Map;
 
 /** Turns every failure into the API's error shape; nothing internal reaches the client. */
@@ -26,13 +29,19 @@ public final class ErrorMapper {
     static final String RETRY_AFTER_SECONDS = "5";
 
     /** @param store told of each failure that says the store is away: those are a 503 to retry, not a 500 */
-    public static void register(RoutesConfig routes, StoreHealth store, DiskSpace disk) {
+    public static void register(RoutesConfig routes, StoreHealth store, DiskSpace disk, Clock clock) {
+        Incident busy = new Incident(LOG, "the store's connection pool (every connection busy for a request's whole wait)", clock);
         routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
         routes.exception(PlantError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
         routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, fromJavalin(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
             if (store.failed(e)) {
                 write(ctx, whileStoreAway(ctx, disk));
+                return;
+            }
+            if (StoreFailure.busy(e)) {
+                busy.failed(e); // load, not an outage: one line, then at most one a minute with a count
+                write(ctx, storeBusy());
                 return;
             }
             LOG.error("request {} {} failed (request id {})", ctx.method(), Routes.loggable(ctx.path()), Requests.requestId(ctx), e);
@@ -85,6 +94,12 @@ public final class ErrorMapper {
         // why it is away (a path, an address) is the operator's: it is in the log and behind /readyz's check
         return new ApiException(503, "store_unavailable", "The store is unavailable; nothing was changed. Retry in a few seconds",
                 null, Map.of("Retry-After", RETRY_AFTER_SECONDS));
+    }
+
+    /** Every connection to the store was busy for as long as a request waits for one: load, nothing was changed. */
+    static ApiException storeBusy() {
+        return new ApiException(503, "store_unavailable", "The store is busy; nothing was changed. Retry in a second",
+                null, Map.of("Retry-After", "1"));
     }
 
     private static ApiException methodNotAllowed(Context ctx) {

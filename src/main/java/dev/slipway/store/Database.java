@@ -16,7 +16,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * with the schema brought up to date by Flyway on open.
  */
 public final class Database implements AutoCloseable {
-    private static final long CONNECTION_TIMEOUT_MS = 3_000;
+    /**
+     * How long a query waits for a connection: a store that went away is told to the first request within this (a
+     * 503 to retry), and a pool that is busy for this long answers the same.
+     */
+    private static final long CONNECTION_TIMEOUT_MS = 1_500;
     private final HikariDataSource dataSource;
     private final Jdbi jdbi;
     private final Dialect kind;

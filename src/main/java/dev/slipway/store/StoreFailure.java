@@ -38,6 +38,17 @@ public final class StoreFailure {
         return Optional.empty();
     }
 
+    /**
+     * Whether {@code e} is the pool's timeout while every connection was busy (load, not an outage): the request is
+     * refused with a 503 to retry, the store is not taken for away.
+     */
+    public static boolean busy(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransientConnectionException c && c.getCause() == null) return true;
+        }
+        return false;
+    }
+
     private static boolean isUnavailable(SQLException e) {
         // the pool's timeout says the store is away only when making a connection failed (its cause): without one,
         // every connection was busy, which is load, not an outage

@@ -33,7 +33,7 @@ class RateLimiterTest {
     }
 
     private RateLimiter newServer(Clock clock) {
-        return kind == Dialect.POSTGRES ? RateLimiter.postgres(database.dataSource(), clock) : RateLimiter.inMemory(clock);
+        return kind == Dialect.POSTGRES ? RateLimiter.postgres(database.dataSource(), clock, e -> false) : RateLimiter.inMemory(clock);
     }
 
     /** Fires all requests at once, spread over the limiters in turn; the decisions in arrival order of their futures. */

@@ -80,7 +80,8 @@ class StoreOutageTest {
                 assertThat(r.headers()).containsKey("retry-after");
             }
             System.out.println("[measure] API answers while the store is away (ms): " + java.util.Arrays.toString(millis));
-            assertThat(millis[0]).as("the first request waits for a connection at most briefly").isLessThan(10_000);
+            // the pool's wait of 1.5 s, once: the rate limiter's count finds the store away, and the request ends there
+            assertThat(millis[0]).as("the first request waits for a connection at most briefly").isLessThan(2_900);
             for (int i = 1; i < millis.length; i++) assertThat(millis[i]).as("later ones are answered at once").isLessThan(5_000);
             assertThat(Apps.get(url).body()).as("the app serves while the store is away").startsWith("app:outage");
             var ready = server.anonymous().get("/readyz");
