@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * PostgreSQL goes away for a while (its connections cut, new ones refused: a restart, a failover, a blip) under a running
- * server: the API answers a quick 503 {@code store_unavailable} with Retry-After, apps keep serving, {@code /readyz} names
+ * server: the API answers a quick 503 {@code store_unavailable} with Retry-After, apps keep serving (and keep serving
+ * at their speed while the store answers slowly), {@code /readyz} names
  * the store, the log gets a line per failing loop rather than one per poll, and the API comes back by itself.
  */
 @ParameterizedClass(name = "{0}", allowZeroInvocations = true)
@@ -116,6 +117,26 @@ class StoreOutageTest {
             assertThat(byLogger.values()).as("one line per failing loop, not one per poll: %s", byLogger).allMatch(n -> n <= 3);
             assertThat(lines).hasSizeLessThanOrEqualTo(25);
             assertThat(lines).as("no SQL statement in the log").noneMatch(l -> l.contains("[statement:"));
+
+            // a store that answers slowly does not slow the router: serving an app never waits for the store
+            proxy.slow(Duration.ofMillis(1500));
+            var slowApi = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                long t0 = System.nanoTime();
+                http.get("/v1/projects/" + project);
+                return (System.nanoTime() - t0) / 1_000_000;
+            });
+            long worst = 0;
+            for (int i = 0; i < 10; i++) {
+                long t0 = System.nanoTime();
+                assertThat(Apps.get(url).body()).startsWith("app:outage");
+                worst = Math.max(worst, (System.nanoTime() - t0) / 1_000_000);
+            }
+            long apiMillis = slowApi.get(90, java.util.concurrent.TimeUnit.SECONDS);
+            proxy.slow(Duration.ZERO);
+            System.out.println("[measure] the store answering 1.5 s late: an API request took " + apiMillis
+                    + " ms; 10 app requests through the router took at most " + worst + " ms each");
+            assertThat(apiMillis).as("the store was slow").isGreaterThanOrEqualTo(1_500);
+            assertThat(worst).as("the router never waits for the store").isLessThan(1_000);
         } finally {
             root.detachAppender(log);
         }

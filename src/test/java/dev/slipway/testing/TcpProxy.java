@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,6 +22,8 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket listener;
+    /** How long each chunk from the service waits before it is passed on: a slow service, not a gone one. */
+    private volatile Duration delay = Duration.ZERO;
 
     private TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -45,6 +48,11 @@ public final class TcpProxy implements AutoCloseable {
         listener.close();
         for (Socket s : open) s.close();
         open.clear();
+    }
+
+    /** From now on each answer of the service reaches the client {@code delay} late (zero: at once again). */
+    public void slow(Duration delay) {
+        this.delay = delay;
     }
 
     /** Listens again on the same port. */
@@ -73,8 +81,8 @@ public final class TcpProxy implements AutoCloseable {
                     Socket upstream = new Socket(targetHost, targetPort);
                     open.add(client);
                     open.add(upstream);
-                    pump(client, upstream);
-                    pump(upstream, client);
+                    pump(client, upstream, false);
+                    pump(upstream, client, true);
                 } catch (IOException refused) {
                     try {
                         client.close(); // the service refused: so does the hop
@@ -86,11 +94,17 @@ public final class TcpProxy implements AutoCloseable {
         });
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean answers) {
         Thread.ofVirtual().start(() -> {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                in.transferTo(out);
-            } catch (IOException e) {
+                byte[] buffer = new byte[16 * 1024];
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    Duration late = delay;
+                    if (answers && !late.isZero()) Thread.sleep(late); // the fault itself: a service this slow
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
                 // one side closed
             } finally {
                 try {
