@@ -114,6 +114,8 @@ public final class Slipway implements AutoCloseable {
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
+            // where the operator's alerts go while the store is away: read while it is here
+            housekeeping.scheduleWithFixedDelay(stores.operatorEvents()::remember, 15, 15, TimeUnit.SECONDS);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
                     .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
                     .appsHttpsPort(listeners.appsHttpsPort()).build();

@@ -80,7 +80,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             DeploymentStore.Listener deploymentEvents = DeploymentStore.Listener.all(outbox,
                     new StatusOutbox(statuses, urls, statusSender::wake));
             ProjectCache projectCache = new ProjectCache(clock);
-            OperatorEvents operatorEvents = new OperatorEvents(jdbi, outbox);
+            OperatorEvents operatorEvents = new OperatorEvents(jdbi, outbox, endpoints, dispatcher);
+            operatorEvents.remember();
             Stores stores = new Stores(database, secrets, nodeId, projectCache, new AccountStore(jdbi, clock),
                     new KeyStore(jdbi, clock), new ProjectStore(jdbi, clock, secrets, projectCache, config.domains().proof(), outbox),
                     new UploadStore(jdbi, clock, config.dataDir(), PENDING_RUNS), new DeploymentStore(jdbi, clock, logs, deploymentEvents),

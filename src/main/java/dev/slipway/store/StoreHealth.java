@@ -32,8 +32,8 @@ public final class StoreHealth implements AutoCloseable {
     private Thread probe;
 
     /**
-     * @param events the operator's events: {@code store.recovered} once it answers again (what was away cannot be queued
-     *               while it is: its outbox is in the store)
+     * @param events the operator's events: {@code store.unavailable} when it goes away (sent at once, since it cannot be
+     *               queued in the store), {@code store.recovered} once it answers again
      */
     public StoreHealth(Database database, Clock clock, BiConsumer<String, Object> events) {
         this.database = database;
@@ -51,6 +51,11 @@ public final class StoreHealth implements AutoCloseable {
                 away = Incident.reason(e);
                 awaySince = clock.instant();
                 if (!closed) probe = Thread.ofVirtual().name("store-probe").start(this::probe);
+                Map<String, Object> data = new LinkedHashMap<>();
+                data.put("unavailable_since", awaySince.truncatedTo(ChronoUnit.SECONDS).toString());
+                data.put("reason", away);
+                // not on the caller's thread (a request): the store cannot take it, and it is sent at once instead
+                Thread.ofVirtual().name("store-lost").start(() -> events.accept("store.unavailable", data));
             }
         }
         return true;

@@ -1,6 +1,8 @@
 package dev.slipway.webhooks;
 
 import dev.slipway.core.DuePoller;
+import dev.slipway.core.Ids;
+import dev.slipway.core.Json;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.secrets.SecretBox;
 import org.slf4j.Logger;
@@ -12,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -164,6 +167,36 @@ public final class Dispatcher implements AutoCloseable {
         Instant retryAt = d.attempts() < retries.size() ? now.plus(jitter(retries.get(d.attempts()))) : null;
         deliveries.attemptFailed(d.id(), status, retryAt == null ? error + " (gave up after "
                 + (d.attempts() + 1) + " attempts)" : error, retryAt);
+    }
+
+    /**
+     * Sends an event at once to {@code targets}, one attempt each, recorded nowhere: the store, where deliveries are
+     * kept, is away. True when at least one endpoint took it.
+     */
+    public boolean sendNow(List<Endpoint> targets, String type, Object data) {
+        Instant now = clock.instant();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", type);
+        body.put("timestamp", now);
+        body.put("data", data);
+        String payload = Json.write(body);
+        String messageId = new Ids(clock).next("msg");
+        boolean taken = false;
+        for (Endpoint e : targets) {
+            try {
+                int status = client.post(URI.create(e.url()), Map.of("webhook-id", messageId,
+                        "webhook-timestamp", Long.toString(now.getEpochSecond()),
+                        "webhook-signature", Signer.signatures(signingSecrets(e, now), messageId, now.getEpochSecond(), payload)), payload);
+                if (status / 100 == 2) taken = true;
+                else LOG.warn("webhook {} answered HTTP {} to the {} event", e.id(), status, type);
+            } catch (InterruptedException stopping) {
+                Thread.currentThread().interrupt();
+                return taken;
+            } catch (Exception failed) {
+                LOG.warn("the {} event could not be sent to webhook {}: {}", type, e.id(), failed.getMessage());
+            }
+        }
+        return taken;
     }
 
     /** The delay ±20 %, so endpoints that failed together do not all retry in the same instant. */

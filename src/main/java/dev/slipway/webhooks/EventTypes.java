@@ -13,7 +13,7 @@ public final class EventTypes {
             "migration.processing", "migration.complete", "migration.failed",
             "deployment.queued", "deployment.building", "deployment.deploying", "deployment.live",
             "deployment.failed", "deployment.rolled_back", "domain.verified", "certificate.issued", "certificate.failed",
-            "backup.failed", "backup.recovered", "disk.low", "disk.recovered", "store.recovered");
+            "backup.failed", "backup.recovered", "disk.low", "disk.recovered", "store.unavailable", "store.recovered");
     private static final Set<String> ACCEPTED;
 
     static {

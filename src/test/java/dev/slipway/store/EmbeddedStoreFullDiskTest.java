@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedStoreFullDiskTest {
     @Test
     void theEmbeddedStoreClosedByAFullDiskOpensAgainOnceThereIsRoom() throws Exception {
-        List<String> away = new ArrayList<>();
+        List<String> away = new java.util.concurrent.CopyOnWriteArrayList<>(); // told from the health's own threads
         try (SmallDisk disk = SmallDisk.mount(96); TestStore store = TestStore.create(Dialect.H2, disk.path());
              Database db = Database.open(store.jdbcUrl(), 4);
              StoreHealth health = new StoreHealth(db, MicrosClock.system(), (type, data) -> away.add(type))) {
@@ -44,6 +44,7 @@ class EmbeddedStoreFullDiskTest {
             assertThat(failed).as("a write on a full disk fails").isNotNull();
             assertThat(health.failed(failed)).as("and says the store is away: %s", failed).isTrue();
             assertThat(health.away()).isPresent();
+            Await.until(Duration.ofSeconds(30), "the store.unavailable event", () -> away.contains("store.unavailable"));
 
             Files.delete(filler);
             Await.until(Duration.ofSeconds(30), "the store to answer again", () -> health.away().isEmpty());
@@ -56,7 +57,7 @@ class EmbeddedStoreFullDiskTest {
                 }
             });
             db.jdbi().useHandle(h -> h.execute("INSERT INTO full_disk_notes VALUES (-1, 'after')"));
-            assertThat(away).containsExactly("store.recovered");
+            assertThat(away).containsExactly("store.unavailable", "store.recovered");
         }
     }
 }

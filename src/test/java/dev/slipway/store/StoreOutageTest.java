@@ -62,8 +62,10 @@ class StoreOutageTest {
                      store.jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"))
                      .webhooks(new WebhookSettings(true, List.of(Duration.ofMillis(300)))), MicrosClock.system())) {
             Http http = server.tenant(Tier.TEAM).http(); // the store's first account: the operator's
-            var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"store.recovered\"]}");
+            var hook = http.post("/v1/webhooks", "{\"url\":\"" + receiver.url("/ops") + "\",\"events\":[\"store.unavailable\",\"store.recovered\"]}");
             assertThat(hook.status()).as(hook.body()).isEqualTo(201);
+            String secret = hook.json().at("/data/secret").asText();
+            server.slipway().stores().operatorEvents().remember(); // else within 15 s: where alerts go while the store is away
             var done = Statuses.migrateZip(http, NodeApp.version("outage"));
             String url = done.get("url").asText();
             String project = done.get("project_id").asText();
@@ -81,14 +83,20 @@ class StoreOutageTest {
                 assertThat(r.headers()).containsKey("retry-after");
             }
             System.out.println("[measure] API answers while the store is away (ms): " + java.util.Arrays.toString(millis));
-            // the pool's wait of 1.5 s, once: the rate limiter's count finds the store away, and the request ends there
-            assertThat(millis[0]).as("the first request waits for a connection at most briefly").isLessThan(2_900);
+            // the pool's wait of 1.5 s, once or twice (the rate limiter's count finds the store away, and the request ends
+            // there): 1.5 to 3 s measured
+            assertThat(millis[0]).as("the first request waits for a connection at most briefly").isLessThan(5_000);
             for (int i = 1; i < millis.length; i++) assertThat(millis[i]).as("later ones are answered at once").isLessThan(5_000);
             assertThat(Apps.get(url).body()).as("the app serves while the store is away").startsWith("app:outage");
             var ready = server.anonymous().get("/readyz");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.json().get("failing").toString()).contains("store");
             assertThat(server.anonymous().get("/metrics").body()).contains("slipway_store_up 0.0");
+            // the operator is told now, not at the recovery: sent at once, signed, though the store cannot queue it
+            var lost = receiver.await(Duration.ofSeconds(30), "store.unavailable", r -> r.type().equals("store.unavailable"));
+            assertThat(lost.verifiesWith(secret)).isTrue();
+            assertThat(lost.json().at("/data/unavailable_since").asText()).isNotEmpty();
+            assertThat(lost.json().at("/data/reason").asText()).isNotEmpty().doesNotContain("SELECT");
             // the dashboard says so at once, in its own look, and reloads itself until the store is back
             long page0 = System.nanoTime();
             var page = server.anonymous().get("/dashboard/projects");
