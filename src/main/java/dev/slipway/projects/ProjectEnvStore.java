@@ -5,7 +5,9 @@ import org.jdbi.v3.core.Jdbi;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A project's env vars one at a time: their names and when each last changed, never their values (sealed with the
@@ -36,13 +38,13 @@ public final class ProjectEnvStore {
                         SELECT e.name, COALESCE(e.updated_at, p.created_at) AS changed FROM project_env_vars e
                         JOIN projects p ON p.id = e.project_id WHERE e.project_id = :p ORDER BY e.name""")
                 .bind("p", projectId).map((rs, ctx) -> new Named(rs.getString("name"),
-                        rs.getObject("changed", java.time.OffsetDateTime.class).toInstant())).list());
+                        rs.getObject("changed", OffsetDateTime.class).toInstant())).list());
     }
 
     /**
      * Sets one, new or replaced; a new one beyond {@code max} per project is refused (empty result), and nothing changes.
      */
-    public java.util.Optional<Put> put(String projectId, String name, String value, int max) {
+    public Optional<Put> put(String projectId, String name, String value, int max) {
         Instant now = clock.instant();
         String sealed = secrets.encrypt(value);
         return jdbi.inTransaction(h -> {
@@ -52,12 +54,12 @@ public final class ProjectEnvStore {
             if (replaced == 0) {
                 int count = h.createQuery("SELECT COUNT(*) FROM project_env_vars WHERE project_id = :p").bind("p", projectId)
                         .mapTo(Integer.class).one();
-                if (count >= max) return java.util.Optional.<Put>empty();
+                if (count >= max) return Optional.<Put>empty();
                 h.createUpdate("INSERT INTO project_env_vars (project_id, name, value_enc, updated_at) VALUES (:p, :n, :v, :at)")
                         .bind("p", projectId).bind("n", name).bind("v", sealed).bind("at", now).execute();
             }
             cache.changedAfterCommit(h, projectId);
-            return java.util.Optional.of(new Put(new Named(name, now), replaced == 0));
+            return Optional.of(new Put(new Named(name, now), replaced == 0));
         });
     }
 
