@@ -87,8 +87,9 @@ public final class Restore {
             created = true;
             if (postgres) StoreDump.loadPostgres(staging.resolve(Layout.POSTGRES_DUMP), jdbcUrl);
             else StoreDump.loadH2(staging.resolve(Layout.H2_DUMP), target);
-            if (manifest.dataDir() != null) {
-                Relocation.run(postgres ? jdbcUrl : Database.h2Url(target), manifest.dataDir(), target.normalize().toString());
+            String here = target.normalize().toString();
+            if (manifest.dataDir() != null && !manifest.dataDir().equals(here)) {
+                Relocation.run(postgres ? jdbcUrl : Database.h2Url(target), manifest.dataDir(), here);
             }
             DataDir.prepare(target);
             storeDone = true;

@@ -12,7 +12,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What an app's cell holds outside its processes (its network's handles and pasta), kept in the run dir as
@@ -22,6 +25,8 @@ import java.util.Properties;
 final class CellRecords {
     private static final Logger LOG = LoggerFactory.getLogger(CellRecords.class);
     private static final String SUFFIX = ".cell";
+    private static final String STATUS_SUFFIX = ".status";
+    private static final Pattern EXIT_CODE = Pattern.compile("\"exit-code\"\\s*:\\s*(\\d+)");
 
     private final Path runDir;
 
@@ -62,8 +67,27 @@ final class CellRecords {
         }
     }
 
+    /** Where the cell's bubblewrap writes its JSON status: its child's pid, and once it ended its exit code. */
+    Path statusFile(String cell) {
+        return runDir.resolve(cell + STATUS_SUFFIX);
+    }
+
+    /** The exit code the cell's status file holds; empty while it runs, or when it has none. */
+    OptionalInt exitCode(String cell) {
+        try {
+            for (String line : Files.readAllLines(statusFile(cell)).reversed()) {
+                Matcher m = EXIT_CODE.matcher(line);
+                if (m.find()) return OptionalInt.of(Integer.parseInt(m.group(1)));
+            }
+        } catch (IOException | RuntimeException e) {
+            // none written, or not bubblewrap's: unknown
+        }
+        return OptionalInt.empty();
+    }
+
     void delete(String cell) {
         try {
+            Files.deleteIfExists(statusFile(cell));
             Files.deleteIfExists(file(cell));
         } catch (IOException e) {
             LOG.warn("could not delete the record of cell {}: {}", cell, e.toString());

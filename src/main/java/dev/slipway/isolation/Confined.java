@@ -1,5 +1,6 @@
 package dev.slipway.isolation;
 
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
@@ -13,22 +14,30 @@ public final class Confined {
     private final Runnable release;
     private final Supplier<Boolean> outOfMemory;
     private final Limits limits;
+    private final Supplier<OptionalInt> recordedExit;
 
     Confined(Process process, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
-        this(process, process.toHandle(), release, outOfMemory, limits);
+        this(process, process.toHandle(), release, outOfMemory, limits, OptionalInt::empty);
     }
 
-    private Confined(Process process, ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
+    private Confined(Process process, ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits,
+                     Supplier<OptionalInt> recordedExit) {
         this.process = process;
         this.handle = handle;
         this.release = release;
         this.outOfMemory = outOfMemory;
         this.limits = limits;
+        this.recordedExit = recordedExit;
     }
 
-    /** A cell of an earlier run of the server, still running. */
-    static Confined adopted(ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
-        return new Confined(null, handle, release, outOfMemory, limits);
+    /**
+     * A cell of an earlier run of the server, still running.
+     *
+     * @param recordedExit its program's exit status once it ended, as its cell recorded it (empty: not recorded)
+     */
+    static Confined adopted(ProcessHandle handle, Runnable release, Supplier<Boolean> outOfMemory, Limits limits,
+                            Supplier<OptionalInt> recordedExit) {
+        return new Confined(null, handle, release, outOfMemory, limits, recordedExit);
     }
 
     /** The process this JVM started; null for an adopted cell. */
@@ -38,6 +47,15 @@ public final class Confined {
     public ProcessHandle handle() { return handle; }
 
     public Limits limits() { return limits; }
+
+    /**
+     * How its program ended, once it has: this JVM's child's exit value, or for an adopted cell what the cell
+     * recorded (empty when it recorded nothing, as an unconfined process does not).
+     */
+    public OptionalInt exitCode() {
+        if (process != null) return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+        return recordedExit.get();
+    }
 
     /** True when the kernel killed a process of this cell for going over its memory limit. */
     public boolean outOfMemory() {

@@ -214,6 +214,9 @@ public final class Sandbox implements Confinement {
     }
 
     /** Whether a cell may outlive this server: an app's or a worker's, never a build step's. */
+    /** The descriptor bubblewrap writes its JSON status to (its child's pid, then its exit code). */
+    private static final int STATUS_FD = 3;
+
     private static boolean outlives(Cell cell) {
         return !cell.buildStep();
     }
@@ -266,7 +269,7 @@ public final class Sandbox implements Confinement {
         Cgroups.Group g = group.get();
         long oomBefore = g.oomKills();
         return Optional.of(Confined.adopted(process.get(), releaser(cell, g, network.get()), () -> g.oomKills() > oomBefore,
-                cell.limits()));
+                cell.limits(), () -> records.exitCode(cell.name())));
     }
 
     /**
@@ -314,10 +317,14 @@ public final class Sandbox implements Confinement {
      */
     private List<String> argv(Cell cell, int uid, CellNetwork network, Cgroups.Group group, List<String> etcArgs)
             throws IOException {
-        List<String> a = new ArrayList<>(joinCgroups(group));
+        // a cell that outlives the server has bubblewrap write its program's exit status to a file of the run dir: the
+        // next server, which adopts it but is not its parent, reads it there
+        Path status = outlives(cell) ? records.statusFile(cell.name()) : null;
+        List<String> a = new ArrayList<>(joinCgroups(group, status));
         if (cell.ownSession()) a.add(tools.setsid().toString());
         a.addAll(List.of(tools.nsenter().toString(), "--net=" + network.handle(), "--"));
         a.addAll(List.of(tools.bwrap().toString(), "--args", "0"));
+        if (status != null) a.addAll(List.of("--json-status-fd", Integer.toString(STATUS_FD)));
         a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "slipway"));
         if (cell.rootfs() != null) return imageArgv(a, cell, uid, etcArgs);
         a.addAll(List.of("--ro-bind", "/usr", "/usr"));
@@ -361,7 +368,16 @@ public final class Sandbox implements Confinement {
 
     /** A root shell with nothing but PATH that joins the cell's cgroups, then execs the rest of the argv. */
     private List<String> joinCgroups(Cgroups.Group group) {
+        return joinCgroups(group, null);
+    }
+
+    /** @param status opened as {@link #STATUS_FD} for bubblewrap's exit status; null: none */
+    private List<String> joinCgroups(Cgroups.Group group, Path status) {
         StringBuilder join = new StringBuilder();
+        if (status != null) {
+            if (status.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad status path " + status);
+            join.append("exec ").append(STATUS_FD).append(">'").append(status).append("' && ");
+        }
         for (Path procs : group.procsFiles()) {
             if (procs.toString().indexOf('\'') >= 0) throw new IllegalArgumentException("bad cgroup path " + procs);
             join.append("echo $$ > '").append(procs).append("' && ");

@@ -44,7 +44,7 @@ public final class Unconfined implements Confinement {
     @Override
     public Optional<Confined> adopt(Cell cell, long pid) {
         return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .map(h -> Confined.adopted(h, () -> {}, () -> false, cell.limits()));
+                .map(h -> Confined.adopted(h, () -> {}, () -> false, cell.limits(), java.util.OptionalInt::empty));
     }
 
     @Override

@@ -134,15 +134,25 @@ class UpgradeDrillTest {
         Await.until(Duration.ofSeconds(20), "the app's output to reach its deployment log",
                 () -> logged(deployment, "after-two-restarts"));
 
+        // an adopted app that exits is told with its exit code, though this server is not its parent: its sandbox
+        // recorded it (an unconfined process's code is unknown)
+        Apps.get(url + "/exit/3");
+        boolean sandboxed = "sandbox".equals(http.get("/healthz").json().path("isolation").asText());
+        Await.until(Duration.ofSeconds(30), "the adopted app's exit in its log",
+                () -> loggedContaining(deployment, sandboxed ? "App crashed: exited with code 3 after" : "App crashed: exited after"));
+        System.out.println("[measure] " + kind + " an adopted app's exit is logged " + (sandboxed ? "with its code 3" : "without a code (unconfined)"));
+        Await.until(Duration.ofSeconds(60), "the app to be started again after its exit", () -> "1".equals(Apps.get(url + "/count").body()));
+
         // an app that dies while no server runs is started again by the next one (stopped with it at the end)
+        Set<Long> last = appProcesses(deployment);
         server.process().destroyForcibly();
         assertThat(server.waitForExit(Duration.ofSeconds(30))).isEqualTo(137);
-        for (long pid : processes) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        for (long pid : last) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         Await.until(Duration.ofSeconds(10), "the app's processes to be gone", () -> appProcesses(deployment).isEmpty());
         start(Map.of());
         Await.until(Duration.ofSeconds(60), "the app to be started again", () -> "1".equals(Apps.get(url + "/count").body()));
         Set<Long> now = appProcesses(deployment);
-        assertThat(now).isNotEmpty().doesNotContainAnyElementsOf(processes);
+        assertThat(now).isNotEmpty().doesNotContainAnyElementsOf(last).doesNotContainAnyElementsOf(processes);
     }
 
     private static Map<String, String> counterFiles() {
@@ -159,6 +169,7 @@ class UpgradeDrillTest {
                 const server = http.createServer((req, res) => {
                   const url = new URL(req.url, "http://x");
                   if (url.pathname === "/count") return res.end(String(++count));
+                  if (url.pathname.startsWith("/exit/")) { res.end("bye"); return setTimeout(() => process.exit(Number(url.pathname.slice(6))), 50); }
                   if (url.pathname.startsWith("/say/")) { console.log(url.pathname.slice(5)); return res.end("said"); }
                   res.end("hello");
                 });
@@ -184,10 +195,18 @@ class UpgradeDrillTest {
 
     /** Whether the deployment's log, read page by page, has an entry with this message. */
     private boolean logged(String deploymentId, String message) {
+        return loggedWhere(deploymentId, message::equals);
+    }
+
+    private boolean loggedContaining(String deploymentId, String part) {
+        return loggedWhere(deploymentId, m -> m.contains(part));
+    }
+
+    private boolean loggedWhere(String deploymentId, java.util.function.Predicate<String> message) {
         String cursor = null;
         while (true) {
             var page = http.get("/v1/deployments/" + deploymentId + "/logs?limit=100" + (cursor == null ? "" : "&after=" + cursor)).json();
-            for (var e : page.at("/data/logs")) if (e.get("message").asText().equals(message)) return true;
+            for (var e : page.at("/data/logs")) if (message.test(e.get("message").asText())) return true;
             if (!page.at("/pagination/has_more").asBoolean()) return false;
             cursor = page.at("/pagination/next_cursor").asText();
         }

@@ -178,8 +178,8 @@ final class Supervisor {
             pgid = group;
             startedAt = started;
         }
-        // not our child: its exit status is the old server's to read, never ours
-        h.onExit().thenAccept(x -> exited(x, -1));
+        // not our child: its exit status is what its cell recorded (a sandbox's does; an unconfined process's is unknown)
+        h.onExit().thenAccept(x -> exited(x, cell.exitCode().orElse(-1)));
     }
 
     /** When the kernel started the process (epoch ms), what tells it from a later one that reuses its pid. */

@@ -121,7 +121,7 @@ final class WorkerProcess {
             startedAt = ctx.clock().instant();
         }
         safeLog(Level.INFO, "Server restarted: process " + type + " kept running (pid " + cell.handle().pid() + ")");
-        cell.handle().onExit().thenAccept(x -> exited(x, -1));
+        cell.handle().onExit().thenAccept(x -> exited(x, cell.exitCode().orElse(-1)));
     }
 
     private synchronized OutputFile outputFile() throws IOException {
