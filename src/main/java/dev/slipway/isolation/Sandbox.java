@@ -213,10 +213,10 @@ public final class Sandbox implements Confinement {
         return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
     }
 
-    /** Whether a cell may outlive this server: an app's or a worker's, never a build step's. */
     /** The descriptor bubblewrap writes its JSON status to (its child's pid, then its exit code). */
     private static final int STATUS_FD = 3;
 
+    /** Whether a cell may outlive this server: an app's or a worker's, never a build step's. */
     private static boolean outlives(Cell cell) {
         return !cell.buildStep();
     }
