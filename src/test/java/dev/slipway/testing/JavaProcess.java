@@ -34,15 +34,15 @@ public final class JavaProcess implements AutoCloseable {
         return process.exitValue();
     }
 
-    private static List<String> command(boolean shortLived, String... args) {
-        return command(shortLived, System.getProperty("java.class.path"), args);
+    private static List<String> command(String... args) {
+        return command(System.getProperty("java.class.path"), args);
     }
 
-    private static List<String> command(boolean shortLived, String classPath, String... args) {
+    private static List<String> command(String classPath, String... args) {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java));
-        // a command that ends within seconds is over before C2 pays off: about a fifth off each run, and less CPU
-        if (shortLived) cmd.add("-XX:TieredStopAtLevel=1");
+        // a test's server or command ends within seconds to a minute, before C2 pays off: less CPU on a CPU-bound run
+        cmd.add("-XX:TieredStopAtLevel=1");
         cmd.addAll(List.of("-cp", classPath, "dev.slipway.Main"));
         cmd.addAll(List.of(args));
         return cmd;
@@ -56,7 +56,7 @@ public final class JavaProcess implements AutoCloseable {
     /** Runs a command to completion with {@code stdin} (null: none) as its standard input. */
     public static Result runWithInput(Map<String, String> env, Path cwd, String stdin, String... args) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(command(true, args)).directory(cwd.toFile());
+            ProcessBuilder pb = new ProcessBuilder(command(args)).directory(cwd.toFile());
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
             pb.environment().putAll(env);
             Process p = pb.start();
@@ -88,7 +88,7 @@ public final class JavaProcess implements AutoCloseable {
     /** As above, from another build of Slipway (a previous version's classes and libraries). */
     public static JavaProcess start(String classPath, Map<String, String> env, Path cwd, String... args) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(command(false, classPath, args)).directory(cwd.toFile()).redirectErrorStream(true);
+            ProcessBuilder pb = new ProcessBuilder(command(classPath, args)).directory(cwd.toFile()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
             pb.environment().put("SLIPWAY_STOP_APPS_WITH_SERVER", "true");
             pb.environment().putAll(env);
