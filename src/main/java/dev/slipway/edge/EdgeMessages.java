@@ -90,7 +90,7 @@ final class EdgeMessages {
     }
 
     static ObjectNode tls(TlsState state) {
-        ObjectNode m = op("tls").put("version", state.version());
+        ObjectNode m = op("tls");
         ArrayNode certificates = m.putArray("certificates");
         for (TlsState.Served c : state.certificates()) {
             ObjectNode n = certificates.addObject().put("alias", c.alias()).put("chain", c.chainPem()).put("key", c.keyPem());
@@ -109,7 +109,7 @@ final class EdgeMessages {
         }
         Set<String> hsts = new HashSet<>();
         m.path("hsts").forEach(h -> hsts.add(h.asText()));
-        return new TlsState(m.path("version").asText(), certificates, hsts);
+        return new TlsState(certificates, hsts);
     }
 
     /** An ACME CA's request the edge asks the server to answer: HTTP-01 ({@code token}, {@code host}) or TLS-ALPN-01. */

@@ -80,7 +80,7 @@ public final class EnvHandlers {
 
     private String redeployed(Context ctx, Project p) {
         Principal principal = Requests.principal(ctx);
-        Deployment d = deployments.create(principal.account().tier(), projects.find(p.id()).orElseThrow(), null, null, null, null);
+        Deployment d = deployments.create(principal.account().tier(), p, null, null, null, null);
         return d.id();
     }
 

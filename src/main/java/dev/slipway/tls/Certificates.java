@@ -75,12 +75,11 @@ public final class Certificates {
 
     /** Every certificate served now, with its key, for the edge process. */
     TlsState state(Set<String> hsts) {
-        String version = version(hsts);
         List<TlsState.Served> out = new ArrayList<>();
         Entry w = wildcard;
         if (w != null) out.add(served(null, w));
         byDomain.forEach((domain, e) -> out.add(served(domain, e)));
-        return new TlsState(version, out, Set.copyOf(hsts));
+        return new TlsState(out, Set.copyOf(hsts));
     }
 
     private static TlsState.Served served(String domain, Entry e) {

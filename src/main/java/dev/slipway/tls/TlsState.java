@@ -6,10 +6,8 @@ import java.util.Set;
 /**
  * What the apps HTTPS listener serves, as the server sends it to its edge process: every certificate with its key
  * (PEM), and the hosts whose HTTPS answers carry HSTS.
- *
- * @param version changes whenever a certificate or the HSTS hosts change (the aliases are unique per certificate)
  */
-public record TlsState(String version, List<Served> certificates, Set<String> hsts) {
+public record TlsState(List<Served> certificates, Set<String> hsts) {
     /** @param domain null for the operator's wildcard certificate */
     public record Served(String domain, String alias, String chainPem, String keyPem) {}
 }

@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -122,13 +121,7 @@ public final class Dispatcher implements AutoCloseable {
         Integer status = null;
         String error;
         try {
-            URI uri = URI.create(e.url());
-            long timestamp = now.getEpochSecond();
-            status = client.post(uri, Map.of(
-                    "webhook-id", d.messageId(),
-                    "webhook-timestamp", Long.toString(timestamp),
-                    "webhook-signature", Signer.signatures(signingSecrets(e, now), d.messageId(), timestamp, d.payload())),
-                    d.payload());
+            status = client.post(URI.create(e.url()), signed(e, d.messageId(), now, d.payload()), d.payload());
             error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
         } catch (AddressGuard.Refused refused) {
             error = "not sent: " + refused.getMessage();
@@ -175,18 +168,12 @@ public final class Dispatcher implements AutoCloseable {
      */
     public boolean sendNow(List<Endpoint> targets, String type, Object data) {
         Instant now = clock.instant();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", type);
-        body.put("timestamp", now);
-        body.put("data", data);
-        String payload = Json.write(body);
+        String payload = Json.write(Outbox.envelope(type, now, data));
         String messageId = new Ids(clock).next("msg");
         boolean taken = false;
         for (Endpoint e : targets) {
             try {
-                int status = client.post(URI.create(e.url()), Map.of("webhook-id", messageId,
-                        "webhook-timestamp", Long.toString(now.getEpochSecond()),
-                        "webhook-signature", Signer.signatures(signingSecrets(e, now), messageId, now.getEpochSecond(), payload)), payload);
+                int status = client.post(URI.create(e.url()), signed(e, messageId, now, payload), payload);
                 if (status / 100 == 2) taken = true;
                 else LOG.warn("webhook {} answered HTTP {} to the {} event", e.id(), status, type);
             } catch (InterruptedException stopping) {
@@ -197,6 +184,13 @@ public final class Dispatcher implements AutoCloseable {
             }
         }
         return taken;
+    }
+
+    /** The Standard Webhooks headers of one attempt: its id, its time, and its signatures. */
+    private Map<String, String> signed(Endpoint e, String messageId, Instant now, String payload) {
+        long timestamp = now.getEpochSecond();
+        return Map.of("webhook-id", messageId, "webhook-timestamp", Long.toString(timestamp),
+                "webhook-signature", Signer.signatures(signingSecrets(e, now), messageId, timestamp, payload));
     }
 
     /** The delay ±20 %, so endpoints that failed together do not all retry in the same instant. */

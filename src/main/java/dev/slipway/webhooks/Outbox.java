@@ -93,15 +93,21 @@ public final class Outbox implements DeploymentStore.Listener, MigrationStore.Li
 
     /** The payload of an event; {@code logOwner} is the run whose last log lines a failure carries. */
     String payload(Handle h, String type, Instant at, Object data, String logOwner) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", type);
-        body.put("timestamp", at);
-        body.put("data", data);
+        Map<String, Object> body = envelope(type, at, data);
         if (EventTypes.isFailure(type) && logOwner != null) {
             List<LogEntry> last = logs.last(h, logOwner, FAILURE_LOG_LINES);
             body.put("logs", last);
         }
         return Json.write(body);
+    }
+
+    /** Every event's body: {@code {"type", "timestamp", "data"}} (a failure adds its log's last lines). */
+    static Map<String, Object> envelope(String type, Instant at, Object data) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", type);
+        body.put("timestamp", at);
+        body.put("data", data);
+        return body;
     }
 
     private void enqueue(Handle h, List<Endpoint> targets, String type, Object data, String logOwner) {

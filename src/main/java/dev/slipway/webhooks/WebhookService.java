@@ -11,7 +11,6 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -66,10 +65,8 @@ public final class WebhookService {
     public Delivery sendTest(Endpoint e) {
         if (!e.enabled()) throw ApiException.invalidState("Webhook " + e.id() + " is disabled; enable it first");
         Instant now = clock.instant();
-        Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("type", EventTypes.TEST);
-        payload.put("timestamp", now);
-        payload.put("data", Map.of("endpoint_id", e.id(), "message", "A test event from Slipway"));
+        Map<String, Object> payload = Outbox.envelope(EventTypes.TEST, now,
+                Map.of("endpoint_id", e.id(), "message", "A test event from Slipway"));
         Delivery d = deliveries.enqueue(e.id(), ids.next("msg"), EventTypes.TEST, Json.write(payload));
         dispatcher.wake();
         return d;
