@@ -141,6 +141,13 @@ public final class ArtifactStore {
         return jdbi.withHandle(h -> Set.copyOf(h.createQuery("SELECT id FROM artifacts").mapTo(String.class).list()));
     }
 
+    /** Deletes every build of a project (it is being deleted): their rows and their files. Returns how many. */
+    public int deleteForProject(String projectId) {
+        List<Artifact> all = listForProject(projectId);
+        all.forEach(this::delete);
+        return all.size();
+    }
+
     private void delete(Artifact a) {
         jdbi.useHandle(h -> h.createUpdate("DELETE FROM artifacts WHERE id = :id").bind("id", a.id()).execute());
         Path dir = a.root().toAbsolutePath().normalize();

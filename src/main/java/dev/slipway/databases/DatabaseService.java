@@ -271,6 +271,25 @@ public final class DatabaseService {
         store.forProject(projectId).filter(d -> migrationId.equals(d.migrationId())).ifPresent(this::remove);
     }
 
+    /**
+     * Its project is being deleted: with {@code drop}, removes the database Slipway made (and forgets one it only
+     * connected to), throwing while that fails so the deletion is tried again; without, leaves it on its server.
+     *
+     * @return what was left on its server (kind, host, database name) when it was kept; empty otherwise
+     */
+    public Optional<String> removeForProject(String projectId, boolean drop) {
+        Optional<ProjectDatabase> found = store.forProject(projectId).filter(d -> d.state() != DatabaseState.DROPPED);
+        if (found.isEmpty()) return Optional.empty();
+        ProjectDatabase d = found.get();
+        if (!drop) return d.created() ? Optional.of(d.kind().label() + " database " + d.name() + " on " + d.host() + ":" + d.port())
+                : Optional.empty();
+        remove(d);
+        if (store.forProject(projectId).filter(left -> left.state() != DatabaseState.DROPPED).isPresent()) {
+            throw new IllegalStateException("the " + d.kind().label() + " database " + d.id() + " could not be removed yet");
+        }
+        return Optional.empty();
+    }
+
     /** Removes what failed migrations left (a crash between failing and removing, a removal that failed). */
     public void sweep() {
         for (ProjectDatabase d : store.leftByFailedMigrations()) remove(d);

@@ -232,6 +232,20 @@ public final class DeploymentService {
         }
     }
 
+    /**
+     * The project is being deleted: its queued deployments end failed at once and its building ones are asked to
+     * stop, inside the caller's transaction.
+     */
+    public void cancelAll(Handle h, String projectId) {
+        for (String id : deployments.withStatus(h, projectId, DeploymentStatus.QUEUED)) {
+            if (deployments.transition(h, id, DeploymentStatus.QUEUED, DeploymentStatus.FAILED, Level.ERROR,
+                    "Deployment cancelled before it started: its project is being deleted")) {
+                jobs.finishUnclaimed(h, id);
+            }
+        }
+        deployments.requestCancelAll(h, projectId);
+    }
+
     /** The project's variables with this deployment's overrides applied. */
     public Map<String, String> environment(Map<String, String> projectEnv, Deployment d) {
         Map<String, String> env = new LinkedHashMap<>(projectEnv);

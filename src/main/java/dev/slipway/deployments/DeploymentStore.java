@@ -192,6 +192,18 @@ public final class DeploymentStore {
                 .bind("id", id).bindList("cancellable", labels(DeploymentStatus.cancellable())).execute()) == 1;
     }
 
+    /** Asks every build of the project to stop, inside the caller's transaction. */
+    public void requestCancelAll(Handle h, String projectId) {
+        h.createUpdate("UPDATE deployments SET cancel_requested = TRUE WHERE project_id = :p AND status IN (<cancellable>)")
+                .bind("p", projectId).bindList("cancellable", labels(DeploymentStatus.cancellable())).execute();
+    }
+
+    /** The project's deployments in {@code status}, inside the caller's transaction. */
+    public List<String> withStatus(Handle h, String projectId, DeploymentStatus status) {
+        return h.createQuery("SELECT id FROM deployments WHERE project_id = :p AND status = :s")
+                .bind("p", projectId).bind("s", status.label()).mapTo(String.class).list();
+    }
+
     /** The live previews of a project, newest first. */
     public List<Deployment> livePreviews(String projectId) {
         return jdbi.withHandle(h -> h.createQuery("""

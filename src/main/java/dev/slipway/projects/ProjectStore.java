@@ -39,7 +39,7 @@ public final class ProjectStore {
             LEFT JOIN project_env_vars e ON e.project_id = p.id
             LEFT JOIN databases d ON d.id = (SELECT id FROM databases WHERE project_id = p.id
                                              ORDER BY created_at DESC, id DESC LIMIT 1)
-            WHERE p.id = :id
+            WHERE p.id = :id AND p.deleting_at IS NULL
             ORDER BY e.name""";
 
     private final Jdbi jdbi;
@@ -232,7 +232,7 @@ public final class ProjectStore {
 
     /** Every project with a production deployment: (project id, name, domain, production deployment id). */
     public List<Project> withProduction() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM projects WHERE production_deployment_id IS NOT NULL")
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM projects WHERE production_deployment_id IS NOT NULL AND deleting_at IS NULL")
                 .map(MAPPER).list());
     }
 
@@ -468,7 +468,7 @@ public final class ProjectStore {
 
     public Page<Project> page(String accountId, PageRequest request) {
         return jdbi.withHandle(h -> {
-            Page<Project> page = Keyset.page(h, "projects", List.of("account_id = :account"),
+            Page<Project> page = Keyset.page(h, "projects", List.of("account_id = :account", "deleting_at IS NULL"),
                     Map.of("account", accountId), request, MAPPER, Project::createdAt, Project::id);
             return new Page<>(withEnvNames(h, page.data()), page.pagination());
         });

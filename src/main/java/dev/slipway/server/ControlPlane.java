@@ -22,6 +22,7 @@ import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.envvars.EnvHandlers;
+import dev.slipway.teardown.TeardownHandlers;
 import dev.slipway.docs.OpenApiDocs;
 import dev.slipway.isolation.AccountAdmission;
 import dev.slipway.logs.LogHandlers;
@@ -108,7 +109,9 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls),
                 new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
                         pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
-                new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom), disk);
+                new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom),
+                new TeardownHandlers(pipelines.teardowns(), pipelines.deployments(), pipelines.workers(), engine.routes(),
+                        stores.projectCache()), disk);
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,

@@ -27,6 +27,8 @@ import dev.slipway.migrations.MigrationService;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
+import dev.slipway.teardown.ProjectTeardown;
+import dev.slipway.teardown.TeardownStore;
 import dev.slipway.wake.DormantApps;
 
 import java.time.Clock;
@@ -38,7 +40,8 @@ import java.util.Map;
  */
 record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
-                 DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes) {
+                 DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
+                 TeardownStore teardowns, ProjectTeardown teardown) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -78,11 +81,15 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 config.domains(), clock);
         DomainRoutes domainRoutes = new DomainRoutes(stores.projects(), engine.routes());
         stores.projectCache().follow(domainRoutes);
+        TeardownStore teardowns = new TeardownStore(jdbi, clock);
+        ProjectTeardown teardown = new ProjectTeardown(new ProjectTeardown.Parts(teardowns, engine.runtime(), engine.routes(),
+                stores.artifacts(), stores.uploads(), databases, stores.logs(), stores.projectCache(), config.build()::cacheDir,
+                stores.nodeId()));
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
-                domainRoutes);
+                domainRoutes, teardowns, teardown);
     }
 
     Map<String, JobRunner> runners() {
-        return Map.of(Job.DEPLOYMENT, runner);
+        return Map.of(Job.DEPLOYMENT, runner, Job.PROJECT_DELETION, teardown);
     }
 }

@@ -12,6 +12,7 @@ import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.monitoring.HealthHandlers;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.envvars.EnvHandlers;
+import dev.slipway.teardown.TeardownHandlers;
 import dev.slipway.projects.ProjectHandlers;
 import dev.slipway.projects.ProjectView;
 import dev.slipway.pushes.PushHandlers;
@@ -30,7 +31,8 @@ public final class Routes {
     public record Handlers(HealthHandlers health, Metrics metrics, Idempotency idempotency, ProjectHandlers projects,
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
-                           DomainHandlers domains, PushHandlers pushes, EnvHandlers env, DiskSpace disk) {}
+                           DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
+                           DiskSpace disk) {}
 
     private Routes() {}
 
@@ -59,6 +61,7 @@ public final class Routes {
         r.post("/v1/projects", once.wrap(h.projects()::create));
         r.get("/v1/projects/{project_id}", h.projects()::get);
         r.patch("/v1/projects/{project_id}", h.projects()::update);
+        r.delete("/v1/projects/{project_id}", h.teardown()::delete);
         // answers the webhook's secret: not kept by the idempotency layer, which stores answers in clear
         r.post("/v1/projects/{project_id}/git-webhook", h.pushes()::create);
         r.post("/v1/projects/{project_id}/deploy-hook", h.pushes()::createDeployHook);

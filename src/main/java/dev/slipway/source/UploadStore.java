@@ -128,6 +128,30 @@ public final class UploadStore {
         return deleted;
     }
 
+    /**
+     * Deletes the uploads of a project being deleted: those its deployments or migrations were made from and no other
+     * project's were. Returns how many went.
+     */
+    public int deleteUsedOnlyBy(String projectId) {
+        List<Upload> used = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT u.id FROM uploads u
+                        WHERE (u.id IN (SELECT upload_id FROM deployments WHERE project_id = :p)
+                               OR u.id IN (SELECT upload_id FROM migrations WHERE project_id = :p))
+                          AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.upload_id = u.id AND d.project_id <> :p)
+                          AND NOT EXISTS (SELECT 1 FROM migrations m WHERE m.upload_id = u.id AND m.project_id <> :p)""")
+                .bind("p", projectId).mapTo(String.class).list()).stream().flatMap(id -> find(id).stream()).toList();
+        for (Upload u : used) {
+            // the file first: nothing reads a deleted project's uploads, and a crash between leaves a row to retry
+            try {
+                Files.deleteIfExists(u.path());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete upload " + u.id(), e);
+            }
+            jdbi.useHandle(h -> h.createUpdate("DELETE FROM uploads WHERE id = :id").bind("id", u.id()).execute());
+        }
+        return used.size();
+    }
+
     public Optional<Upload> find(String id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM uploads WHERE id = :id").bind("id", id)
                 .map((rs, ctx) -> new Upload(rs.getString("id"), rs.getString("account_id"), rs.getLong("size_bytes"),

@@ -2,6 +2,7 @@ package dev.slipway.databases;
 
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Statuses;
+import dev.slipway.teardown.ProjectGone;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
@@ -271,6 +272,19 @@ class DatabaseMigrationTest {
 
         if (kind == DbKind.POSTGRES) previewsGetTheDatabaseOnlyWhenAsked(projectId, databaseUrl);
         assertNoSecretInApi(migrationId, projectId);
+
+        // deleting the project stops its apps (previews and the one kept warm too); its database goes only when asked
+        boolean drop = kind == DbKind.POSTGRES;
+        ProjectGone.delete(tenant.http(), server.slipway(), projectId, drop ? "?delete_database=true" : "", List.of(prodUrl));
+        assertThat(DbServers.databaseExists(kind, name)).as("database kept unless asked").isEqualTo(!drop);
+        assertThat(DbServers.userExists(kind, name)).as("its user too").isEqualTo(!drop);
+        if (!drop) {
+            try (Connection c = Connections.open(admin.with(name, admin.user(), admin.password()));
+                 var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM notes")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("its data kept").isEqualTo(3);
+            }
+        }
     }
 
     /** A preview runs unreleased code: production's database only with share_database, else what its request gives. */
