@@ -6,7 +6,7 @@ import io.javalin.http.HttpStatus;
 
 /** The web dashboard's handler groups, for the route table. */
 public record Dashboard(Auth auth, SignInPages signIn, PasswordResetPages passwordReset, KeyPages keys, WebhookPages webhooks, ProjectPages projects,
-                        NewProjectPages newProject, RunPages runs, Assets assets) {
+                        DeleteProjectPages deleteProject, NewProjectPages newProject, RunPages runs, Assets assets) {
     public void home(Context ctx) {
         ctx.redirect("/dashboard/projects", HttpStatus.FOUND);
     }

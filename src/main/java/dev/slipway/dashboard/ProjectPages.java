@@ -99,9 +99,12 @@ public final class ProjectPages {
                     </div>
                     %s""", Html.each(page.data(), this::projectRow), more(ctx.path(), page));
         }
+        String deleted = ctx.queryParam("deleted");
         Layout.render(ctx, 200, viewer, "Projects", Html.fmt("""
                 <div class="actions"><h1>Projects</h1><a class="button primary" href="/dashboard/projects/new">New project</a></div>
-                %s""", content));
+                %s
+                %s""", deleted == null ? Html.EMPTY : Layout.notice("Project " + deleted + " is being deleted: its apps stop and its files go."),
+                content));
     }
 
     public void show(Context ctx, Viewer viewer) {
@@ -154,14 +157,19 @@ public final class ProjectPages {
                 %s
                 <h2>Deployments</h2>
                 %s
-                %s""", p.name(), p.id(), Layout.csrf(viewer), production,
+                %s
+                <section class="danger-zone">
+                  <h2>Delete this project</h2>
+                  <p>Stops its apps and deletes its deployments, builds and env vars; it asks you to type its name.</p>
+                  <p><a class="button danger" href="/dashboard/projects/%s/delete">Delete project…</a></p>
+                </section>""", p.name(), p.id(), Layout.csrf(viewer), production,
                 domain(p), https(p),
                 p.repo() == null ? p.source() : p.source() + ": " + p.repo(), Format.orDash(p.branch()),
                 framework(p), p.region(),
                 p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
                 p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
                         p.database().type(), p.database().id(), p.database().state()),
-                p.id(), previews(p), Layout.error(error), list));
+                p.id(), previews(p), Layout.error(error), list, p.id()));
     }
 
     /** The newest live preview of each branch, with the branch's address. */

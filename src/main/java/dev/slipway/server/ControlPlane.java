@@ -12,6 +12,7 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.dashboard.Assets;
 import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
+import dev.slipway.dashboard.DeleteProjectPages;
 import dev.slipway.dashboard.KeyPages;
 import dev.slipway.dashboard.NewProjectPages;
 import dev.slipway.dashboard.PasswordResetPages;
@@ -110,8 +111,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
                         pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
                 new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom),
-                new TeardownHandlers(pipelines.teardowns(), pipelines.deployments(), pipelines.workers(), engine.routes(),
-                        stores.projectCache()), disk);
+                new TeardownHandlers(pipelines.deletions()), disk);
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,
@@ -155,6 +155,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
                 new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,
+                new DeleteProjectPages(projectPages, pipelines.deletions()),
                 new NewProjectPages(stores.projects(), pipelines.migrations(), intake, config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
                         stores.logs(), logHandlers, projectPages, urls),

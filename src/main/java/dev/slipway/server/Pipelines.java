@@ -27,6 +27,7 @@ import dev.slipway.migrations.MigrationService;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
+import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
 import dev.slipway.wake.DormantApps;
@@ -41,7 +42,7 @@ import java.util.Map;
 record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
-                 TeardownStore teardowns, ProjectTeardown teardown) {
+                 Deletions deletions, ProjectTeardown teardown) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -86,7 +87,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.artifacts(), stores.uploads(), databases, stores.logs(), stores.projectCache(), config.build()::cacheDir,
                 stores.nodeId()));
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
-                domainRoutes, teardowns, teardown);
+                domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown);
     }
 
     Map<String, JobRunner> runners() {

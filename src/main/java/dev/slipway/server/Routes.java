@@ -126,6 +126,8 @@ public final class Routes {
         r.post("/dashboard/projects/new/upload", room.guard(d.newProjectUpload()));
         r.get("/dashboard/projects/{project_id}", a.page(d.projects()::show));
         r.post("/dashboard/projects/{project_id}/deploy", room.guard(a.form(d.projects()::deploy)));
+        r.get("/dashboard/projects/{project_id}/delete", a.page(d.deleteProject()::confirm));
+        r.post("/dashboard/projects/{project_id}/delete", a.form(d.deleteProject()::delete));
         r.get("/dashboard/deployments/{deployment_id}", a.page(d.runs()::deployment));
         r.get("/dashboard/deployments/{deployment_id}/logs", a.stream(d.runs()::deploymentLogs));
         r.post("/dashboard/deployments/{deployment_id}/rollback", a.form(d.runs()::rollback));

@@ -4,14 +4,7 @@ import dev.slipway.api.Access;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.Envelope;
 import dev.slipway.api.Requests;
-import dev.slipway.deployments.DeploymentService;
-import dev.slipway.jobs.Job;
-import dev.slipway.jobs.Workers;
-import dev.slipway.projects.ProjectChanges;
-import dev.slipway.router.RouteTable;
 import io.javalin.http.Context;
-
-import java.util.Optional;
 
 /**
  * {@code DELETE /v1/projects/{id}}: from the answer on, the project is gone for the API and its addresses answer the
@@ -19,37 +12,19 @@ import java.util.Optional;
  * {@code ?delete_database=true}); once it is done, the project is not found.
  */
 public final class TeardownHandlers {
-    private final TeardownStore store;
-    private final DeploymentService deployments;
-    private final Workers workers;
-    private final RouteTable routes;
-    private final ProjectChanges changes;
+    private final Deletions deletions;
 
-    public TeardownHandlers(TeardownStore store, DeploymentService deployments, Workers workers, RouteTable routes,
-                            ProjectChanges changes) {
-        this.store = store;
-        this.deployments = deployments;
-        this.workers = workers;
-        this.routes = routes;
-        this.changes = changes;
+    public TeardownHandlers(Deletions deletions) {
+        this.deletions = deletions;
     }
 
     public void delete(Context ctx) {
         String id = ctx.pathParam("project_id");
         boolean deleteDatabase = deleteDatabase(ctx);
-        Access.owned(Requests.principal(ctx), store.find(id), TeardownStore.Marked::accountId, "Project", id);
-        record Marked(TeardownStore.Marking marking, Optional<Job> held) {}
-        Marked marked = store.jdbi().inTransaction(h -> {
-            TeardownStore.Marking m = store.mark(h, id, deleteDatabase)
-                    .orElseThrow(() -> ApiException.notFound("Project " + id + " not found"));
-            deployments.cancelAll(h, id);
-            Optional<Job> held = m.queue() ? workers.enqueueHeld(h, Job.PROJECT_DELETION, id, id) : Optional.empty();
-            changes.changedAfterCommit(h, id);
-            return new Marked(m, held);
-        });
-        routes.removeProject(marked.marking().project().name());
-        marked.held().ifPresentOrElse(workers::runNow, workers::wake);
-        ctx.status(202).json(new Envelope<>(TeardownView.of(marked.marking().project())));
+        Access.owned(Requests.principal(ctx), deletions.find(id), TeardownStore.Marked::accountId, "Project", id);
+        TeardownStore.Marked marked = deletions.request(id, deleteDatabase)
+                .orElseThrow(() -> ApiException.notFound("Project " + id + " not found"));
+        ctx.status(202).json(new Envelope<>(TeardownView.of(marked)));
     }
 
     private static boolean deleteDatabase(Context ctx) {

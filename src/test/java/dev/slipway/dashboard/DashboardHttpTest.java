@@ -295,6 +295,39 @@ class DashboardHttpTest {
     }
 
     @Test
+    void aProjectIsDeletedFromItsPageOnlyOnceItsNameIsTyped() {
+        TestServer.Tenant tenant = server.tenant(Tier.FREE);
+        WebClient web = signedIn(tenant);
+        String name = "doomed-" + UUID.randomUUID().toString().substring(0, 8);
+        Project p = server.slipway().projects().create(new NewProject(tenant.account().id(), name, "zip", null, null, "static",
+                "us-east-1", null, null));
+        assertThat(web.get("/dashboard/projects/" + p.id()).body()).contains("href=\"/dashboard/projects/" + p.id() + "/delete\"");
+        HttpResponse<String> confirm = web.get("/dashboard/projects/" + p.id() + "/delete");
+        assertThat(confirm.statusCode()).isEqualTo(200);
+        assertThat(confirm.body()).contains("Type <strong>" + name + "</strong> to confirm");
+        String token = csrf(confirm.body());
+        String path = "/dashboard/projects/" + p.id() + "/delete";
+
+        // another account's user cannot reach it; a wrong or missing name deletes nothing
+        WebClient other = signedIn(server.tenant(Tier.FREE));
+        assertThat(other.get(path).statusCode()).isEqualTo(404);
+        assertThat(other.post(path, form("_csrf", csrf(other.get("/dashboard/projects").body()), "confirm_name", name))
+                .statusCode()).isEqualTo(404);
+        HttpResponse<String> wrong = web.post(path, form("_csrf", token, "confirm_name", name + "x"));
+        assertThat(wrong.statusCode()).isEqualTo(422);
+        assertThat(wrong.body()).contains("Type the project&#39;s name");
+        assertThat(web.post(path, form("_csrf", token)).statusCode()).isEqualTo(422);
+        assertThat(server.slipway().projects().find(p.id())).isPresent();
+
+        HttpResponse<String> deleted = web.post(path, form("_csrf", token, "confirm_name", name));
+        assertThat(deleted.statusCode()).isEqualTo(303);
+        assertThat(deleted.headers().firstValue("location")).hasValue("/dashboard/projects?deleted=" + name);
+        assertThat(server.slipway().projects().find(p.id())).isEmpty();
+        assertThat(web.get("/dashboard/projects/" + p.id()).statusCode()).isEqualTo(404);
+        assertThat(web.get("/dashboard/projects?deleted=" + name).body()).contains("Project " + name + " is being deleted");
+    }
+
+    @Test
     void aProjectWithoutAFrameworkShowsTheOneItsNewestBuildDetected() {
         TestServer.Tenant tenant = server.tenant(Tier.FREE);
         WebClient web = signedIn(tenant);
