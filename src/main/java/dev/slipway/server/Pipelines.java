@@ -27,6 +27,7 @@ import dev.slipway.migrations.MigrationService;
 import dev.slipway.source.GitFetcher;
 import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
+import dev.slipway.teardown.DeletedElsewhere;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
@@ -42,7 +43,7 @@ import java.util.Map;
 record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
-                 Deletions deletions, ProjectTeardown teardown) {
+                 Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -86,8 +87,11 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         ProjectTeardown teardown = new ProjectTeardown(new ProjectTeardown.Parts(teardowns, engine.runtime(), engine.routes(),
                 stores.artifacts(), stores.uploads(), databases, stores.logs(), stores.projectCache(), config.build()::cacheDir,
                 stores.nodeId()));
+        DeletedElsewhere deletedElsewhere = new DeletedElsewhere(teardowns, engine.routes(), engine.runtime());
+        stores.projectCache().follow(deletedElsewhere);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
-                domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown);
+                domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
+                deletedElsewhere);
     }
 
     Map<String, JobRunner> runners() {

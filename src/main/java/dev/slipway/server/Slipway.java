@@ -6,6 +6,7 @@ import dev.slipway.auth.KeyStore;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.edge.EdgeLink;
 import dev.slipway.isolation.Isolations;
+import dev.slipway.jobs.Workers;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
 import dev.slipway.net.ClientGate;
@@ -195,6 +196,7 @@ public final class Slipway implements AutoCloseable {
     /** Automatic HTTPS; null when it is off. */
     public AppsTls tls() { return tls; }
     public Engine engine() { return engine; }
+    public Workers workers() { return pipelines.workers(); }
     /** The configuration with the ports as bound. */
     public ServerConfig config() { return config; }
     public Database database() { return stores.database(); }
@@ -228,6 +230,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.workers().close();
         pipelines.domains().close();
         pipelines.domainRoutes().close();
+        pipelines.deletedElsewhere().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.jobs.Job;
 import dev.slipway.pipeline.NodeApp;
+import dev.slipway.server.Slipway;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
@@ -61,6 +62,33 @@ class ProjectDeletionTest {
             assertThat(http.get("/v1/deployments/" + live.get("id").asText()).status()).isEqualTo(404);
             var again = http.post("/v1/projects", "{\"name\":\"" + name + "\",\"source\":\"zip\"}");
             assertThat(again.status()).as("its name is free again: " + again.body()).isEqualTo(201);
+        }
+    }
+
+    /** On PostgreSQL: the teardown runs on one server, and the server that runs the app stops it on the store's notice. */
+    @Test
+    void onASharedStoreTheServerRunningTheAppStopsItWhenAnotherDeletesItsProject() {
+        if (kind != Dialect.POSTGRES) return; // an embedded store has one server
+        try (TestServer server = TestServer.start(kind)) {
+            TestServer.Tenant tenant = server.tenant(Tier.TEAM);
+            JsonNode done = Statuses.migrateZip(tenant.http(), NodeApp.version("shared"));
+            String project = done.get("project_id").asText();
+            var instance = server.slipway().engine().runtime().list().stream().filter(i -> i.projectId().equals(project))
+                    .findFirst().orElseThrow();
+            Slipway peer = server.startPeer();
+            try {
+                server.slipway().workers().close(); // the teardown can only run on the peer
+                Http viaPeer = new Http("http://127.0.0.1:" + peer.apiPort(), tenant.key());
+                var deleted = viaPeer.send("DELETE", "/v1/projects/" + project, null, null);
+                assertThat(deleted.status()).as(deleted.body()).isEqualTo(202);
+                Await.until(ProjectGone.TEARDOWN, "the peer's teardown", () -> ProjectGone.count(server.slipway(), "projects", "id", project) == 0);
+                Await.until(ProjectGone.TEARDOWN, "the app to stop on its own server",
+                        () -> server.slipway().engine().runtime().list().stream().noneMatch(i -> i.projectId().equals(project)));
+                assertThat(ProcessHandle.of(instance.pid()).filter(ProcessHandle::isAlive)).isEmpty();
+                assertThat(Apps.get(done.get("url").asText()).status()).isEqualTo(404);
+            } finally {
+                peer.close();
+            }
         }
     }
 
