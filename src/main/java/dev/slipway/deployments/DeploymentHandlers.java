@@ -19,6 +19,7 @@ import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.InstanceTypeField;
 import dev.slipway.runtime.ProcessState;
 import dev.slipway.source.GitNames;
 import dev.slipway.source.Upload;

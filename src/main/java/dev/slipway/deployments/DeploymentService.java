@@ -124,9 +124,11 @@ public final class DeploymentService {
         return d;
     }
 
+    /** The project's own type, else production's, while the tier allows it; else the tier's default. */
     private InstanceType inherited(Tier tier, Project project) {
-        return Optional.ofNullable(project.productionDeploymentId()).flatMap(deployments::find)
-                .flatMap(production -> InstanceType.byLabel(production.instanceType()))
+        return Optional.ofNullable(project.run().instanceType()).flatMap(InstanceType::byLabel)
+                .or(() -> Optional.ofNullable(project.productionDeploymentId()).flatMap(deployments::find)
+                        .flatMap(production -> InstanceType.byLabel(production.instanceType())))
                 .filter(type -> type.allowedFor(tier))
                 .orElse(InstanceType.defaultFor(tier));
     }

@@ -14,7 +14,7 @@ import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
 import dev.slipway.api.AppUrls;
 import dev.slipway.databases.DatabaseService;
-import dev.slipway.deployments.InstanceTypeField;
+import dev.slipway.runtime.InstanceTypeField;
 import dev.slipway.logs.LogHandlers;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectInput;

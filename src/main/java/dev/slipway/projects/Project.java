@@ -11,11 +11,24 @@ import java.util.List;
  * @param domainCheck   the proof of control of {@code domain}; null when it has none
  * @param hsts          Strict-Transport-Security on its HTTPS answers
  * @param dockerfilePath the Dockerfile to build, relative to its app's folder; null: {@code Dockerfile} when there is one
+ * @param run           how its apps run, as {@code PATCH} set it
  */
 public record Project(String id, String accountId, String name, String source, String repo, String branch,
                       String framework, String region, String domain, String productionDeploymentId,
                       Instant createdAt, List<String> envVarNames, DatabaseRef database, String rootDirectory,
-                      DomainCheck domainCheck, boolean hsts, String dockerfilePath) {
+                      DomainCheck domainCheck, boolean hsts, String dockerfilePath, RunSettings run) {
+    public Project {
+        if (run == null) run = RunSettings.NONE;
+    }
+
+    public Project(String id, String accountId, String name, String source, String repo, String branch,
+                   String framework, String region, String domain, String productionDeploymentId,
+                   Instant createdAt, List<String> envVarNames, DatabaseRef database, String rootDirectory,
+                   DomainCheck domainCheck, boolean hsts, String dockerfilePath) {
+        this(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId, createdAt,
+                envVarNames, database, rootDirectory, domainCheck, hsts, dockerfilePath, RunSettings.NONE);
+    }
+
     public Project(String id, String accountId, String name, String source, String repo, String branch,
                    String framework, String region, String domain, String productionDeploymentId,
                    Instant createdAt, List<String> envVarNames) {
@@ -26,12 +39,21 @@ public record Project(String id, String accountId, String name, String source, S
     /** The same project with its env var names and database as read. */
     public Project with(List<String> names, DatabaseRef db) {
         return new Project(id, accountId, name, source, repo, branch, framework, region, domain, productionDeploymentId,
-                createdAt, List.copyOf(names), db, rootDirectory, domainCheck, hsts, dockerfilePath);
+                createdAt, List.copyOf(names), db, rootDirectory, domainCheck, hsts, dockerfilePath, run);
     }
 
     /** The custom domain when the router may serve it (its control is proven), else null. */
     public String servedDomain() {
         return domain != null && domainCheck != null && domainCheck.status() == DomainStatus.VERIFIED ? domain : null;
+    }
+
+    /**
+     * How the project's apps run, where the project sets it rather than its deployments.
+     *
+     * @param instanceType the type of its next deployments (a label of {@code InstanceType}); null: production's
+     */
+    public record RunSettings(String instanceType) {
+        public static final RunSettings NONE = new RunSettings(null);
     }
 
     /** The project's database as reads show it: {@code db_} id, type, state. */

@@ -11,9 +11,12 @@ import dev.slipway.api.Requests;
 import dev.slipway.auth.Principal;
 import dev.slipway.api.AppUrls;
 import dev.slipway.source.GitNames;
+import dev.slipway.runtime.InstanceType;
+import dev.slipway.runtime.InstanceTypeField;
 import io.javalin.http.Context;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /** {@code /v1/projects}: list, read, create without deploying, and change. */
@@ -21,7 +24,8 @@ public final class ProjectHandlers {
     private static final Set<String> CREATE_FIELDS =
             Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
                     "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
-    private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
+    private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push",
+            "commit_statuses", "root_directory", InstanceTypeField.NAME);
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -57,8 +61,9 @@ public final class ProjectHandlers {
     }
 
     /**
-     * {@code PATCH}: changes the fields the request names ({@code branch}, {@code git_credentials}, {@code watch_paths})
-     * and keeps the others; answers the project as a read does.
+     * {@code PATCH}: changes the fields the request names ({@code branch}, {@code git_credentials}, {@code watch_paths},
+     * {@code root_directory}, {@code instance_type}, …) and keeps the others; answers the project as a read does. A
+     * null {@code root_directory} or {@code instance_type} clears it.
      */
     public void update(Context ctx) {
         Project p = owned(ctx, ctx.pathParam("project_id"));
@@ -73,9 +78,19 @@ public final class ProjectHandlers {
                 if (branch != null && !GitNames.validBranch(branch)) body.problem("branch", "is not a valid git branch name");
             }
         }
+        Optional<String> rootDirectory = null;
+        if (body.node().has("root_directory")) {
+            if (ProjectInput.IMAGE.equals(p.source())) body.problem("root_directory", "is not for a prebuilt image");
+            else rootDirectory = Optional.ofNullable(ProjectInput.rootDirectory(body));
+        }
+        Optional<String> instanceType = null;
+        if (body.node().has(InstanceTypeField.NAME)) {
+            InstanceType type = InstanceTypeField.read(body, Requests.principal(ctx).account().tier());
+            instanceType = Optional.ofNullable(type).map(InstanceType::label);
+        }
         GitInput git = GitInput.read(body, p.source());
         body.check();
-        projects.update(p.id(), branch, git);
+        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType), git);
         ctx.json(new Envelope<>(view(projects.find(p.id()).orElseThrow())));
     }
 

@@ -130,7 +130,7 @@ public record ProjectInput(String source, String repo, String branch, String fra
     }
 
     /** {@code root_directory}: a relative folder such as {@code apps/web}; "", "." and "/" mean the top. */
-    private static String rootDirectory(Body body) {
+    static String rootDirectory(Body body) {
         String dir = body.string("root_directory", false, 255, null, null);
         if (dir == null) return null;
         String trimmed = dir.strip().replaceAll("/+$", "");

@@ -31,7 +31,7 @@ public final class ProjectStore {
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
             rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"), domainCheck(rs),
-            rs.getBoolean("hsts"), rs.getString("dockerfile_path"));
+            rs.getBoolean("hsts"), rs.getString("dockerfile_path"), new Project.RunSettings(rs.getString("instance_type")));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -112,10 +112,23 @@ public final class ProjectStore {
      * source they were built from.
      */
     public void update(String projectId, String branch, GitInput gitInput) {
+        update(projectId, new ProjectPatch(branch, null, null), gitInput);
+    }
+
+    /** Changes what a {@code PATCH} names ({@link ProjectPatch}) and the git settings, in one transaction. */
+    public void update(String projectId, ProjectPatch patch, GitInput gitInput) {
         jdbi.useTransaction(h -> {
             h.createQuery("SELECT id FROM projects WHERE id = :p FOR UPDATE").bind("p", projectId).mapTo(String.class).one();
-            if (branch != null) {
-                h.createUpdate("UPDATE projects SET branch = :b WHERE id = :p").bind("b", branch).bind("p", projectId).execute();
+            if (patch.branch() != null) {
+                h.createUpdate("UPDATE projects SET branch = :b WHERE id = :p").bind("b", patch.branch()).bind("p", projectId).execute();
+            }
+            if (patch.rootDirectory() != null) {
+                h.createUpdate("UPDATE projects SET root_directory = :d WHERE id = :p")
+                        .bind("d", patch.rootDirectory().orElse(null)).bind("p", projectId).execute();
+            }
+            if (patch.instanceType() != null) {
+                h.createUpdate("UPDATE projects SET instance_type = :t WHERE id = :p")
+                        .bind("t", patch.instanceType().orElse(null)).bind("p", projectId).execute();
             }
             git.apply(h, projectId, gitInput);
             cache.changedAfterCommit(h, projectId);

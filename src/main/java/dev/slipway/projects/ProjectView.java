@@ -18,7 +18,8 @@ public record ProjectView(String id, String name, String source, String repo, St
                           DomainVerification domainVerification, String url, String productionDeploymentId,
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
                           RegistryAuth registryAuth, GitAuth gitCredentials, String gitSshPublicKey, List<String> watchPaths,
-                          String deployOnPush, Boolean commitStatuses, GitWebhook gitWebhook, Instant createdAt) {
+                          String deployOnPush, Boolean commitStatuses, GitWebhook gitWebhook, String instanceType,
+                          Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -49,7 +50,8 @@ public record ProjectView(String id, String name, String source, String repo, St
                 git.watchPaths(), ProjectInput.GIT_SOURCES.contains(p.source()) ? git.deployOnPush() : null,
                 ProjectInput.GIT_SOURCES.contains(p.source()) ? git.commitStatuses() : null,
                 git.webhookId() == null ? null
-                        : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()), p.createdAt());
+                        : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()),
+                p.run().instanceType(), p.createdAt());
     }
 
     /** Its git credentials as reads show them: {@code token} or {@code ssh}, and the user; never the token or key. */

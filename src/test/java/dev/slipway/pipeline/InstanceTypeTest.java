@@ -48,6 +48,29 @@ class InstanceTypeTest {
         assertThat(notAString.status()).isEqualTo(400);
         assertThat(free.get("/v1/migrations").json().get("data").size()).isZero();
         assertThat(free.get("/v1/projects").json().get("data").size()).isZero();
+
+        // a project's own type and root directory (PATCH): checked as on a migration; nothing changes on a refusal
+        String project = free.post("/v1/projects", "{\"source\":\"zip\"}").json().at("/data/id").asText();
+        for (String[] bad : new String[][]{{"{\"instance_type\":\"huge\"}", "starter, standard, performance"},
+                {"{\"instance_type\":\"standard\"}", "free tier"}, {"{\"instance_type\":3}", "must be a string"},
+                {"{\"root_directory\":\"../etc\"}", "without '..'"},
+                {"{\"root_directory\":\"apps/web\",\"instance_type\":\"huge\"}", "instance_type"}}) {
+            var r = free.send("PATCH", "/v1/projects/" + project, "application/json", bad[0].getBytes());
+            assertThat(r.status()).as(r.body()).isEqualTo(400);
+            assertThat(r.json().at("/error/message").asText()).as(bad[0]).contains(bad[1]);
+        }
+        JsonNode unchanged = free.get("/v1/projects/" + project).json().get("data");
+        assertThat(unchanged.get("instance_type").isNull()).isTrue();
+        assertThat(unchanged.get("root_directory").isNull()).isTrue();
+        var ok = free.send("PATCH", "/v1/projects/" + project, "application/json",
+                "{\"instance_type\":\"starter\",\"root_directory\":\"apps/web/\"}".getBytes());
+        assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+        assertThat(ok.json().at("/data/instance_type").asText()).isEqualTo("starter");
+        assertThat(ok.json().at("/data/root_directory").asText()).isEqualTo("apps/web");
+        var cleared = free.send("PATCH", "/v1/projects/" + project, "application/json",
+                "{\"instance_type\":null,\"root_directory\":\".\"}".getBytes());
+        assertThat(cleared.json().at("/data/instance_type").isNull()).as(cleared.body()).isTrue();
+        assertThat(cleared.json().at("/data/root_directory").isNull()).isTrue();
     }
 
     @Test
@@ -87,6 +110,15 @@ class InstanceTypeTest {
         JsonNode rolled = team.awaitDeployment(rollbackId, "live");
         assertThat(rolled.get("instance_type").asText()).isEqualTo("standard");
         assertThat(memoryLimitOfCell(mark, rollbackId, first)).isEqualTo(512L * 1024 * 1024);
+
+        // the project's own type is what its next deployments take over production's, until it is cleared
+        var patched = team.http().send("PATCH", "/v1/projects/" + projectId, "application/json",
+                "{\"instance_type\":\"performance\"}".getBytes());
+        assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+        assertThat(patched.json().at("/data/instance_type").asText()).isEqualTo("performance");
+        String own = deploy(team, projectId, "");
+        assertThat(team.awaitDeployment(own, "live").get("instance_type").asText()).isEqualTo("performance");
+        assertThat(memoryLimitOfCell(mark, own)).isEqualTo(2048L * 1024 * 1024);
     }
 
     private static String deploy(Runs who, String projectId, String extra) {

@@ -1,8 +1,7 @@
-package dev.slipway.deployments;
+package dev.slipway.runtime;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.api.Body;
-import dev.slipway.runtime.InstanceType;
 
 /** The optional {@code instance_type} of a migration or deployment request, checked against the table and the tier. */
 public final class InstanceTypeField {

@@ -1,0 +1,12 @@
+package dev.slipway.projects;
+
+import java.util.Optional;
+
+/**
+ * What a {@code PATCH /v1/projects/{id}} changes; a null field is left as it is, an empty one cleared.
+ *
+ * @param branch        the branch deployments build (never cleared)
+ * @param rootDirectory the app's folder in its source; empty: the top
+ * @param instanceType  the instance type label of its next deployments; empty: production's, else the tier's default
+ */
+public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType) {}
