@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Runs a deployment's one-off command (a Procfile's {@code release:}) to its end, where and as its app runs: the
+ * Runs a deployment's one-off command (a Procfile's {@code release:}, a cron job's run) to its end, where and as its app runs: the
  * same cell, environment, database link and limits, without a port. A runtime that cannot run one has none.
  */
 public interface ReleaseCommands {
@@ -22,5 +22,13 @@ public interface ReleaseCommands {
     }
 
     /** Runs {@code argv} in the app's working directory; every line it prints goes to {@code log}, masked. */
-    Result run(AppSpec spec, List<String> argv, LogSink log, Duration timeout) throws IOException, InterruptedException;
+    default Result run(AppSpec spec, List<String> argv, LogSink log, Duration timeout) throws IOException, InterruptedException {
+        return run(spec, null, argv, log, timeout);
+    }
+
+    /**
+     * As above, in a cell of its own named after {@code runId} (a cron run: several may run beside the deployment's
+     * app and each other); null: the deployment's release cell.
+     */
+    Result run(AppSpec spec, String runId, List<String> argv, LogSink log, Duration timeout) throws IOException, InterruptedException;
 }

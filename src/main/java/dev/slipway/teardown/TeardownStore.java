@@ -96,12 +96,12 @@ public final class TeardownStore {
      */
     public void forget(String projectId, String jobId) {
         jdbi.useTransaction(h -> {
-            for (String owner : List.of("deployments", "migrations")) {
+            for (String owner : List.of("deployments", "migrations", "cron_runs")) {
                 h.createUpdate("DELETE FROM log_entries WHERE owner_id IN (SELECT id FROM " + owner + " WHERE project_id = :p)")
                         .bind("p", projectId).execute();
             }
             h.createUpdate("DELETE FROM jobs WHERE project_id = :p AND id <> :job").bind("p", projectId).bind("job", jobId).execute();
-            for (String table : List.of("commit_statuses", "runtime_instances", "artifacts", "deployments", "migrations",
+            for (String table : List.of("cron_runs", "commit_statuses", "runtime_instances", "artifacts", "deployments", "migrations",
                     "databases", "project_env_vars", "project_registry_logins", "project_git")) {
                 h.createUpdate("DELETE FROM " + table + " WHERE project_id = :p").bind("p", projectId).execute();
             }

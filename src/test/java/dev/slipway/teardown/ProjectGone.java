@@ -19,7 +19,7 @@ public final class ProjectGone {
     /** How long a teardown may take: its apps' stop grace, then files and rows. */
     static final Duration TEARDOWN = Duration.ofMinutes(1);
     /** Every table that names a project by {@code project_id}. */
-    private static final List<String> TABLES = List.of("deployments", "migrations", "artifacts", "runtime_instances",
+    private static final List<String> TABLES = List.of("cron_runs", "deployments", "migrations", "artifacts", "runtime_instances",
             "project_env_vars", "databases", "project_registry_logins", "project_git", "commit_statuses");
 
     private ProjectGone() {}
@@ -33,7 +33,8 @@ public final class ProjectGone {
         List<Artifact> builds = server.stores().artifacts().listForProject(projectId);
         List<Instance> instances = server.engine().runtime().list().stream().filter(i -> i.projectId().equals(projectId)).toList();
         List<String> owners = server.database().jdbi().withHandle(h -> h.createQuery(
-                        "SELECT id FROM deployments WHERE project_id = :p UNION SELECT id FROM migrations WHERE project_id = :p")
+                        "SELECT id FROM deployments WHERE project_id = :p UNION SELECT id FROM migrations WHERE project_id = :p"
+                                + " UNION SELECT id FROM cron_runs WHERE project_id = :p")
                 .bind("p", projectId).mapTo(String.class).list());
 
         var deleted = http.send("DELETE", "/v1/projects/" + projectId + query, null, null);

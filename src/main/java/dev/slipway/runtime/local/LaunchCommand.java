@@ -25,6 +25,8 @@ final class LaunchCommand {
     static final String NODE_MARKER = "SLIPWAY_NODE_ID";
     /** Names a release command's cell, which runs while no app of its deployment does yet. */
     static final String RELEASE_PREFIX = "r-";
+    /** Names a cron run's cell: {@code o-<run id>}. */
+    static final String ONE_OFF_PREFIX = "o-";
     /** Names a worker's cell: {@code p<its place in the Procfile>-<deployment>}. */
     static final String WORKER_PREFIX = "p";
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG");
@@ -52,6 +54,12 @@ final class LaunchCommand {
     static Cell release(AppSpec spec, List<String> argv, String nodeId, Map<String, String> serverEnv, boolean sandboxed,
                         Path tmpDir) {
         return cell(spec, RELEASE_PREFIX + spec.deploymentId(), argv, 0, nodeId, serverEnv, sandboxed, tmpDir);
+    }
+
+    /** The cell of a run of one of the deployment's cron jobs: the app's, with that command, named after the run. */
+    static Cell oneOff(AppSpec spec, String runId, List<String> argv, String nodeId, Map<String, String> serverEnv,
+                       boolean sandboxed, Path tmpDir) {
+        return cell(spec, ONE_OFF_PREFIX + runId, argv, 0, nodeId, serverEnv, sandboxed, tmpDir);
     }
 
     /** The cell of one of the deployment's other processes (a Procfile's worker:): the app's, with that command, without a port. */

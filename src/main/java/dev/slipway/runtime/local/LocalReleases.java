@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** A release command as a process of this server, in a cell like its app's (the sandbox's when there is one). */
+/** A release command or a cron run as a process of this server, in a cell like its app's (the sandbox's when there is one). */
 final class LocalReleases implements ReleaseCommands {
     private static final int LAST_LINES = 20;
     /** The pipes may be held by a child it left behind: its output is read this long after it ended. */
@@ -36,14 +36,16 @@ final class LocalReleases implements ReleaseCommands {
     }
 
     @Override
-    public Result run(AppSpec spec, List<String> argv, LogSink log, Duration timeout) throws IOException, InterruptedException {
+    public Result run(AppSpec spec, String runId, List<String> argv, LogSink log, Duration timeout) throws IOException, InterruptedException {
         boolean sandboxed = confinement.isolated();
-        Path scratch = sandboxed ? null : Files.createTempDirectory("slipway-release-" + spec.deploymentId() + "-");
+        String name = runId == null ? "release-" + spec.deploymentId() : runId;
+        Path scratch = sandboxed ? null : Files.createTempDirectory("slipway-" + name + "-");
         try {
-            Confined cell = confinement.start(LaunchCommand.release(spec, argv, nodeId, serverEnv, sandboxed,
-                    sandboxed ? LaunchCommand.SANDBOX_TMP : scratch));
+            Path tmp = sandboxed ? LaunchCommand.SANDBOX_TMP : scratch;
+            Confined cell = confinement.start(runId == null ? LaunchCommand.release(spec, argv, nodeId, serverEnv, sandboxed, tmp)
+                    : LaunchCommand.oneOff(spec, runId, argv, nodeId, serverEnv, sandboxed, tmp));
             try {
-                return await(cell.process(), spec, log, timeout);
+                return await(cell.process(), name, spec, log, timeout);
             } finally {
                 cell.release();
             }
@@ -52,16 +54,15 @@ final class LocalReleases implements ReleaseCommands {
         }
     }
 
-    private Result await(Process p, AppSpec spec, LogSink log, Duration timeout) throws InterruptedException, IOException {
+    private Result await(Process p, String name, AppSpec spec, LogSink log, Duration timeout) throws InterruptedException, IOException {
         // its own session and group (setsid): what it starts is stopped with it
         if (!ProcessGroups.awaitLeader(p)) {
             p.destroyForcibly();
-            throw new IOException("the release command did not start its own session");
+            throw new IOException("the command did not start its own session");
         }
         p.getOutputStream().close(); // nothing to read: a command that prompts gets EOF
         OutputTail tail = new OutputTail(LAST_LINES);
         Masker mask = new Masker(spec.secretValues());
-        String name = "release-" + spec.deploymentId();
         Thread out = OutputPump.start(name + "-out", p.getInputStream(), log, mask, tail::add);
         Thread err = OutputPump.start(name + "-err", p.getErrorStream(), log, mask, tail::add);
         boolean ended;
