@@ -25,11 +25,41 @@ import java.util.Map;
  * @param rootfs        an image's root file system, prepared by {@link ImageRoot#prepare}: the cell's {@code /} instead
  *                      of the host's {@code /usr} and a made {@code /etc}; {@code workDir} and {@code scratch} are paths
  *                      inside it, and no host path is bound into it. Null: the host's layout
+ * @param mounts        the project's volumes: a host directory writable at another path inside (only under the
+ *                      sandbox, which alone can put it there)
  */
 public record Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
                    List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
-                   boolean ownSession, DatabaseEndpoint database, boolean buildStep, Path rootfs) {
+                   boolean ownSession, DatabaseEndpoint database, boolean buildStep, Path rootfs, List<Mount> mounts) {
+    /** A host directory seen writable at {@code target} inside the cell, never over the system's own directories. */
+    public record Mount(Path host, Path target) {
+        /** What a volume may not hide or sit in: the cell's system, its kernel views, its scratch. */
+        public static final List<String> RESERVED = List.of("/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin",
+                "/lib", "/lib32", "/lib64", "/libx32", "/tmp", "/run", "/boot");
+
+        public Mount {
+            host = host.toAbsolutePath().normalize();
+            String problem = problem(target.toString());
+            if (problem != null) throw new IllegalArgumentException("a volume's path " + problem + ": " + target);
+        }
+
+        /** Why {@code path} cannot be a volume's path, or null when it can. */
+        public static String problem(String path) {
+            if (!path.startsWith("/")) return "must be absolute";
+            Path p = Path.of(path);
+            if (!p.normalize().toString().equals(path) || path.contains("/..") || path.endsWith("/")) {
+                return "must be a plain absolute path (no '..', no trailing '/')";
+            }
+            if (p.getParent() == null) return "cannot be /";
+            for (String r : RESERVED) {
+                if (path.equals(r) || path.startsWith(r + "/")) return "cannot be in " + r;
+            }
+            return null;
+        }
+    }
+
     public Cell {
+        mounts = mounts == null ? List.of() : List.copyOf(mounts);
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
         readOnly = List.copyOf(readOnly);
@@ -40,6 +70,19 @@ public record Cell(String name, String projectId, List<String> argv, Path workDi
         if (rootfs != null && (!readOnly.isEmpty() || !writable.isEmpty())) {
             throw new IllegalArgumentException("an image's cell binds no host path");
         }
+    }
+
+    public Cell(String name, String projectId, List<String> argv, Path workDir, Map<String, String> env,
+                List<Path> readOnly, List<Path> writable, List<Path> scratch, Limits limits, int inboundPort,
+                boolean ownSession, DatabaseEndpoint database, boolean buildStep, Path rootfs) {
+        this(name, projectId, argv, workDir, env, readOnly, writable, scratch, limits, inboundPort, ownSession, database,
+                buildStep, rootfs, List.of());
+    }
+
+    /** The same cell with the project's volumes mounted. */
+    public Cell withMounts(List<Mount> m) {
+        return new Cell(name, projectId, argv, workDir, env, readOnly, writable, scratch, limits, inboundPort, ownSession,
+                database, buildStep, rootfs, m);
     }
 
     /** A cell of the host's layout. */

@@ -354,6 +354,7 @@ public final class Sandbox implements Confinement {
         }
         for (Path p : cell.readOnly()) a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
         for (Path p : cell.writable()) a.addAll(List.of("--bind", p.toString(), p.toString()));
+        a.addAll(mountArgs(cell));
         for (Path p : cell.scratch()) {
             a.addAll(List.of("--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", p.toString()));
         }
@@ -363,6 +364,18 @@ public final class Sandbox implements Confinement {
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"));
         a.addAll(CellEnvironment.restorer(tools.sh(), cell.env()));
         a.addAll(cell.argv());
+        return a;
+    }
+
+    /** The project's volumes at their paths, writable, their parent directories made reachable (0755). */
+    private static List<String> mountArgs(Cell cell) {
+        List<String> a = new ArrayList<>();
+        Set<Path> parents = new TreeSet<>();
+        for (Cell.Mount m : cell.mounts()) {
+            for (Path d = m.target().getParent(); d != null && d.getParent() != null; d = d.getParent()) parents.add(d);
+        }
+        for (Path d : parents) a.addAll(List.of("--perms", "0755", "--dir", d.toString()));
+        for (Cell.Mount m : cell.mounts()) a.addAll(List.of("--bind", m.host().toString(), m.target().toString()));
         return a;
     }
 
@@ -420,6 +433,15 @@ public final class Sandbox implements Confinement {
                 "--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", "/tmp"));
         for (Path p : cell.scratch()) {
             a.addAll(List.of("--perms", "1777", "--size", Long.toString(cell.limits().scratchBytes()), "--tmpfs", p.toString()));
+        }
+        for (Cell.Mount m : cell.mounts()) {
+            // the image's root is read-only: a volume's directory must be in it already
+            Path inImage = cell.rootfs().resolve(cell.rootfs().getRoot().relativize(m.target()).toString());
+            if (!Files.isDirectory(inImage, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException("the volume's path " + m.target() + " is not a directory of the image: make it in the"
+                        + " Dockerfile (RUN mkdir -p " + m.target() + ")");
+            }
+            a.addAll(List.of("--bind", m.host().toString(), m.target().toString()));
         }
         a.addAll(List.of("--chdir", cell.workDir().toString(),
                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--"));

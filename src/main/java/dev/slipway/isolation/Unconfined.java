@@ -26,6 +26,7 @@ public final class Unconfined implements Confinement {
     @Override
     public Confined start(Cell cell, Path output) throws IOException {
         if (cell.rootfs() != null) throw new IOException("an image runs only in the sandbox (its root file system as the cell's /)");
+        if (!cell.mounts().isEmpty()) throw new IOException("a volume is mounted only in the sandbox (at its path in the cell)");
         List<String> argv = new ArrayList<>();
         if (cell.ownSession()) argv.add(setsid);
         argv.addAll(cell.argv());

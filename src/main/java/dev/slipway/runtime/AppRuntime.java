@@ -74,6 +74,10 @@ public interface AppRuntime extends AutoCloseable {
     default void redirectOutput(String deploymentId, LogSink to) {
     }
 
+    /** Deletes the project's volumes and all they hold (it is being deleted, its apps stopped); a no-op when it has none. */
+    default void deleteVolumes(String projectId) throws java.io.IOException {
+    }
+
     /** How this runtime runs a deployment's release command; empty: it cannot. */
     Optional<ReleaseCommands> releaseCommands();
 

@@ -3,6 +3,7 @@ package dev.slipway.runtime;
 import dev.slipway.build.Artifact;
 import dev.slipway.net.DatabaseEndpoint;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -15,10 +16,12 @@ import java.util.Set;
  * @param instanceType the limits the app runs under
  * @param database     the project's database as the platform recorded it, or null: what the app's network rules
  *                     to a database are built from (never {@code env}, whose variables its account sets)
+ * @param volumes      the project's volumes, mounted in each of its processes
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
-                      Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database) {
+                      Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes) {
     public AppSpec {
+        volumes = volumes == null ? List.of() : List.copyOf(volumes);
         Objects.requireNonNull(instanceType, "instanceType");
         Objects.requireNonNull(deploymentId, "deploymentId");
         Objects.requireNonNull(projectId, "projectId");
@@ -31,6 +34,16 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
         }
         env = env == null ? Map.of() : Map.copyOf(env);
         secretValues = secretValues == null ? Set.of() : Set.copyOf(secretValues);
+    }
+
+    public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
+                   Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database) {
+        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, List.of());
+    }
+
+    /** The same app with these volumes. */
+    public AppSpec withVolumes(List<Volume> v) {
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v);
     }
 
     /** An app without a database of the platform's. */

@@ -85,7 +85,7 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
         // the apps' output files hold what they print, secrets too, until read and masked: on the run dir's tmpfs,
         // never on the data dir's disk
         if (!config.kubernetes().enabled()) return new LocalProcessRuntime(instances, config.runtime(), clock, confinement,
-                Isolations.outputDir(config.dataDir(), stores.nodeId()));
+                Isolations.outputDir(config.dataDir(), stores.nodeId()), config.dataDir().resolve("volumes"));
         if (!config.images().enabled()) {
             LOG.warn("--runtime=kubernetes without --image-registry: builds are not pushed, so no deployment can start");
         }

@@ -13,6 +13,7 @@ import dev.slipway.source.UploadStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
@@ -37,7 +38,7 @@ public final class ProjectTeardown implements JobRunner {
     }
 
     @Override
-    public void run(Job job, Lease lease) {
+    public void run(Job job, Lease lease) throws IOException {
         var found = parts.store().find(job.subjectId());
         if (found.isEmpty() || !found.get().deleting()) return; // gone already, or never asked (nothing to do)
         TeardownStore.Marked p = found.get();
@@ -53,6 +54,7 @@ public final class ProjectTeardown implements JobRunner {
             LOG.warn("project {}: deployments {} run on another server; it stops them when it next starts", p.id(), elsewhere);
         }
         if (!lease.held()) return;
+        parts.runtime().deleteVolumes(p.id());
         parts.databases().removeForProject(p.id(), p.deleteDatabase()).ifPresent(kept ->
                 LOG.info("project {}: its {} is kept with its data (the deletion did not ask to delete it)", p.id(), kept));
         int builds = parts.artifacts().deleteForProject(p.id());

@@ -58,6 +58,8 @@ public final class LocalProcessRuntime implements AppRuntime {
     private final Map<String, List<WorkerProcess>> workers = new ConcurrentHashMap<>();
     private final Supervisor.Context ctx;
     private volatile Runnable servingChanged = () -> {};
+    private final VolumeDisks disks;
+
     /** Set as {@link #close} begins: workers of an app that became healthy meanwhile are not started. */
     private volatile boolean closing;
     private final ScheduledExecutorService timer;
@@ -82,13 +84,26 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
                         Confinement confinement, Path outputDir) {
+        this(store, options, clock, serverEnv, confinement, outputDir, null);
+    }
+
+    /** @param volumesDir where the projects' volumes are ({@link VolumeDisks}); null: this runtime keeps none */
+    public LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Confinement confinement, Path outputDir,
+                               Path volumesDir) {
+        this(store, options, clock, System.getenv(), confinement, outputDir, volumesDir);
+    }
+
+    LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
+                        Confinement confinement, Path outputDir, Path volumesDir) {
+        this.disks = volumesDir == null ? null : new VolumeDisks(volumesDir, confinement);
+        Supervisor.Volumes volumes = disks == null ? Supervisor.Volumes.NONE : disks::mount;
         this.options = options;
         this.store = store;
         this.confinement = confinement;
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("runtime-timer").factory());
         this.ctx = new Supervisor.Context(options, store, clock, new HealthCheck(), timer, Map.copyOf(serverEnv), confinement,
-                this::move, outputDir, () -> servingChanged.run());
-        this.releases = new LocalReleases(confinement, store.nodeId(), Map.copyOf(serverEnv), options.stopGrace());
+                this::move, outputDir, () -> servingChanged.run(), volumes);
+        this.releases = new LocalReleases(confinement, store.nodeId(), Map.copyOf(serverEnv), options.stopGrace(), volumes);
     }
 
     /** How apps are confined here. */
@@ -300,6 +315,11 @@ public final class LocalProcessRuntime implements AppRuntime {
         List<ProcessState> out = new ArrayList<>(List.of(web.state()));
         workers.getOrDefault(deploymentId, List.of()).forEach(w -> out.add(w.state()));
         return List.copyOf(out);
+    }
+
+    @Override
+    public void deleteVolumes(String projectId) throws IOException {
+        if (disks != null) disks.delete(projectId);
     }
 
     @Override

@@ -28,7 +28,11 @@ final class LocalReleases implements ReleaseCommands {
     private final Map<String, String> serverEnv;
     private final Duration stopGrace;
 
-    LocalReleases(Confinement confinement, String nodeId, Map<String, String> serverEnv, Duration stopGrace) {
+    private final Supervisor.Volumes volumes;
+
+    LocalReleases(Confinement confinement, String nodeId, Map<String, String> serverEnv, Duration stopGrace,
+                  Supervisor.Volumes volumes) {
+        this.volumes = volumes;
         this.confinement = confinement;
         this.nodeId = nodeId;
         this.serverEnv = serverEnv;
@@ -42,8 +46,9 @@ final class LocalReleases implements ReleaseCommands {
         Path scratch = sandboxed ? null : Files.createTempDirectory("slipway-" + name + "-");
         try {
             Path tmp = sandboxed ? LaunchCommand.SANDBOX_TMP : scratch;
-            Confined cell = confinement.start(runId == null ? LaunchCommand.release(spec, argv, nodeId, serverEnv, sandboxed, tmp)
-                    : LaunchCommand.oneOff(spec, runId, argv, nodeId, serverEnv, sandboxed, tmp));
+            Confined cell = confinement.start((runId == null ? LaunchCommand.release(spec, argv, nodeId, serverEnv, sandboxed, tmp)
+                    : LaunchCommand.oneOff(spec, runId, argv, nodeId, serverEnv, sandboxed, tmp))
+                    .withMounts(volumes.mount(spec.projectId(), spec.volumes())));
             try {
                 return await(cell.process(), name, spec, log, timeout);
             } finally {

@@ -1,6 +1,7 @@
 package dev.slipway.runtime.local;
 
 import dev.slipway.core.FileTrees;
+import dev.slipway.isolation.Cell;
 import dev.slipway.isolation.Confined;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.logs.Level;
@@ -12,6 +13,7 @@ import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.RuntimeSettings;
+import dev.slipway.runtime.Volume;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,7 +40,18 @@ final class Supervisor {
     /** @param servingChanged told when {@link #stopping} or {@link #restarting} changes ({@code AppRuntime.onServingChange}) */
     record Context(RuntimeSettings options, InstanceStore store, Clock clock, HealthCheck health,
                    ScheduledExecutorService timer, Map<String, String> serverEnv, Confinement confinement, Ports ports,
-                   Path outputDir, Runnable servingChanged) {}
+                   Path outputDir, Runnable servingChanged, Volumes volumes) {}
+
+    /** Mounts a project's volumes for one of its cells; a runtime without volumes refuses any. */
+    @FunctionalInterface
+    interface Volumes {
+        Volumes NONE = (projectId, volumes) -> {
+            if (!volumes.isEmpty()) throw new IOException("this server keeps no volumes");
+            return List.of();
+        };
+
+        List<Cell.Mount> mount(String projectId, List<Volume> volumes) throws IOException;
+    }
 
     /** Where a restart goes when its port is taken. */
     interface Ports {
@@ -133,7 +146,8 @@ final class Supervisor {
         boolean sandboxed = ctx.confinement().isolated();
         OutputFile out = outputFile();
         Confined started = ctx.confinement().start(LaunchCommand.cell(spec, port, ctx.store().nodeId(), ctx.serverEnv(),
-                sandboxed, sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch()), out.path());
+                sandboxed, sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch())
+                .withMounts(ctx.volumes().mount(spec.projectId(), spec.volumes())), out.path());
         Process p = started.process();
         // setsid, not a group leader when spawned, calls setsid() and execs: the app's group id is its pid.
         // Until that call the child is still in the server's group, so wait for it before anyone signals.

@@ -74,7 +74,8 @@ final class WorkerProcess {
         boolean sandboxed = ctx.confinement().isolated();
         Path tmp = sandboxed ? LaunchCommand.SANDBOX_TMP : freshScratch();
         OutputFile out = outputFile();
-        Confined started = ctx.confinement().start(cell(tmp), out.path());
+        Confined started = ctx.confinement().start(cell(tmp).withMounts(ctx.volumes().mount(spec.projectId(), spec.volumes())),
+                out.path());
         Process p = started.process();
         if (!ProcessGroups.awaitLeader(p)) {
             p.destroyForcibly();
