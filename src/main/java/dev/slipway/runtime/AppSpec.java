@@ -17,10 +17,13 @@ import java.util.Set;
  * @param database     the project's database as the platform recorded it, or null: what the app's network rules
  *                     to a database are built from (never {@code env}, whose variables its account sets)
  * @param volumes      the project's volumes, mounted in each of its processes
+ * @param health       how its health is checked ({@link HealthSpec#DEFAULT} when null)
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
-                      Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes) {
+                      Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes,
+                      HealthSpec health) {
     public AppSpec {
+        if (health == null) health = HealthSpec.DEFAULT;
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         Objects.requireNonNull(instanceType, "instanceType");
         Objects.requireNonNull(deploymentId, "deploymentId");
@@ -38,12 +41,17 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
 
     public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
                    Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database) {
-        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, List.of());
+        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, List.of(), null);
     }
 
     /** The same app with these volumes. */
     public AppSpec withVolumes(List<Volume> v) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v, health);
+    }
+
+    /** The same app checked this way. */
+    public AppSpec withHealth(HealthSpec h) {
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, h);
     }
 
     /** An app without a database of the platform's. */

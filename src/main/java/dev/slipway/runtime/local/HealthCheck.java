@@ -1,5 +1,7 @@
 package dev.slipway.runtime.local;
 
+import dev.slipway.runtime.HealthSpec;
+
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +19,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * An app is healthy once it answers HTTP on its port with any status below 500.
+ * An app is healthy once it answers a GET of its health check's path on its port with a status in its range (by
+ * default: any status below 500 on {@code /}).
  * <p>
  * A deploy waits on this, so the probes are cheap and frequent while the app is young: a refused
  * connection costs one connect, and the pause between probes is a fortieth of the time waited so far
@@ -60,11 +63,15 @@ final class HealthCheck {
         return await(port, process, timeout, poll, waited -> { });
     }
 
+    Outcome await(int port, Process process, Duration timeout, Duration poll, Consumer<Duration> nothingListens) {
+        return await(port, HealthSpec.DEFAULT, process, timeout, poll, nothingListens);
+    }
+
     /**
      * As {@link #await(int, Process, Duration, Duration)}; {@code nothingListens} hears, once, that the app has listened
      * on no port at all for {@link #NOTHING_LISTENS_AFTER}, and a timeout then says {@value #LISTENED_NOWHERE}.
      */
-    Outcome await(int port, Process process, Duration timeout, Duration poll, Consumer<Duration> nothingListens) {
+    Outcome await(int port, HealthSpec health, Process process, Duration timeout, Duration poll, Consumer<Duration> nothingListens) {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         String lastProblem = "no answer";
@@ -76,9 +83,10 @@ final class HealthCheck {
             if (!process.isAlive()) return new Outcome.Exited(exitCode(process));
             boolean answered = false;
             try {
-                int status = probe(port);
-                if (status < 500) return new Outcome.Healthy(status, Duration.ofNanos(System.nanoTime() - started));
-                lastProblem = "it answered HTTP " + status;
+                int status = probe(port, health.path());
+                if (health.passes(status)) return new Outcome.Healthy(status, Duration.ofNanos(System.nanoTime() - started));
+                lastProblem = "it answered HTTP " + status
+                        + (health.equals(HealthSpec.DEFAULT) ? "" : " on " + health.path() + " (its health check wants " + health.range() + ")");
                 answered = true;
             } catch (ConnectException e) {
                 lastProblem = "connection refused";
@@ -130,18 +138,18 @@ final class HealthCheck {
     }
 
     /**
-     * GET / and the status code of the answer.
+     * GET {@code path} and the status code of the answer.
      *
      * @throws ConnectException nothing listens on the port yet
      * @throws IOException      something listens but gave no HTTP status line within the probe timeout
      */
-    static int probe(int port) throws IOException {
+    static int probe(int port, String path) throws IOException {
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress("127.0.0.1", port), (int) PROBE_TIMEOUT.toMillis());
             socket.setSoTimeout((int) PROBE_TIMEOUT.toMillis());
             OutputStream out = socket.getOutputStream();
-            out.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: slipway-health\r\n"
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: slipway-health\r\n"
                     + "Accept: */*\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             return status(statusLine(new BufferedInputStream(socket.getInputStream(), 512)));

@@ -8,6 +8,7 @@ import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.Masker;
 import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.HealthSpec;
 import dev.slipway.runtime.ProcessState;
 import dev.slipway.runtime.Backoff;
 import dev.slipway.runtime.Instance;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One app instance: launches its process on a port that routes point at (a restart keeps it, unless
@@ -92,6 +94,11 @@ final class Supervisor {
     private Path scratch;
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
+    /** Its last health check failed: the router sends it nothing until one passes (written under the lock). */
+    private volatile boolean failing;
+    private int failedChecks;
+    private ScheduledFuture<?> liveness;
+    private final AtomicBoolean checking = new AtomicBoolean();
 
     Supervisor(AppSpec spec, OutputLog log, int port, Context ctx) {
         this.spec = spec;
@@ -127,8 +134,9 @@ final class Supervisor {
         return stopRequested;
     }
 
+    /** True between a crash and the answer of its restart, and while its health check fails: the router answers 503. */
     boolean restarting() {
-        return restarting;
+        return restarting || failing;
     }
 
     /** Its process as a deployment read shows it. */
@@ -166,6 +174,8 @@ final class Supervisor {
                 confined = started;
                 pgid = group;
                 startedAt = now;
+                failing = false;
+                failedChecks = 0;
             }
         }
         if (abandoned) { // stop() ran while we were spawning
@@ -222,14 +232,27 @@ final class Supervisor {
             p = confined == null ? null : confined.process();
         }
         if (p == null) return new HealthCheck.Outcome.Exited(-1);
-        return ctx.health().await(port, p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
+        return ctx.health().await(port, spec.health(), p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
     }
 
-    /** From now on a crash restarts the app. */
+    /** From now on a crash restarts the app, and so does its health check failing while it runs (when it has one). */
     void supervise() {
         String message = null;
         synchronized (this) {
             supervised = true;
+            Duration every = spec.health().interval();
+            if (every != null && liveness == null) {
+                liveness = ctx.timer().scheduleWithFixedDelay(() -> {
+                    // off the shared timer: a probe may take its whole timeout
+                    if (checking.compareAndSet(false, true)) Thread.ofVirtual().name("health-" + spec.deploymentId()).start(() -> {
+                        try {
+                            check();
+                        } finally {
+                            checking.set(false);
+                        }
+                    });
+                }, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+            }
             if (process != null && !process.isAlive() && !stopping && pendingRestart == null) {
                 message = crashed(confined.process() == null ? -1 : confined.process().exitValue());
             }
@@ -260,6 +283,8 @@ final class Supervisor {
             stopping = true;
             stopRequested = true;
             restarting = false;
+            failing = false;
+            if (liveness != null) liveness.cancel(false);
             if (pendingRestart != null) pendingRestart.cancel(false);
             pendingRestart = null;
             group = process == null ? 0 : pgid;
@@ -286,6 +311,7 @@ final class Supervisor {
         OutputFile out;
         synchronized (this) {
             left = true;
+            if (liveness != null) liveness.cancel(false);
             if (pendingRestart != null) pendingRestart.cancel(false);
             pendingRestart = null;
             out = outputFile;
@@ -308,6 +334,49 @@ final class Supervisor {
             safeLog(Level.WARNING, "Could not delete the app's scratch directory " + scratch + ": " + e.getMessage());
         }
         scratch = null;
+    }
+
+    /**
+     * One check of a running app's health: while checks fail the router sends it nothing; {@code failures} failed
+     * checks in a row stop it, and its restart follows as after a crash. Checks in the grace after a start do not count.
+     */
+    private void check() {
+        HealthSpec health = spec.health();
+        ProcessHandle current;
+        long group;
+        synchronized (this) {
+            if (stopping || left || restarting || process == null || !process.isAlive()) return;
+            if (startedAt != null && Duration.between(startedAt, ctx.clock().instant()).compareTo(health.grace()) < 0) return;
+            current = process;
+            group = pgid;
+        }
+        String problem;
+        try {
+            int status = HealthCheck.probe(port, health.path());
+            problem = health.passes(status) ? null : "it answered HTTP " + status + " on " + health.path() + " (wants " + health.range() + ")";
+        } catch (IOException e) {
+            problem = (e.getMessage() == null ? e.toString() : e.getMessage()) + " on " + health.path();
+        }
+        boolean changed;
+        int failed;
+        synchronized (this) {
+            if (current != process || stopping || left || restarting) return;
+            changed = failing != (problem != null);
+            failing = problem != null;
+            failedChecks = problem == null ? 0 : failedChecks + 1;
+            failed = failedChecks;
+        }
+        if (changed) ctx.servingChanged().run();
+        if (problem == null) {
+            if (changed) safeLog(Level.INFO, "App passes its health check again (" + health.path() + ")");
+            return;
+        }
+        safeLog(Level.WARNING, "Health check failed (" + failed + " of " + health.failures() + " in a row): " + problem
+                + (failed == 1 ? "; requests get 503 until it passes" : ""));
+        if (failed >= health.failures()) {
+            safeLog(Level.ERROR, "App failed its health check " + failed + " times in a row: restarting it");
+            ProcessGroups.terminate(group, ctx.options().stopGrace());
+        }
     }
 
     /** @param code its exit status; -1 when unknown (a process this JVM did not start) */
