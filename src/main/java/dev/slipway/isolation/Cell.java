@@ -46,6 +46,7 @@ public record Cell(String name, String projectId, List<String> argv, Path workDi
         /** Why {@code path} cannot be a volume's path, or null when it can. */
         public static String problem(String path) {
             if (!path.startsWith("/")) return "must be absolute";
+            if (path.chars().allMatch(c -> c == '/')) return "cannot be /";
             Path p = Path.of(path);
             if (!p.normalize().toString().equals(path) || path.contains("/..") || path.endsWith("/")) {
                 return "must be a plain absolute path (no '..', no trailing '/')";
