@@ -1,6 +1,6 @@
 package dev.slipway.appconfig;
 
-import dev.slipway.cron.Schedule;
+
 import dev.slipway.isolation.Cell;
 import dev.slipway.runtime.InstanceType;
 import org.tomlj.Toml;

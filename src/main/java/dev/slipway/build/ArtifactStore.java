@@ -56,6 +56,19 @@ public final class ArtifactStore {
                 .execute());
     }
 
+    /** Records what the build's {@code slipway.toml} said (JSON), beside its artifact. */
+    public void saveConfig(String artifactId, String configJson) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE artifacts SET config = :c WHERE id = :id")
+                .bind("c", configJson).bind("id", artifactId).execute());
+    }
+
+    /** What the build's {@code slipway.toml} said (JSON), or empty when it had none. */
+    public Optional<String> config(String artifactId) {
+        if (artifactId == null) return Optional.empty();
+        return jdbi.withHandle(h -> h.createQuery("SELECT config FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).list()).stream().filter(java.util.Objects::nonNull).findFirst();
+    }
+
     /** The artifact, when its row exists and its directory is on this machine; empty means rebuild. */
     public Optional<Artifact> find(String id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT * FROM artifacts WHERE id = :id").bind("id", id)

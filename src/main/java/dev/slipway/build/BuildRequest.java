@@ -24,10 +24,30 @@ import java.util.Set;
  * @param secretValues values masked in the log
  * @param registryLogin the project's login to the registry of its Dockerfile's base images, or null: none
  * @param dockerfilePath the Dockerfile to build, relative to the app's folder; null: {@code Dockerfile} when there is one
+ * @param commands      the repository's own build and start commands ({@code slipway.toml}), over the kind's
  */
 public record BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
                            String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
-                           RegistryLogin registryLogin, String dockerfilePath) {
+                           RegistryLogin registryLogin, String dockerfilePath, Commands commands) {
+    /**
+     * @param build a shell command run in the app's folder after the install, instead of the kind's build; null: the kind's
+     * @param start the web process's argv, over a Procfile's {@code web:} line; null: the Procfile's or the kind's
+     */
+    public record Commands(String build, java.util.List<String> start) {
+        public static final Commands NONE = new Commands(null, null);
+    }
+
+    public BuildRequest {
+        if (commands == null) commands = Commands.NONE;
+    }
+
+    public BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
+                        String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues,
+                        RegistryLogin registryLogin, String dockerfilePath) {
+        this(accountId, projectId, commitSha, sourceDir, framework, appDir, env, database, secretValues, registryLogin,
+                dockerfilePath, Commands.NONE);
+    }
+
     public BuildRequest(String accountId, String projectId, String commitSha, Path sourceDir, String framework,
                         String appDir, Map<String, String> env, DatabaseEndpoint database, Set<String> secretValues) {
         this(accountId, projectId, commitSha, sourceDir, framework, appDir, env, database, secretValues, null, null);

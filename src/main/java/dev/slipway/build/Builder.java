@@ -201,8 +201,13 @@ public final class Builder {
                     ? new FrameworkDetector.Detection(Framework.DOCKER, "dockerfile_path is " + request.dockerfilePath())
                     : detector.detect(app, request.framework());
             log.log(Level.INFO, "Detected framework " + detection.framework().id() + " (" + detection.reason() + ")");
-            Optional<List<String>> procfile = Procfile.web(app);
-            procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
+            Optional<List<String>> procfile = Optional.ofNullable(request.commands().start()).or(() -> Procfile.web(app));
+            if (request.commands().start() != null) {
+                log.log(Level.INFO, "slipway.toml [run] command: it is the start command"
+                        + (Procfile.web(app).isPresent() ? " (over the Procfile's web: line)" : ""));
+            } else {
+                procfile.ifPresent(p -> log.log(Level.INFO, "Procfile web: line found; it overrides the start command"));
+            }
             return new Detected(detection.framework(), procfile, PackageJson.read(app), detection.stack());
         }
 
@@ -230,7 +235,8 @@ public final class Builder {
                 }
                 // a member builds with the workspace root's hoisted packages in sight, writing only its own folder
                 NodeBuild building = installDir.equals(app) ? node : new NodeBuild(nodeSteps.seeing(installDir), toolchain.packageManager());
-                building.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
+                if (request.commands().build() != null) ownBuild(installDir.equals(app) ? nodeSteps : nodeSteps.seeing(installDir), app);
+                else building.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
                 cached.keep();
             }
             return new Installed(toolchain, installDir.equals(app));
@@ -277,8 +283,15 @@ public final class Builder {
             return variables;
         }
 
+        /** The repository's own build command ({@code slipway.toml} [build] command), by the shell, in the app's folder. */
+        private void ownBuild(Steps on, Path dir) {
+            log.log(Level.INFO, "Running the build command of slipway.toml: " + request.commands().build());
+            on.run(List.of("sh", "-c", request.commands().build()), dir, log);
+        }
+
         /** Keeps only the site's files. */
         private Served staticSite(Path built, Detected detected) throws IOException {
+            if (request.commands().build() != null && detected.pkg().isEmpty()) ownBuild(steps, built);
             StaticOutput site = StaticOutput.find(built, detected.pkg(), detected.framework(), detected.stack());
             long freed = Trees.keepOnly(root, site.dir());
             if (freed > 0) log.log(Level.INFO, "Kept only the site: dropped " + megabytes(freed) + " of packages and sources");
@@ -317,6 +330,7 @@ public final class Builder {
         private Served pythonApp(Path built, Detected detected) {
             PythonBuild python = new PythonBuild(steps, config.python());
             python.install(built, log);
+            if (request.commands().build() != null) ownBuild(steps, built);
             if (detected.procfile().isPresent()) {
                 return new Served(StartCommands.procfile(built, detected.procfile().get()), null, Set.of());
             }

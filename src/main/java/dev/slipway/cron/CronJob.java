@@ -1,5 +1,6 @@
 package dev.slipway.cron;
 
+import dev.slipway.appconfig.Schedule;
 import java.time.Instant;
 import java.util.List;
 
@@ -8,6 +9,7 @@ import java.util.List;
  *
  * @param since   when that deployment went live: no time before it fires (nor is reported missed)
  * @param command the argv, run in the deployment's working directory
+ * @param node    the only server that may run it (the one whose disk holds the project's volumes); null: any
  */
 public record CronJob(String projectId, String deploymentId, String name, Schedule schedule, List<String> command,
-                      Instant since) {}
+                      Instant since, String node) {}

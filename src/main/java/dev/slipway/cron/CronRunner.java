@@ -1,8 +1,8 @@
 package dev.slipway.cron;
 
+import dev.slipway.appconfig.RepoConfig;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
-import dev.slipway.build.detect.StartCommands;
 import dev.slipway.databases.DatabaseService;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
@@ -56,13 +56,12 @@ public final class CronRunner {
         }
         RunEnvironment env = RunEnvironment.of(d.get(), parts.service(), parts.projects(), parts.databases());
         LogSink log = parts.logs().sink(run.id(), env.secretValues());
-        AppSpec spec = new AppSpec(d.get().id(), job.projectId(), artifact.get(), env.env(), env.secretValues(),
-                InstanceType.of(d.get().instanceType()), env.database());
-        String shown = String.join(" ", job.command());
+        AppSpec spec = RepoConfig.ofJson(parts.artifacts().config(artifact.get().id())).apply(new AppSpec(d.get().id(),
+                job.projectId(), artifact.get(), env.env(), env.secretValues(), InstanceType.of(d.get().instanceType()), env.database()));
+        String shown = job.command().getLast();
         log.log(Level.INFO, "Running " + job.name() + " (" + job.schedule() + ") for " + run.scheduledFor() + ": " + shown);
         try {
-            List<String> argv = artifact.get().isImage() ? job.command() : StartCommands.procfile(artifact.get().workDir(), job.command());
-            ReleaseCommands.Result result = parts.commands().get().run(spec, run.id(), argv, log, timeout);
+            ReleaseCommands.Result result = parts.commands().get().run(spec, run.id(), job.command(), log, timeout);
             if (result.timedOut()) {
                 log.log(Level.ERROR, job.name() + " did not end within " + timeout.toMinutes() + " minutes: stopped");
                 end(run, result.exitCode(), "did not end within " + timeout.toMinutes() + " minutes");

@@ -103,6 +103,7 @@ public final class CronScheduler {
     }
 
     private void due(CronJob job, Instant now) {
+        if (job.node() != null && !job.node().equals(node)) return;
         Optional<Instant> at = job.schedule().lastAt(now).filter(t -> !t.isBefore(job.since()));
         if (at.isEmpty()) return;
         Optional<Instant> latest = runs.latest(job.projectId(), job.name());

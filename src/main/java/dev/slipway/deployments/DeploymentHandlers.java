@@ -81,7 +81,7 @@ public final class DeploymentHandlers {
         // a prebuilt image's deployment shows the image it runs from the start: the reference asked for, then its digest
         String image = d.image() != null ? d.image() : d.artifactId() == null ? null : deployments.image(d.artifactId()).orElse(null);
         ctx.json(new Envelope<>(DeploymentView.Detail.of(d, project.name(), d.id().equals(project.productionDeploymentId()), urls, image,
-                running(d))));
+                running(d)).withConfig(d.artifactId() == null ? null : deployments.config(d.artifactId()).orElse(null))));
     }
 
     /** What runs of it: a live rollback that switched to its target's still-running app shows that app's processes. */

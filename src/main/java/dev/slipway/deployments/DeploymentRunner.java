@@ -1,5 +1,6 @@
 package dev.slipway.deployments;
 
+import dev.slipway.appconfig.RepoConfig;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.images.ImageBuilder;
@@ -126,8 +127,9 @@ public final class DeploymentRunner implements JobRunner {
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
             // a static site is served by the router: no process, no Procfile
-            AppSpec spec = artifact.isStatic() ? null : new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
-                    InstanceType.of(d.instanceType()), run.database());
+            AppSpec spec = artifact.isStatic() ? null : RepoConfig.ofJson(p.builds().artifacts().config(artifact.id()))
+                    .apply(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
+                            InstanceType.of(d.instanceType()), run.database()));
             if (spec != null) procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
             Target target = start(d, artifact, spec, log);
@@ -253,17 +255,19 @@ public final class DeploymentRunner implements JobRunner {
         boolean image = ProjectInput.IMAGE.equals(project.source());
         Checkout.Source source = image ? null : checkout.fetch(d, project, log);
         cancels.check(d.id());
+        RepoConfig repo = image ? RepoConfig.NONE : RepoConfig.read(source.dir(), project.rootDirectory(), log);
         Instant started = p.clock().instant();
         // the build's commands carry the deployment's id, so a cancel (or the next attempt after a crash) finds them
-        Map<String, String> buildEnv = new LinkedHashMap<>(run.env());
+        Map<String, String> buildEnv = new LinkedHashMap<>(repo.envBelow(run.env()));
         buildEnv.put(BuildProcesses.MARKER, d.id());
         CancelWatch.Build watch = cancels.duringBuild(d.id(), log);
         Artifact artifact;
         try {
             artifact = image ? pull(d, project, run, log) : p.builds().builder().build(new BuildRequest(project.accountId(),
-                    project.id(), source.commitSha(), source.dir(), project.framework(), project.rootDirectory(), buildEnv,
-                    run.database(), run.secretValues(), run.registryLogin(),
-                    project.dockerfilePath()), log);
+                    project.id(), source.commitSha(), source.dir(), repo.framework(project.framework()), project.rootDirectory(),
+                    buildEnv, run.database(), run.secretValues(), run.registryLogin(),
+                    repo.dockerfile(project.dockerfilePath()), repo.commands()), log);
+            if (repo.json() != null) p.builds().artifacts().saveConfig(artifact.id(), repo.json());
         } finally {
             watch.ended();
         }

@@ -304,6 +304,12 @@ public final class DeploymentStore {
     }
 
     /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
+    /** What the build's {@code slipway.toml} said (JSON), when it had one. */
+    public Optional<String> config(String artifactId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT config FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).list()).stream().filter(java.util.Objects::nonNull).findFirst();
+    }
+
     public Optional<String> image(String artifactId) {
         return jdbi.withHandle(h -> ImageStore.find(h, artifactId));
     }

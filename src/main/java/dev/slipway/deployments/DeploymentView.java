@@ -1,6 +1,9 @@
 package dev.slipway.deployments;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.core.Json;
 import dev.slipway.api.AppUrls;
 import dev.slipway.projects.PreviewAddress;
 import dev.slipway.runtime.ProcessState;
@@ -27,9 +30,22 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
                          String region, String instanceType, Integer buildDurationSeconds, String logsUrl,
                          String rollbackOf, String rolledBackFrom, String image, String target, String promotedFrom,
                          String branchUrl,
-                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ProcessState> processes) {
+                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ProcessState> processes,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode config) {
         public static Detail of(Deployment d, String projectName, boolean production, AppUrls urls) {
             return of(d, projectName, production, urls, null, List.of());
+        }
+
+        /** The same, with what its build's {@code slipway.toml} said (JSON; null: it had none). */
+        public Detail withConfig(String json) {
+            if (json == null) return this;
+            try {
+                return new Detail(id, projectId, commitSha, commitMessage, branch, status, url, createdAt, liveAt, previewUrl,
+                        region, instanceType, buildDurationSeconds, logsUrl, rollbackOf, rolledBackFrom, image, target,
+                        promotedFrom, branchUrl, processes, Json.MAPPER.readTree(json));
+            } catch (JsonProcessingException e) {
+                return this;
+            }
         }
 
         /** @param image the build's OCI image ({@code <repository>@sha256:...}), null when it has none */
@@ -42,7 +58,7 @@ public record DeploymentView(String id, String projectId, String commitSha, Stri
                     d.buildDurationSeconds(), urls.api("/v1/deployments/" + d.id() + "/logs"),
                     d.rollbackOf(), d.rolledBackFrom(), image, d.target(), d.promotedFrom(),
                     d.preview() && d.branch() != null ? urls.branchLabel(PreviewAddress.label(projectName, d.branch())) : null,
-                    processes);
+                    processes, null);
         }
     }
 

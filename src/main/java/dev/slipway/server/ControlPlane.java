@@ -22,6 +22,7 @@ import dev.slipway.dashboard.SignInPages;
 import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.cron.CronHandlers;
 import dev.slipway.envvars.EnvHandlers;
 import dev.slipway.teardown.TeardownHandlers;
 import dev.slipway.docs.OpenApiDocs;
@@ -111,7 +112,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
                         pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
                 new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom),
-                new TeardownHandlers(pipelines.deletions()), disk);
+                new TeardownHandlers(pipelines.deletions()),
+                new CronHandlers(pipelines.cronRuns(), stores.projects(), logHandlers, urls), disk);
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,

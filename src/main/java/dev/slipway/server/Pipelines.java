@@ -9,6 +9,10 @@ import dev.slipway.build.steps.CommandRunner;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.databases.AdminServers;
 import dev.slipway.databases.DatabaseService;
+import dev.slipway.cron.CronRunStore;
+import dev.slipway.cron.CronRunner;
+import dev.slipway.cron.CronScheduler;
+import dev.slipway.cron.ProductionCron;
 import dev.slipway.deployments.DeploymentRunner;
 import dev.slipway.images.ImageBuilder;
 import dev.slipway.images.ImageStore;
@@ -43,7 +47,8 @@ import java.util.Map;
 record Pipelines(DatabaseService databases, Workers workers, DeploymentService deployments,
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
-                 Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere) {
+                 Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
+                 CronScheduler cron) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -83,15 +88,19 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 config.domains(), clock);
         DomainRoutes domainRoutes = new DomainRoutes(stores.projects(), engine.routes());
         stores.projectCache().follow(domainRoutes);
+        CronRunStore cronRuns = new CronRunStore(jdbi, clock);
+        CronRunner cronRunner = new CronRunner(new CronRunner.Parts(stores.deployments(), deployments, stores.projects(), databases,
+                stores.artifacts(), stores.logs(), engine.runtime().releaseCommands(), cronRuns), CronRunner.TIMEOUT);
+        CronScheduler cron = new CronScheduler(new ProductionCron(jdbi), cronRuns, cronRunner::run, stores.nodeId(), clock);
         TeardownStore teardowns = new TeardownStore(jdbi, clock);
         ProjectTeardown teardown = new ProjectTeardown(new ProjectTeardown.Parts(teardowns, engine.runtime(), engine.routes(),
                 stores.artifacts(), stores.uploads(), databases, stores.logs(), stores.projectCache(), config.build()::cacheDir,
-                stores.nodeId()));
+                stores.nodeId(), cron::stop));
         DeletedElsewhere deletedElsewhere = new DeletedElsewhere(teardowns, engine.routes(), engine.runtime());
         stores.projectCache().follow(deletedElsewhere);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
-                deletedElsewhere);
+                deletedElsewhere, cronRuns, cron);
     }
 
     Map<String, JobRunner> runners() {

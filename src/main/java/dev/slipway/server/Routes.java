@@ -11,6 +11,7 @@ import dev.slipway.plantstore.PlantHandlers;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.monitoring.HealthHandlers;
 import dev.slipway.monitoring.Metrics;
+import dev.slipway.cron.CronHandlers;
 import dev.slipway.envvars.EnvHandlers;
 import dev.slipway.teardown.TeardownHandlers;
 import dev.slipway.projects.ProjectHandlers;
@@ -32,7 +33,7 @@ public final class Routes {
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
                            DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
-                           DiskSpace disk) {}
+                           CronHandlers cron, DiskSpace disk) {}
 
     private Routes() {}
 
@@ -68,6 +69,8 @@ public final class Routes {
         r.get("/v1/projects/{project_id}/env", h.env()::list);
         r.put("/v1/projects/{project_id}/env/{name}", once.wrap(h.env()::put));
         r.delete("/v1/projects/{project_id}/env/{name}", h.env()::delete);
+        r.get("/v1/projects/{project_id}/cron-runs", h.cron()::list);
+        r.get("/v1/projects/{project_id}/cron-runs/{run_id}/logs", h.cron()::logs);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));
 

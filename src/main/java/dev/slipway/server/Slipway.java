@@ -162,6 +162,7 @@ public final class Slipway implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.error("the job workers did not start", e);
             }
+            pipelines.cron().start(); // after the recovery, which sweeps every cell it did not adopt
         }
     }
 
@@ -228,6 +229,7 @@ public final class Slipway implements AutoCloseable {
         }
         housekeeping.shutdownNow();
         pipelines.workers().close();
+        pipelines.cron().close();
         pipelines.domains().close();
         pipelines.domainRoutes().close();
         pipelines.deletedElsewhere().close();

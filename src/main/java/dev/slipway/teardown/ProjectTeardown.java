@@ -16,11 +16,13 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The job that deletes a project marked deleting: its addresses, its apps (production, previews, those kept warm),
- * its database when asked, its builds, uploads and caches, then every row that names it. Each step finds what is
+ * its cron runs under way, its volumes, its database when asked, its builds, uploads and caches, then every row that
+ * names it. Each step finds what is
  * left and removes that, so a run cut short (a crash, a lost lease) is finished by the next one.
  */
 public final class ProjectTeardown implements JobRunner {
@@ -29,7 +31,7 @@ public final class ProjectTeardown implements JobRunner {
     /** What the teardown removes things through. */
     public record Parts(TeardownStore store, AppRuntime runtime, RouteTable routes, ArtifactStore artifacts,
                         UploadStore uploads, DatabaseService databases, LogStore logs, ProjectChanges changes,
-                        Function<String, Path> cacheDir, String nodeId) {}
+                        Function<String, Path> cacheDir, String nodeId, Consumer<String> stopCron) {}
 
     private final Parts parts;
 
@@ -44,6 +46,7 @@ public final class ProjectTeardown implements JobRunner {
         TeardownStore.Marked p = found.get();
         LOG.info("deleting project {} ({}), attempt {}", p.id(), p.name(), job.attempts());
         parts.routes().removeProject(p.name());
+        parts.stopCron().accept(p.id()); // its runs under way here; no new one starts: its production is hidden
         List<TeardownStore.Run> runs = parts.store().runs(p.id());
         for (TeardownStore.Run run : runs) {
             if (!lease.held()) return;

@@ -1,5 +1,6 @@
 package dev.slipway.wake;
 
+import dev.slipway.appconfig.RepoConfig;
 import dev.slipway.build.Artifact;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.databases.DatabaseService;
@@ -197,8 +198,9 @@ public final class DormantApps implements Waker {
         long started = System.nanoTime();
         Instance instance;
         try {
-            instance = serving.runtime().start(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
-                    InstanceType.of(d.instanceType()), run.database()), log);
+            instance = serving.runtime().start(RepoConfig.ofJson(records.artifacts().config(artifact.get().id()))
+                    .apply(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
+                            InstanceType.of(d.instanceType()), run.database())), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());

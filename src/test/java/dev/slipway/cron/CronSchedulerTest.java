@@ -1,5 +1,6 @@
 package dev.slipway.cron;
 
+import dev.slipway.appconfig.Schedule;
 import dev.slipway.testing.DatabasePerStore;
 import dev.slipway.testing.EachStore;
 import dev.slipway.testing.MutableClock;
@@ -42,7 +43,7 @@ class CronSchedulerTest {
     }
 
     private CronJob job(String expression, Instant since) {
-        return new CronJob(project, "dep_" + project, "tick", Schedule.parse(expression, ZoneId.of("UTC")), List.of("true"), since);
+        return new CronJob(project, "dep_" + project, "tick", Schedule.parse(expression, ZoneId.of("UTC")), List.of("true"), since, null);
     }
 
     /** A server whose runs end at once with exit code 0, recording which server ran them. */

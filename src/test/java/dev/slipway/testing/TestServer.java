@@ -61,6 +61,11 @@ public final class TestServer implements AutoCloseable {
 
     /** A second server on the same store (same database, same secret key, its own data dir), as on a second node. */
     public Slipway startPeer() {
+        return startPeer(MicrosClock.system());
+    }
+
+    /** As above, on a clock of the test's (the same as this server's, to move both at once). */
+    public Slipway startPeer(Clock clock) {
         try {
             var dir = Files.createTempDirectory(store.dataDir(), "peer-");
             ServerConfig c = slipway.config();
@@ -68,7 +73,7 @@ public final class TestServer implements AutoCloseable {
                     .buildSlots(c.deployments().buildSlots()).databaseAdmins(c.databaseAdmins().postgresUrl(), c.databaseAdmins().mysqlUrl())
                     .webhooks(c.webhooks()).isolation(c.isolation().mode()).sandbox(c.isolation().sandbox()).domains(c.domains())
                     .images(c.images()).kubernetes(c.kubernetes()).build();
-            return Slipway.start(peer, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()));
+            return Slipway.start(peer, clock, new PrintStream(OutputStream.nullOutputStream()));
         } catch (Exception e) {
             throw new IllegalStateException("peer server did not start: " + e.getMessage(), e);
         }

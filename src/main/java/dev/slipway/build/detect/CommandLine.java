@@ -28,7 +28,7 @@ public final class CommandLine {
     private CommandLine() {}
 
     /** @throws BuildException naming what is not supported */
-    static List<String> split(String line) {
+    public static List<String> split(String line) {
         List<String> words = new ArrayList<>();
         StringBuilder word = new StringBuilder();
         boolean inWord = false;

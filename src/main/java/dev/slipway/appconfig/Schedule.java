@@ -1,4 +1,4 @@
-package dev.slipway.cron;
+package dev.slipway.appconfig;
 
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;

@@ -1,0 +1,156 @@
+package dev.slipway.appconfig;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.slipway.build.BuildRequest;
+import dev.slipway.build.detect.CommandLine;
+import dev.slipway.core.Json;
+import dev.slipway.logs.Level;
+import dev.slipway.logs.LogSink;
+import dev.slipway.runtime.AppSpec;
+import dev.slipway.runtime.HealthSpec;
+import dev.slipway.runtime.Volume;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A build's {@code slipway.toml} as the pipeline uses it: read from the source before the build (a bad file fails
+ * the deployment, each mistake at its line in the log), what it changes in the build, recorded with the build as JSON,
+ * and what it changes in every process that runs that build (its variables' defaults, health check, volumes).
+ */
+public record RepoConfig(AppConfig config) {
+    public static final RepoConfig NONE = new RepoConfig(null);
+    /** Between health checks of a running app whose file has a [health] section without an interval. */
+    static final Duration INTERVAL = Duration.ofSeconds(10);
+    private static final long MAX_BYTES = 64 * 1024;
+
+    /** Thrown when the file has mistakes: the message lists each at its line. */
+    public static final class Invalid extends RuntimeException {
+        Invalid(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The file in the app's folder of the checked-out source, or {@link #NONE}.
+     *
+     * @throws Invalid when it has mistakes (each logged at error level first)
+     */
+    public static RepoConfig read(Path source, String appDir, LogSink log) {
+        Path file = (appDir == null ? source : source.resolve(appDir)).resolve(AppConfig.FILE).normalize();
+        if (!file.startsWith(source) || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) return NONE;
+        String text;
+        try {
+            if (Files.size(file) > MAX_BYTES) throw new Invalid(AppConfig.FILE + " is larger than 64 KB");
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new Invalid(AppConfig.FILE + " cannot be read: " + e.getMessage());
+        }
+        AppConfigReader.Result r = AppConfigReader.read(text);
+        if (!r.ok()) {
+            for (ConfigProblem p : r.problems()) log.log(Level.ERROR, AppConfig.FILE + " " + p);
+            throw new Invalid(AppConfig.FILE + " " + r.problems().getFirst() + (r.problems().size() > 1
+                    ? " (and " + (r.problems().size() - 1) + " more mistake" + (r.problems().size() > 2 ? "s" : "") + " in the log)" : ""));
+        }
+        RepoConfig read = new RepoConfig(r.config());
+        log.log(Level.INFO, "Read " + AppConfig.FILE + read.summary());
+        read.unsupported(log);
+        return read;
+    }
+
+    /** As recorded with a build; {@link #NONE} for none (or a record this version cannot read). */
+    public static RepoConfig ofJson(Optional<String> json) {
+        if (json.isEmpty()) return NONE;
+        try {
+            return new RepoConfig(Json.MAPPER.readValue(json.get(), AppConfig.class));
+        } catch (JsonProcessingException e) {
+            return NONE;
+        }
+    }
+
+    /** What to record with the build; null when there was no file. */
+    public String json() {
+        return config == null ? null : Json.write(config);
+    }
+
+    /** The framework the file names, when the project names none (the API's setting wins). */
+    public String framework(String asked) {
+        return asked != null || config == null || config.build() == null ? asked : config.build().framework();
+    }
+
+    public String dockerfile(String asked) {
+        return asked != null || config == null || config.build() == null ? asked : config.build().dockerfile();
+    }
+
+    public BuildRequest.Commands commands() {
+        if (config == null) return BuildRequest.Commands.NONE;
+        String build = config.build() == null ? null : config.build().command();
+        String start = config.run() == null ? null : config.run().command();
+        return new BuildRequest.Commands(build, start == null ? null : CommandLine.split(start));
+    }
+
+    /** The file's [env] below {@code env}: a project's variable of the same name wins. */
+    public Map<String, String> envBelow(Map<String, String> env) {
+        if (config == null || config.env() == null) return env;
+        Map<String, String> out = new LinkedHashMap<>(config.env());
+        out.putAll(env);
+        return out;
+    }
+
+    public HealthSpec health() {
+        if (config == null || config.health() == null) return HealthSpec.DEFAULT;
+        AppConfig.Health h = config.health();
+        int[] range = h.status() == null ? new int[]{200, 399} : AppConfigReader.statusRange(h.status());
+        return new HealthSpec(h.path(), range[0], range[1],
+                Duration.ofSeconds(h.intervalSeconds() == null ? INTERVAL.toSeconds() : h.intervalSeconds()),
+                Duration.ofSeconds(h.graceSeconds() == null ? 0 : h.graceSeconds()), h.failures() == null ? 3 : h.failures());
+    }
+
+    public List<Volume> volumes() {
+        if (config == null || config.volumes() == null) return List.of();
+        return config.volumes().stream().map(v -> new Volume(v.name(), v.path(), v.sizeMb())).toList();
+    }
+
+    /** The app as the file says it runs: its variables' defaults, its health check, its volumes. */
+    public AppSpec apply(AppSpec spec) {
+        if (config == null) return spec;
+        return new AppSpec(spec.deploymentId(), spec.projectId(), spec.artifact(), envBelow(spec.env()), spec.secretValues(),
+                spec.instanceType(), spec.database(), volumes(), health());
+    }
+
+    private String summary() {
+        StringBuilder s = new StringBuilder();
+        if (config.build() != null && config.build().command() != null) s.append("; build: ").append(config.build().command());
+        if (config.run() != null && config.run().command() != null) s.append("; start: ").append(config.run().command());
+        if (config.health() != null) s.append("; health check: ").append(health().path()).append(' ').append(health().range());
+        if (config.cron() != null) s.append("; cron: ").append(config.cron().size()).append(" job(s)");
+        if (config.volumes() != null) s.append("; volumes: ").append(config.volumes().stream().map(v -> v.name() + " at " + v.path()).toList());
+        return s.toString();
+    }
+
+    /** Says plainly what of the file this server does not act on. */
+    private void unsupported(LogSink log) {
+        if (config.run() != null && config.run().replicas() != null && config.run().replicas() > 1) {
+            log.log(Level.WARNING, AppConfig.FILE + " asks for " + config.run().replicas() + " replicas: this server runs one"
+                    + " instance of web per deployment");
+        }
+        if (config.processes() != null && !config.processes().isEmpty()) {
+            log.log(Level.WARNING, AppConfig.FILE + " [processes] are not run: declare worker processes in a Procfile");
+        }
+        if (config.headers() != null || config.redirects() != null) {
+            log.log(Level.WARNING, AppConfig.FILE + " [[headers]] and [[redirects]] are recorded but not applied by the router yet");
+        }
+        if (config.run() != null && config.run().instanceType() != null) {
+            log.log(Level.WARNING, AppConfig.FILE + " run.instance_type is not applied (a deployment's type is chosen when it is"
+                    + " queued): set the project's instance_type with PATCH /v1/projects/{id}");
+        }
+    }
+}
