@@ -47,6 +47,10 @@ class SlipwayTomlTest {
             name = "tick"
             schedule = "* * * * *"
             command = "node tick.js"
+            [[cron]]
+            name = "bomb"
+            schedule = "* * * * *"
+            command = "node bomb.js"
             [[volumes]]
             name = "data"
             path = "/data"
@@ -81,6 +85,19 @@ class SlipwayTomlTest {
                   res.end("the root path fails: only /healthz says how the app is");
                 }).listen(Number(process.env.PORT), "127.0.0.1");
                 """.formatted(version, version));
+        // hostile: forks as much as it can; its cell's process limit holds, and it reports what it got
+        files.put("bomb.js", """
+                const { spawn } = require("child_process");
+                let started = 0, refused = 0;
+                for (let i = 0; i < 300; i++) {
+                  try {
+                    const c = spawn("sleep", ["30"]);
+                    c.on("spawn", () => started++);
+                    c.on("error", () => refused++);
+                  } catch (e) { refused++; }
+                }
+                setTimeout(() => { console.log("bomb started " + started + " refused " + refused); process.exit(0); }, 2000);
+                """);
         files.put("tick.js", """
                 require("fs").appendFileSync("/data/ticks", "tick " + process.env.GREETING + "\\n");
                 console.log("tick ran");
@@ -98,7 +115,7 @@ class SlipwayTomlTest {
     void aRepositoryDescribesItsServiceAndSlipwayRunsItWithHealthVolumeAndCronOnOneOfTwoServers() {
         OffsetClock clock = new OffsetClock();
         try (TestServer server = TestServer.start(kind, c -> c.isolation(IsolationMode.SANDBOX), clock)) {
-            Http http = server.tenant(Tier.TEAM).http();
+            Http http = server.tenant(Tier.FREE, 1_000_000).http(); // the starter type: at most 64 processes in a cell; the waits poll
             JsonNode done = Statuses.migrateZip(http, app("one"));
             String project = done.get("project_id").asText();
             String url = done.get("url").asText();
@@ -130,10 +147,18 @@ class SlipwayTomlTest {
                 for (int minute = 1; minute <= 2; minute++) {
                     clock.advance(Duration.ofSeconds(60));
                     int runs = minute;
-                    Await.until(RUN, "cron run " + minute, () -> finished(http, project) >= runs);
+                    Await.until(RUN, "cron run " + minute, () -> finished(http, project) >= 2 * runs);
                 }
-                List<JsonNode> runs = cronRuns(http, project);
+                List<JsonNode> all = cronRuns(http, project);
+                List<JsonNode> runs = all.stream().filter(r -> r.get("name").asText().equals("tick")).toList();
                 assertThat(runs).hasSize(2).allMatch(r -> r.get("status").asText().equals("succeeded") && r.get("exit_code").asInt() == 0);
+                JsonNode bomb = all.stream().filter(r -> r.get("name").asText().equals("bomb")).findFirst().orElseThrow();
+                String bombLog = http.get(bomb.get("logs_url").asText().replaceFirst("^https?://[^/]+", "") + "?limit=100").body();
+                java.util.regex.Matcher got = java.util.regex.Pattern.compile("bomb started (\\d+) refused (\\d+)").matcher(bombLog);
+                assertThat(got.find()).as(bombLog).isTrue();
+                assertThat(Integer.parseInt(got.group(1))).as("processes it got").isLessThan(64);
+                assertThat(Integer.parseInt(got.group(2))).as("forks refused").isPositive();
+                assertThat(http.get("/v1/projects/" + project).status()).as("the server is unharmed").isEqualTo(200);
                 assertThat(runs.stream().map(r -> r.get("scheduled_for").asText()).distinct()).hasSize(2);
                 assertThat(get(url + "/ticks")).isEqualTo("tick from-toml\ntick from-toml");
                 assertThat(http.get(runs.getFirst().get("logs_url").asText().replaceFirst("^https?://[^/]+", "") + "?limit=100").body())
