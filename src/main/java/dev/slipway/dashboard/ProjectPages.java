@@ -32,6 +32,7 @@ public final class ProjectPages {
     private final AppUrls urls;
     private final ProjectView.Certificates certificates;
     private final Function<String, Optional<String>> detected;
+    private final ServicePanel panel;
 
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls) {
         this(projects, deployments, service, urls, ProjectView.Certificates.NONE, projectId -> Optional.empty());
@@ -43,6 +44,13 @@ public final class ProjectPages {
      */
     public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls,
                         ProjectView.Certificates certificates, Function<String, Optional<String>> detected) {
+        this(projects, deployments, service, urls, certificates, detected, null);
+    }
+
+    /** @param service what production's slipway.toml runs (health check, volumes, cron jobs and runs); null: not shown */
+    public ProjectPages(ProjectStore projects, DeploymentStore deployments, DeploymentService service, AppUrls urls,
+                        ProjectView.Certificates certificates, Function<String, Optional<String>> detected, ServicePanel panel) {
+        this.panel = panel;
         this.projects = projects;
         this.deployments = deployments;
         this.service = service;
@@ -155,6 +163,7 @@ public final class ProjectPages {
                   <dt>ID</dt><dd><code>%s</code></dd>
                 </dl>
                 %s
+                %s
                 <h2>Deployments</h2>
                 %s
                 %s
@@ -169,7 +178,7 @@ public final class ProjectPages {
                 p.envVarNames().isEmpty() ? "none" : String.join(", ", p.envVarNames()),
                 p.database() == null ? Html.EMPTY : Html.fmt("<dt>Database</dt><dd>%s (<code>%s</code>, %s)</dd>",
                         p.database().type(), p.database().id(), p.database().state()),
-                p.id(), previews(p), Layout.error(error), list, p.id()));
+                p.id(), previews(p), panel == null ? Html.EMPTY : panel.of(p), Layout.error(error), list, p.id()));
     }
 
     /** The newest live preview of each branch, with the branch's address. */

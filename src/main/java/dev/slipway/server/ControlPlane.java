@@ -18,6 +18,7 @@ import dev.slipway.dashboard.NewProjectPages;
 import dev.slipway.dashboard.PasswordResetPages;
 import dev.slipway.dashboard.ProjectPages;
 import dev.slipway.dashboard.RunPages;
+import dev.slipway.dashboard.ServicePanel;
 import dev.slipway.dashboard.SignInPages;
 import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
@@ -153,7 +154,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Auth auth = new Auth(sessions, stores.accounts(), https, banner, admission::refusal);
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
                 projectCertificates(stores),
-                id -> stores.artifacts().latestFramework(id).or(() -> stores.migrations().framework(id)));
+                id -> stores.artifacts().latestFramework(id).or(() -> stores.migrations().framework(id)),
+                new ServicePanel(stores.deployments(), pipelines.cronRuns()));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
                 new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,

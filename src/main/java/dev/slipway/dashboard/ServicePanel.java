@@ -1,0 +1,62 @@
+package dev.slipway.dashboard;
+
+import dev.slipway.appconfig.AppConfig;
+import dev.slipway.appconfig.RepoConfig;
+import dev.slipway.cron.CronRun;
+import dev.slipway.cron.CronRunStore;
+import dev.slipway.dashboard.Html.Safe;
+import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.projects.Project;
+import dev.slipway.store.PageRequest;
+
+import java.util.List;
+
+/**
+ * On a project's page, what its production build's {@code slipway.toml} runs: its health check, its volumes, its cron
+ * jobs and their latest runs. Nothing when production has no such file.
+ */
+public final class ServicePanel {
+    private static final int RUNS_SHOWN = 10;
+
+    private final DeploymentStore deployments;
+    private final CronRunStore cronRuns;
+
+    public ServicePanel(DeploymentStore deployments, CronRunStore cronRuns) {
+        this.deployments = deployments;
+        this.cronRuns = cronRuns;
+    }
+
+    Safe of(Project p) {
+        if (p.productionDeploymentId() == null) return Html.EMPTY;
+        AppConfig config = deployments.find(p.productionDeploymentId())
+                .flatMap(d -> d.artifactId() == null ? java.util.Optional.<String>empty() : deployments.config(d.artifactId()))
+                .map(json -> RepoConfig.ofJson(java.util.Optional.of(json)).config()).orElse(null);
+        if (config == null) return Html.EMPTY;
+        RepoConfig repo = new RepoConfig(config);
+        Safe health = config.health() == null ? Html.fmt("<dt>Health check</dt><dd>any answer below 500 on <code>/</code></dd>")
+                : Html.fmt("<dt>Health check</dt><dd><code>GET %s</code> answers %s, every %s s</dd>", repo.health().path(),
+                repo.health().range(), Long.toString(repo.health().interval().toSeconds()));
+        Safe volumes = config.volumes() == null ? Html.EMPTY : Html.fmt("<dt>Volumes</dt><dd>%s</dd>",
+                Html.each(config.volumes(), v -> Html.fmt("<code>%s</code> at <code>%s</code> (%s MB)%s ", v.name(), v.path(),
+                        Integer.toString(v.sizeMb()), v.shared() ? ", shared" : "")));
+        Safe jobs = config.cron() == null ? Html.EMPTY : Html.fmt("<dt>Cron jobs</dt><dd>%s</dd>",
+                Html.each(config.cron(), c -> Html.fmt("<code>%s</code> <code>%s</code>%s ", c.name(), c.schedule(),
+                        c.timezone() == null ? " UTC" : " " + c.timezone())));
+        List<CronRun> runs = config.cron() == null ? List.of() : cronRuns.page(p.id(), new PageRequest(RUNS_SHOWN, null)).data();
+        Safe table = runs.isEmpty() ? Html.EMPTY : Html.fmt("""
+                <div class="table-wrap">
+                <table>
+                  <caption>Latest cron runs</caption>
+                  <thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Exit code</th>
+                  <th scope="col">Scheduled for</th><th scope="col" class="wide">Why</th></tr></thead>
+                  <tbody>%s</tbody>
+                </table>
+                </div>""", Html.each(runs, r -> Html.fmt("<tr data-cron-status=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"wide\">%s</td></tr>",
+                r.status().label(), r.name(), r.status().label(), r.exitCode() == null ? "—" : r.exitCode().toString(),
+                Format.time(r.scheduledFor()), Format.orDash(r.reason()))));
+        return Html.fmt("""
+                <h2>slipway.toml</h2>
+                <dl class="fields">%s%s%s</dl>
+                %s""", health, volumes, jobs, table);
+    }
+}
