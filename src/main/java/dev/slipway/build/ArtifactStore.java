@@ -2,6 +2,7 @@ package dev.slipway.build;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.slipway.core.Json;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -65,8 +66,13 @@ public final class ArtifactStore {
     /** What the build's {@code slipway.toml} said (JSON), or empty when it had none. */
     public Optional<String> config(String artifactId) {
         if (artifactId == null) return Optional.empty();
-        return jdbi.withHandle(h -> h.createQuery("SELECT config FROM artifacts WHERE id = :id").bind("id", artifactId)
-                .mapTo(String.class).list()).stream().filter(java.util.Objects::nonNull).findFirst();
+        return jdbi.withHandle(h -> config(h, artifactId));
+    }
+
+    /** As above, on the caller's handle. */
+    public static Optional<String> config(Handle h, String artifactId) {
+        return h.createQuery("SELECT config FROM artifacts WHERE id = :id").bind("id", artifactId)
+                .mapTo(String.class).list().stream().filter(java.util.Objects::nonNull).findFirst();
     }
 
     /** The artifact, when its row exists and its directory is on this machine; empty means rebuild. */

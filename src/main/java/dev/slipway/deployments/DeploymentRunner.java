@@ -102,7 +102,12 @@ public final class DeploymentRunner implements JobRunner {
             p.switches().abandon(d.id()); // cancelled between the rollback's POST, which switched, and this run
             return;
         }
-        Project project = records.projects().find(d.projectId()).orElseThrow();
+        Optional<Project> found = records.projects().find(d.projectId());
+        if (found.isEmpty()) { // its project is being deleted: its teardown is queued behind this job
+            fail(d.id(), "Deployment cancelled: its project is being deleted");
+            return;
+        }
+        Project project = found.get();
         WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
         String failure = null; // recorded after a warm rollback's route is put back: whoever sees it failed reaches the old app

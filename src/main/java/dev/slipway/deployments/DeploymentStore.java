@@ -1,5 +1,6 @@
 package dev.slipway.deployments;
 
+import dev.slipway.build.ArtifactStore;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
@@ -306,8 +307,7 @@ public final class DeploymentStore {
     /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
     /** What the build's {@code slipway.toml} said (JSON), when it had one. */
     public Optional<String> config(String artifactId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT config FROM artifacts WHERE id = :id").bind("id", artifactId)
-                .mapTo(String.class).list()).stream().filter(java.util.Objects::nonNull).findFirst();
+        return jdbi.withHandle(h -> ArtifactStore.config(h, artifactId));
     }
 
     public Optional<String> image(String artifactId) {

@@ -128,6 +128,32 @@ class ProjectDeletionTest {
     }
 
     @Test
+    void aBuildUnderWayIsStoppedAndTheDeletionFollowsIt() {
+        try (TestServer server = TestServer.start(kind)) {
+            Http http = server.tenant(Tier.TEAM).http();
+            String project = http.post("/v1/projects", "{\"name\":\"slow-build\",\"source\":\"zip\",\"framework\":\"node-express\"}")
+                    .json().at("/data/id").asText();
+            java.util.Map<String, String> files = new java.util.LinkedHashMap<>(NodeApp.version("slow"));
+            files.put("package.json", """
+                    {"name": "web", "version": "1.0.0", "private": true,
+                     "scripts": {"build": "node -e \\"setTimeout(() => {}, 120000)\\"", "start": "node server.js"}}
+                    """);
+            var upload = http.send("POST", "/v1/uploads", "application/zip", dev.slipway.testing.Zips.of(files));
+            var deployment = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\",\"upload_id\":\""
+                    + upload.json().at("/data/id").asText() + "\"}");
+            String id = deployment.json().at("/data/id").asText();
+            Statuses.await(http, "deployments", id, "building", RUN);
+            Await.until(RUN, "its build script to run", () -> http.get("/v1/deployments/" + id + "/logs?limit=500").body()
+                    .contains("npm run build"));
+
+            assertThat(http.send("DELETE", "/v1/projects/" + project, null, null).status()).isEqualTo(202);
+            Await.until(ProjectGone.TEARDOWN, "the build to stop and the project to go",
+                    () -> ProjectGone.count(server.slipway(), "projects", "id", project) == 0);
+            assertThat(ProjectGone.count(server.slipway(), "deployments", "project_id", project)).isZero();
+        }
+    }
+
+    @Test
     void badRequestsAndOtherTenantsGetTheApisErrorsAndDeleteNothing() {
         try (TestServer server = TestServer.start(kind)) {
             Http http = server.tenant(Tier.TEAM).http();
