@@ -25,7 +25,7 @@ public final class ProjectHandlers {
             Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
                     "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
     private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push",
-            "commit_statuses", "root_directory", InstanceTypeField.NAME);
+            "commit_statuses", "root_directory", InstanceTypeField.NAME, HealthCheckInput.FIELD);
 
     private final ProjectStore projects;
     private final AppUrls urls;
@@ -88,9 +88,11 @@ public final class ProjectHandlers {
             InstanceType type = InstanceTypeField.read(body, Requests.principal(ctx).account().tier());
             instanceType = Optional.ofNullable(type).map(InstanceType::label);
         }
+        Optional<Project.HealthCheck> health = body.node().has(HealthCheckInput.FIELD)
+                ? Optional.ofNullable(HealthCheckInput.read(body)) : null;
         GitInput git = GitInput.read(body, p.source());
         body.check();
-        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType), git);
+        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType, health), git);
         ctx.json(new Envelope<>(view(projects.find(p.id()).orElseThrow())));
     }
 

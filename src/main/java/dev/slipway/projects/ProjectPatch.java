@@ -8,5 +8,7 @@ import java.util.Optional;
  * @param branch        the branch deployments build (never cleared)
  * @param rootDirectory the app's folder in its source; empty: the top
  * @param instanceType  the instance type label of its next deployments; empty: production's, else the tier's default
+ * @param health        its own health check; empty: its slipway.toml's, else the default
  */
-public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType) {}
+public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType,
+                           Optional<Project.HealthCheck> health) {}

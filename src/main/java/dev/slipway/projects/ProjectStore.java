@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.core.Json;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
 import dev.slipway.store.PageRequest;
@@ -31,7 +32,7 @@ public final class ProjectStore {
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
             rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"), domainCheck(rs),
-            rs.getBoolean("hsts"), rs.getString("dockerfile_path"), new Project.RunSettings(rs.getString("instance_type")));
+            rs.getBoolean("hsts"), rs.getString("dockerfile_path"), new Project.RunSettings(rs.getString("instance_type"), health(rs.getString("health_check"))));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -112,7 +113,7 @@ public final class ProjectStore {
      * source they were built from.
      */
     public void update(String projectId, String branch, GitInput gitInput) {
-        update(projectId, new ProjectPatch(branch, null, null), gitInput);
+        update(projectId, new ProjectPatch(branch, null, null, null), gitInput);
     }
 
     /** Changes what a {@code PATCH} names ({@link ProjectPatch}) and the git settings, in one transaction. */
@@ -126,6 +127,10 @@ public final class ProjectStore {
                 h.createUpdate("UPDATE projects SET root_directory = :d WHERE id = :p")
                         .bind("d", patch.rootDirectory().orElse(null)).bind("p", projectId).execute();
             }
+            if (patch.health() != null) {
+                h.createUpdate("UPDATE projects SET health_check = :c WHERE id = :p")
+                        .bind("c", patch.health().map(Json::write).orElse(null)).bind("p", projectId).execute();
+            }
             if (patch.instanceType() != null) {
                 h.createUpdate("UPDATE projects SET instance_type = :t WHERE id = :p")
                         .bind("t", patch.instanceType().orElse(null)).bind("p", projectId).execute();
@@ -133,6 +138,15 @@ public final class ProjectStore {
             git.apply(h, projectId, gitInput);
             cache.changedAfterCommit(h, projectId);
         });
+    }
+
+    private static Project.HealthCheck health(String json) {
+        if (json == null) return null;
+        try {
+            return Json.MAPPER.readValue(json, Project.HealthCheck.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return null;
+        }
     }
 
     /** Creates the project inside the caller's transaction. */

@@ -19,7 +19,7 @@ public record ProjectView(String id, String name, String source, String repo, St
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
                           RegistryAuth registryAuth, GitAuth gitCredentials, String gitSshPublicKey, List<String> watchPaths,
                           String deployOnPush, Boolean commitStatuses, GitWebhook gitWebhook, String instanceType,
-                          Instant createdAt) {
+                          HealthCheckView healthCheck, Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -51,7 +51,15 @@ public record ProjectView(String id, String name, String source, String repo, St
                 ProjectInput.GIT_SOURCES.contains(p.source()) ? git.commitStatuses() : null,
                 git.webhookId() == null ? null
                         : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()),
-                p.run().instanceType(), p.createdAt());
+                p.run().instanceType(), HealthCheckView.of(p.run().health()), p.createdAt());
+    }
+
+    /** Its own health check as reads show it: {@code status} as {@code 200-399}. */
+    public record HealthCheckView(String path, String status, int intervalSeconds, int graceSeconds, int failures) {
+        static HealthCheckView of(Project.HealthCheck h) {
+            return h == null ? null : new HealthCheckView(h.path(), h.statusMin() == h.statusMax() ? Integer.toString(h.statusMin())
+                    : h.statusMin() + "-" + h.statusMax(), h.intervalSeconds(), h.graceSeconds(), h.failures());
+        }
     }
 
     /** Its git credentials as reads show them: {@code token} or {@code ssh}, and the user; never the token or key. */

@@ -198,9 +198,10 @@ public final class DormantApps implements Waker {
         long started = System.nanoTime();
         Instance instance;
         try {
-            instance = serving.runtime().start(RepoConfig.ofJson(records.artifacts().config(artifact.get().id()))
+            AppSpec spec = RepoConfig.ofJson(records.artifacts().config(artifact.get().id()))
                     .apply(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
-                            InstanceType.of(d.instanceType()), run.database())), log);
+                            InstanceType.of(d.instanceType()), run.database()));
+            instance = serving.runtime().start(project.run().health() == null ? spec : spec.withHealth(project.run().health().spec()), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());

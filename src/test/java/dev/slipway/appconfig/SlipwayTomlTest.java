@@ -194,8 +194,8 @@ class SlipwayTomlTest {
     }
 
     @Test
-    void aFileWithMistakesFailsTheDeploymentNamingEachLine() {
-        try (TestServer server = TestServer.start(kind)) {
+    void aFileWithMistakesFailsTheDeploymentNamingEachLineAndTheProjectsHealthCheckWinsOverTheFiles() {
+        try (TestServer server = TestServer.start(kind, c -> c.healthTimeout(Duration.ofSeconds(3)))) {
             Http http = server.tenant(Tier.TEAM).http();
             Map<String, String> files = app("bad");
             files.put("slipway.toml", """
@@ -221,6 +221,26 @@ class SlipwayTomlTest {
                     .contains("slipway.toml line 6: cron[0].schedule `0 0 31 2 *` never fires")
                     .contains("slipway.toml line 10: volumes[0].path cannot be /");
             assertThat(http.get("/v1/deployments/" + deployment).json().at("/data/status").asText()).isEqualTo("failed");
+
+            // the project's own health check (PATCH) wins over the file's: here one its app never passes
+            String project = failed.get("project_id").asText();
+            for (String bad : List.of("{\"health_check\":{\"path\":\"healthz\"}}", "{\"health_check\":{\"path\":\"/\",\"status\":\"600\"}}",
+                    "{\"health_check\":{\"path\":\"/\",\"failures\":0}}", "{\"health_check\":{\"path\":\"/\",\"every\":1}}",
+                    "{\"health_check\":\"/\"}")) {
+                var r = http.send("PATCH", "/v1/projects/" + project, "application/json", bad.getBytes());
+                assertThat(r.status()).as(bad + " " + r.body()).isEqualTo(400);
+            }
+            var patched = http.send("PATCH", "/v1/projects/" + project, "application/json",
+                    "{\"health_check\":{\"path\":\"/\",\"status\":\"200\",\"failures\":2}}".getBytes());
+            assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+            assertThat(patched.json().at("/data/health_check/status").asText()).isEqualTo("200");
+            assertThat(patched.json().at("/data/health_check/interval_seconds").asInt()).isEqualTo(10);
+            var next = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\",\"upload_id\":\"" + upload(http, app("good")) + "\"}");
+            JsonNode refused = Statuses.await(http, "deployments", next.json().at("/data/id").asText(), "failed", RUN);
+            assertThat(http.get("/v1/deployments/" + refused.get("id").asText() + "/logs?limit=500").body())
+                    .contains("it answered HTTP 500 on / (its health check wants 200-200)");
+            var cleared = http.send("PATCH", "/v1/projects/" + project, "application/json", "{\"health_check\":null}".getBytes());
+            assertThat(cleared.json().at("/data/health_check").isNull()).as(cleared.body()).isTrue();
         }
     }
 
