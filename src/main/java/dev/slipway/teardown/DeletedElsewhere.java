@@ -13,8 +13,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * On a server that shares its store with others (PostgreSQL tells each of every project change): when another server
- * marks a project deleting, this one takes its addresses out of its router and stops the project's apps it runs, as
- * the server running the teardown does for its own. Off the feed's thread, one at a time.
+ * marks a project deleting, this one takes its addresses out of its router, stops the project's apps it runs and
+ * deletes its volumes on this server's disk, as the server running the teardown does for its own. Off the feed's thread, one at a time.
  */
 public final class DeletedElsewhere implements ProjectChanges, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeletedElsewhere.class);
@@ -42,13 +42,14 @@ public final class DeletedElsewhere implements ProjectChanges, AutoCloseable {
 
     private void stop(String projectId) {
         try {
-            store.find(projectId).filter(TeardownStore.Marked::deleting).ifPresent(p -> {
-                routes.removeProject(p.name());
-                for (Instance i : runtime.list()) {
-                    if (i.projectId().equals(projectId)) runtime.stop(i.deploymentId());
-                }
-            });
-        } catch (RuntimeException e) {
+            var marked = store.find(projectId).filter(TeardownStore.Marked::deleting);
+            if (marked.isEmpty()) return;
+            routes.removeProject(marked.get().name());
+            for (Instance i : runtime.list()) {
+                if (i.projectId().equals(projectId)) runtime.stop(i.deploymentId());
+            }
+            runtime.deleteVolumes(projectId); // this server's disks of them
+        } catch (RuntimeException | java.io.IOException e) {
             LOG.warn("could not stop the apps of deleted project {}: {}", projectId, e.toString());
         }
     }

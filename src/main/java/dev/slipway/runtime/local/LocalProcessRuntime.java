@@ -96,7 +96,13 @@ public final class LocalProcessRuntime implements AppRuntime {
     LocalProcessRuntime(InstanceStore store, RuntimeSettings options, Clock clock, Map<String, String> serverEnv,
                         Confinement confinement, Path outputDir, Path volumesDir) {
         this.disks = volumesDir == null ? null : new VolumeDisks(volumesDir, confinement);
-        Supervisor.Volumes volumes = disks == null ? Supervisor.Volumes.NONE : disks::mount;
+        Supervisor.Volumes volumes = disks == null ? Supervisor.Volumes.NONE : (projectId, asked) -> {
+            // before any mount: only the sandbox can put a volume at its path
+            if (!asked.isEmpty() && !confinement.isolated()) {
+                throw new IOException("a volume is mounted only in the sandbox (at its path in the cell), and this server has none");
+            }
+            return disks.mount(projectId, asked);
+        };
         this.options = options;
         this.store = store;
         this.confinement = confinement;
