@@ -136,7 +136,7 @@ public final class DeploymentRunner implements JobRunner {
                     .apply(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
                             InstanceType.of(d.instanceType()), run.database()));
             // the project's own health check wins over its file's
-            if (spec != null && project.run().health() != null) spec = spec.withHealth(project.run().health().spec());
+            if (spec != null && project.run().health() != null) spec = spec.withHealth(project.run().health());
             if (spec != null) procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
             Target target = start(d, artifact, spec, log);

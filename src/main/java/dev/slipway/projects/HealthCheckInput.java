@@ -2,21 +2,21 @@ package dev.slipway.projects;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.api.Body;
+import dev.slipway.appconfig.AppConfigReader;
+import dev.slipway.runtime.HealthSpec;
 
+import java.time.Duration;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** {@code health_check} of a {@code PATCH /v1/projects/{id}}: the project's own check, over its slipway.toml's. */
 final class HealthCheckInput {
     static final String FIELD = "health_check";
     private static final Set<String> KEYS = Set.of("path", "status", "interval_seconds", "grace_seconds", "failures");
-    private static final Pattern STATUS = Pattern.compile("([1-5][0-9][0-9])(?:-([1-5][0-9][0-9]))?");
 
     private HealthCheckInput() {}
 
     /** The check asked for; null when the request clears it ({@code null}); problems on {@code body}. */
-    static Project.HealthCheck read(Body body) {
+    static HealthSpec read(Body body) {
         JsonNode v = body.node().get(FIELD);
         if (v == null || v.isNull()) return null;
         if (!v.isObject()) {
@@ -25,25 +25,20 @@ final class HealthCheckInput {
         }
         v.fieldNames().forEachRemaining(k -> { if (!KEYS.contains(k)) body.problem(FIELD + "." + k, "is not a field of a health check"); });
         JsonNode path = v.get("path");
-        if (path == null || !path.isTextual() || !path.textValue().startsWith("/") || path.textValue().length() > 255
-                || path.textValue().chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-            body.problem(FIELD + ".path", "is required: a path from / without spaces, at most 255 characters");
-        }
+        boolean pathOk = path != null && path.isTextual() && path.textValue().startsWith("/") && path.textValue().length() <= 255
+                && path.textValue().chars().noneMatch(c -> c <= ' ' || c == 0x7f);
+        if (!pathOk) body.problem(FIELD + ".path", "is required: a path from / without spaces, at most 255 characters");
         int[] range = {200, 399};
         JsonNode status = v.get("status");
         if (status != null) {
-            Matcher m = status.isTextual() ? STATUS.matcher(status.textValue()) : null;
-            if (m == null || !m.matches() || (m.group(2) != null && Integer.parseInt(m.group(2)) < Integer.parseInt(m.group(1)))) {
-                body.problem(FIELD + ".status", "must be a status or a range such as \"200-399\"");
-            } else {
-                range = new int[]{Integer.parseInt(m.group(1)), m.group(2) == null ? Integer.parseInt(m.group(1)) : Integer.parseInt(m.group(2))};
-            }
+            int[] asked = status.isTextual() ? AppConfigReader.statusRange(status.textValue()) : null;
+            if (asked == null) body.problem(FIELD + ".status", "must be a status or a range such as \"200-399\"");
+            else range = asked;
         }
         int interval = integer(body, v, "interval_seconds", 1, 3600, 10);
         int grace = integer(body, v, "grace_seconds", 0, 3600, 0);
         int failures = integer(body, v, "failures", 1, 100, 3);
-        return path == null || !path.isTextual() ? null
-                : new Project.HealthCheck(path.textValue(), range[0], range[1], interval, grace, failures);
+        return !pathOk ? null : new HealthSpec(path.textValue(), range[0], range[1], Duration.ofSeconds(interval), Duration.ofSeconds(grace), failures);
     }
 
     private static int integer(Body body, JsonNode v, String key, int min, int max, int fallback) {

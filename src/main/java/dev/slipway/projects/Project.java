@@ -2,7 +2,6 @@ package dev.slipway.projects;
 
 import dev.slipway.runtime.HealthSpec;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -56,16 +55,8 @@ public record Project(String id, String accountId, String name, String source, S
      * @param instanceType the type of its next deployments (a label of {@code InstanceType}); null: production's
      * @param health       its health check, over its slipway.toml's; null: the file's, else the default
      */
-    public record RunSettings(String instanceType, HealthCheck health) {
+    public record RunSettings(String instanceType, HealthSpec health) {
         public static final RunSettings NONE = new RunSettings(null, null);
-    }
-
-    /** A project's own health check ({@code PATCH health_check}): as a slipway.toml's [health]. */
-    public record HealthCheck(String path, int statusMin, int statusMax, int intervalSeconds, int graceSeconds, int failures) {
-        public HealthSpec spec() {
-            return new HealthSpec(path, statusMin, statusMax, Duration.ofSeconds(intervalSeconds), Duration.ofSeconds(graceSeconds),
-                    failures);
-        }
     }
 
     /** The project's database as reads show it: {@code db_} id, type, state. */

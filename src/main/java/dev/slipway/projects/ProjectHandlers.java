@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.runtime.HealthSpec;
 import dev.slipway.api.Paging;
 import dev.slipway.api.Access;
 import dev.slipway.api.Body;
@@ -88,7 +89,7 @@ public final class ProjectHandlers {
             InstanceType type = InstanceTypeField.read(body, Requests.principal(ctx).account().tier());
             instanceType = Optional.ofNullable(type).map(InstanceType::label);
         }
-        Optional<Project.HealthCheck> health = body.node().has(HealthCheckInput.FIELD)
+        Optional<HealthSpec> health = body.node().has(HealthCheckInput.FIELD)
                 ? Optional.ofNullable(HealthCheckInput.read(body)) : null;
         GitInput git = GitInput.read(body, p.source());
         body.check();

@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.runtime.HealthSpec;
 import java.util.Optional;
 
 /**
@@ -11,4 +12,4 @@ import java.util.Optional;
  * @param health        its own health check; empty: its slipway.toml's, else the default
  */
 public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType,
-                           Optional<Project.HealthCheck> health) {}
+                           Optional<HealthSpec> health) {}

@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.runtime.HealthSpec;
 import dev.slipway.core.Json;
 import dev.slipway.store.Keyset;
 import dev.slipway.store.Page;
@@ -140,10 +141,10 @@ public final class ProjectStore {
         });
     }
 
-    private static Project.HealthCheck health(String json) {
+    private static HealthSpec health(String json) {
         if (json == null) return null;
         try {
-            return Json.MAPPER.readValue(json, Project.HealthCheck.class);
+            return Json.MAPPER.readValue(json, HealthSpec.class);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             return null;
         }

@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.runtime.HealthSpec;
 import dev.slipway.api.AppUrls;
 
 import java.time.Instant;
@@ -56,9 +57,9 @@ public record ProjectView(String id, String name, String source, String repo, St
 
     /** Its own health check as reads show it: {@code status} as {@code 200-399}. */
     public record HealthCheckView(String path, String status, int intervalSeconds, int graceSeconds, int failures) {
-        static HealthCheckView of(Project.HealthCheck h) {
+        static HealthCheckView of(HealthSpec h) {
             return h == null ? null : new HealthCheckView(h.path(), h.statusMin() == h.statusMax() ? Integer.toString(h.statusMin())
-                    : h.statusMin() + "-" + h.statusMax(), h.intervalSeconds(), h.graceSeconds(), h.failures());
+                    : h.range(), (int) h.interval().toSeconds(), (int) h.grace().toSeconds(), h.failures());
         }
     }
 

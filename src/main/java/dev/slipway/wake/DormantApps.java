@@ -201,7 +201,7 @@ public final class DormantApps implements Waker {
             AppSpec spec = RepoConfig.ofJson(records.artifacts().config(artifact.get().id()))
                     .apply(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
                             InstanceType.of(d.instanceType()), run.database()));
-            instance = serving.runtime().start(project.run().health() == null ? spec : spec.withHealth(project.run().health().spec()), log);
+            instance = serving.runtime().start(project.run().health() == null ? spec : spec.withHealth(project.run().health()), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
             log.log(Level.ERROR, "Woken by a request, but the app did not start: " + e.getMessage());
