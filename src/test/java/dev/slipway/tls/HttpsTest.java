@@ -204,7 +204,8 @@ class HttpsTest {
                 try {
                     String s = new TlsClient(root).get(server.appsHttpsPort(), "renew.example.test", "/").chain().getFirst()
                             .getSerialNumber().toString(16);
-                    return s.equals(serial) ? null : s;
+                    // the one served is the one stored (a renewal may follow another while the test clock sits in the window)
+                    return s.equals(serial) || !s.equals(storedSerial(server, "renew.example.test")) ? null : s;
                 } catch (Exception e) {
                     return null;
                 }
