@@ -85,6 +85,17 @@ public final class Body {
         return v.booleanValue();
     }
 
+    /** A whole number from {@code min} to {@code max}; null when absent or null. */
+    public Integer integer(String field, int min, int max) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) return null;
+        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min || v.intValue() > max) {
+            problem(field, "must be a whole number from " + min + " to " + max);
+            return null;
+        }
+        return v.intValue();
+    }
+
     /** A JSON object of string values; null when absent. */
     public Map<String, String> stringMap(String field, int maxEntries, Pattern keyPattern, String keyHint, int maxValueLength) {
         JsonNode v = node.get(field);

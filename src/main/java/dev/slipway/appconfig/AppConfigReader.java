@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  */
 public final class AppConfigReader {
     /** The most instances of {@code web} a file may ask for. */
-    public static final int MAX_REPLICAS = 10;
+    public static final int MAX_REPLICAS = dev.slipway.runtime.Replicas.MAX;
     /** The largest volume, in MB. */
     public static final int MAX_VOLUME_MB = 10_240;
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]{0,30}");

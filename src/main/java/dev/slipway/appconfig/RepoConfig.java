@@ -119,17 +119,35 @@ public record RepoConfig(AppConfig config) {
         return config.volumes().stream().map(v -> new Volume(v.name(), v.path(), v.sizeMb())).toList();
     }
 
+    /**
+     * Why the app cannot run as {@code replicas} instances, or null: a volume not marked {@code shared} is mounted by one
+     * instance only.
+     */
+    public String replicaProblem(int replicas) {
+        if (replicas < 2 || config == null || config.volumes() == null) return null;
+        List<String> own = config.volumes().stream().filter(v -> !v.shared()).map(AppConfig.Volume::name).toList();
+        if (own.isEmpty()) return null;
+        return "the volume " + String.join(", ", own) + " of " + AppConfig.FILE + " is not shared: " + replicas
+                + " instances would write its files at once (mark it shared = true, or run one instance)";
+    }
+
+    /** The file's {@code [run] replicas}, 1 when it says none. */
+    public int replicas() {
+        return config == null || config.run() == null || config.run().replicas() == null ? 1 : config.run().replicas();
+    }
+
     /** The app as the file says it runs: its variables' defaults, its health check, its volumes. */
     public AppSpec apply(AppSpec spec) {
         if (config == null) return spec;
         return new AppSpec(spec.deploymentId(), spec.projectId(), spec.artifact(), envBelow(spec.env()), spec.secretValues(),
-                spec.instanceType(), spec.database(), volumes(), health());
+                spec.instanceType(), spec.database(), volumes(), health(), replicas());
     }
 
     private String summary() {
         StringBuilder s = new StringBuilder();
         if (config.build() != null && config.build().command() != null) s.append("; build: ").append(config.build().command());
         if (config.run() != null && config.run().command() != null) s.append("; start: ").append(config.run().command());
+        if (replicas() > 1) s.append("; replicas: ").append(replicas());
         if (config.health() != null) s.append("; health check: ").append(health().path()).append(' ').append(health().range());
         if (config.cron() != null) s.append("; cron: ").append(config.cron().size()).append(" job(s)");
         if (config.volumes() != null) s.append("; volumes: ").append(config.volumes().stream().map(v -> v.name() + " at " + v.path()).toList());
@@ -138,10 +156,6 @@ public record RepoConfig(AppConfig config) {
 
     /** Says plainly what of the file this server does not act on. */
     private void unsupported(LogSink log) {
-        if (config.run() != null && config.run().replicas() != null && config.run().replicas() > 1) {
-            log.log(Level.WARNING, AppConfig.FILE + " asks for " + config.run().replicas() + " replicas: this server runs one"
-                    + " instance of web per deployment");
-        }
         if (config.processes() != null && !config.processes().isEmpty()) {
             log.log(Level.WARNING, AppConfig.FILE + " [processes] are not run: declare worker processes in a Procfile");
         }

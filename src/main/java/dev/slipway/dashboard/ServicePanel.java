@@ -6,14 +6,15 @@ import dev.slipway.cron.CronRun;
 import dev.slipway.cron.CronRunStore;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.DeploymentStore;
+import dev.slipway.deployments.ReplicaScaling;
 import dev.slipway.projects.Project;
 import dev.slipway.store.PageRequest;
 
 import java.util.List;
 
 /**
- * On a project's page, what its production build's {@code slipway.toml} runs: its health check, its volumes, its cron
- * jobs and their latest runs. Nothing when production has no such file.
+ * On a project's page, what its production build's {@code slipway.toml} runs: its instances of web, its health check, its
+ * volumes, its cron jobs and their latest runs. Only the instances when it has no such file, nothing for one.
  */
 public final class ServicePanel {
     private static final int RUNS_SHOWN = 10;
@@ -31,8 +32,12 @@ public final class ServicePanel {
         AppConfig config = deployments.find(p.productionDeploymentId())
                 .flatMap(d -> d.artifactId() == null ? java.util.Optional.<String>empty() : deployments.config(d.artifactId()))
                 .map(json -> RepoConfig.ofJson(java.util.Optional.of(json)).config()).orElse(null);
-        if (config == null) return Html.EMPTY;
-        RepoConfig repo = new RepoConfig(config);
+        RepoConfig repo = config == null ? RepoConfig.NONE : new RepoConfig(config);
+        int replicas = ReplicaScaling.replicas(p, repo);
+        if (config == null && replicas == 1) return Html.EMPTY;
+        Safe instances = Html.fmt("<dt>Instances of web</dt><dd>%s%s</dd>", Integer.toString(replicas),
+                p.run().replicas() != null ? " (the project's replicas)" : "");
+        if (config == null) return Html.fmt("<h2>Service</h2><dl class=\"fields\">%s</dl>", instances);
         Safe health = config.health() == null ? Html.fmt("<dt>Health check</dt><dd>any answer below 500 on <code>/</code></dd>")
                 : Html.fmt("<dt>Health check</dt><dd><code>GET %s</code> answers %s, every %s s</dd>", repo.health().path(),
                 repo.health().range(), Long.toString(repo.health().interval().toSeconds()));
@@ -56,7 +61,7 @@ public final class ServicePanel {
                 Format.time(r.scheduledFor()), Format.orDash(r.reason()))));
         return Html.fmt("""
                 <h2>slipway.toml</h2>
-                <dl class="fields">%s%s%s</dl>
-                %s""", health, volumes, jobs, table);
+                <dl class="fields">%s%s%s%s</dl>
+                %s""", instances, health, volumes, jobs, table);
     }
 }

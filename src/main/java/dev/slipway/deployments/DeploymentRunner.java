@@ -132,11 +132,17 @@ public final class DeploymentRunner implements JobRunner {
             if (!lease.held()) return;
             p.builds().images().ensure(artifact, log);
             // a static site is served by the router: no process, no Procfile
-            AppSpec spec = artifact.isStatic() ? null : RepoConfig.ofJson(p.builds().artifacts().config(artifact.id()))
-                    .apply(new AppSpec(d.id(), project.id(), artifact, run.env(), run.secretValues(),
-                            InstanceType.of(d.instanceType()), run.database()));
-            // the project's own health check wins over its file's
+            RepoConfig config = RepoConfig.ofJson(p.builds().artifacts().config(artifact.id()));
+            AppSpec spec = artifact.isStatic() ? null : config.apply(new AppSpec(d.id(), project.id(), artifact, run.env(),
+                    run.secretValues(), InstanceType.of(d.instanceType()), run.database()));
+            // the project's own settings win over its file's
             if (spec != null && project.run().health() != null) spec = spec.withHealth(project.run().health());
+            if (spec != null) {
+                int replicas = ReplicaScaling.replicas(project, config);
+                String problem = config.replicaProblem(replicas);
+                if (problem != null) throw new StartFailedException("Cannot run " + replicas + " instances: " + problem);
+                spec = spec.withReplicas(replicas);
+            }
             if (spec != null) procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
             Target target = start(d, artifact, spec, log);
@@ -217,10 +223,10 @@ public final class DeploymentRunner implements JobRunner {
         var before = switchedFrom != null ? switchedFrom : serving.routes().production(project.name());
         String previousOwner = project.productionDeploymentId() == null ? null : p.switches().instanceOwner(project.productionDeploymentId());
         Target production = target;
-        if (target instanceof Target.Upstream) {
+        if (!(target instanceof Target.StaticSite)) {
             String owner = serving.runtime().get(d.id()).isPresent() || d.rollbackOf() == null ? d.id() : p.switches().instanceOwner(d.rollbackOf());
             production = serving.runtime().productionAddresses().map(a -> a.switchProduction(project.id(), owner))
-                    .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
+                    .<Target>map(i -> Target.app(i.host(), i.ports())).orElse(target);
         }
         serving.routes().setProduction(project.name(), production);
         try {
@@ -321,7 +327,7 @@ public final class DeploymentRunner implements JobRunner {
             if (warm.isPresent()) {
                 serving.retiring().reinstate(owner);
                 log.log(Level.INFO, "Switching to the still-running app of " + owner + " (" + where(warm.get()) + ")");
-                return new Target.Upstream(warm.get().host(), warm.get().port());
+                return Target.app(warm.get().host(), warm.get().ports());
             }
         }
         Instance instance;
@@ -331,7 +337,7 @@ public final class DeploymentRunner implements JobRunner {
             throw new IllegalStateException("health check failed: " + e.getMessage(), e);
         }
         log.log(Level.INFO, "App is healthy on its port (" + where(instance) + ")");
-        return new Target.Upstream(instance.host(), instance.port());
+        return Target.app(instance.host(), instance.ports());
     }
 
     private static String where(Instance i) {

@@ -34,9 +34,9 @@ public final class RouteRestorer {
         for (Project project : projects.withProduction()) {
             deployments.find(project.productionDeploymentId()).ifPresent(d -> target(d).ifPresent(t -> {
                 // the runtime's production address when it has one (a Kubernetes Service that follows promotions)
-                routes.setProduction(project.name(), t instanceof Target.Upstream
+                routes.setProduction(project.name(), !(t instanceof Target.StaticSite)
                         ? runtime.productionAddresses().flatMap(a -> a.production(project.id()))
-                                .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(t)
+                                .<Target>map(i -> Target.app(i.host(), i.ports())).orElse(t)
                         : t);
                 routes.setDeployment(project.name(), d.shortId(), t);
                 if (project.servedDomain() != null) routes.setDomain(project.servedDomain(), project.name());
@@ -65,6 +65,6 @@ public final class RouteRestorer {
         var artifact = artifacts.find(d.artifactId());
         if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
         return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
-                .map(i -> new Target.Upstream(i.host(), i.port()));
+                .map(i -> Target.app(i.host(), i.ports()));
     }
 }

@@ -87,8 +87,8 @@ public final class WarmSwitches {
      */
     private Target production(Project project, Instance instance) {
         return serving.runtime().productionAddresses().map(a -> a.switchProduction(project.id(), instance.deploymentId()))
-                .<Target>map(i -> new Target.Upstream(i.host(), i.port()))
-                .orElseGet(() -> new Target.Upstream(instance.host(), instance.port()));
+                .<Target>map(i -> Target.app(i.host(), i.ports()))
+                .orElseGet(() -> Target.app(instance.host(), instance.ports()));
     }
 
     /** The deployment whose process serves {@code deploymentId}: itself, or the target it rolled back to. */

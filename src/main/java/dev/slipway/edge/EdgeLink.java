@@ -244,9 +244,11 @@ public final class EdgeLink implements AutoCloseable {
         List<Target> targets = new ArrayList<>(routes.production().values());
         routes.deployments().values().forEach(e -> targets.add(e.getValue()));
         for (Target t : targets) {
-            if (!(t instanceof Target.Upstream u) || !u.loopback()) continue;
-            if (s.serves().test(u.port())) serving.add(u.port());
-            if (s.restarting().test(u.port())) restarting.add(u.port());
+            for (Target.Upstream u : t.upstreams()) {
+                if (!u.loopback()) continue;
+                if (s.serves().test(u.port())) serving.add(u.port());
+                if (s.restarting().test(u.port())) restarting.add(u.port());
+            }
         }
         var message = EdgeMessages.table(new EdgeMessages.Table(routes, serving, restarting));
         String text = message.toString();

@@ -131,6 +131,10 @@ final class EdgeMessages {
         ObjectNode n = Json.MAPPER.createObjectNode();
         switch (t) {
             case Target.Upstream u -> n.put("host", u.host()).put("port", u.port());
+            case Target.Pool pool -> {
+                var members = n.putArray("members");
+                pool.members().forEach(u -> members.addObject().put("host", u.host()).put("port", u.port()));
+            }
             case Target.StaticSite s -> n.put("root", s.root().toString()).put("spa", s.spaFallback());
         }
         return n;
@@ -138,6 +142,11 @@ final class EdgeMessages {
 
     private static Target target(JsonNode n) {
         if (n.has("root")) return new Target.StaticSite(Path.of(n.get("root").asText()), n.path("spa").asBoolean());
+        if (n.has("members")) {
+            List<Target.Upstream> members = new ArrayList<>();
+            n.get("members").forEach(m -> members.add(new Target.Upstream(m.get("host").asText(), m.get("port").asInt())));
+            return new Target.Pool(members);
+        }
         return new Target.Upstream(n.get("host").asText(), n.get("port").asInt());
     }
 

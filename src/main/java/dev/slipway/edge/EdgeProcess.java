@@ -278,11 +278,12 @@ public final class EdgeProcess {
     }
 
     private void add(Target t, ObjectNode p, Map<Integer, Long> sent) {
-        if (!(t instanceof Target.Upstream u)) return;
-        long last = recent.lastMillis(u.port());
-        if (last == 0 || Long.valueOf(last).equals(sent.get(u.port()))) return;
-        sent.put(u.port(), last);
-        p.put(Integer.toString(u.port()), last);
+        for (Target.Upstream u : t.upstreams()) {
+            long last = recent.lastMillis(u.port());
+            if (last == 0 || Long.valueOf(last).equals(sent.get(u.port()))) continue;
+            sent.put(u.port(), last);
+            p.put(Integer.toString(u.port()), last);
+        }
     }
 
     /** An edge whose data dir or socket was removed has nothing left to serve for. */

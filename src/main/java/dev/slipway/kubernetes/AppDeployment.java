@@ -21,13 +21,13 @@ final class AppDeployment {
     }
 
     static Deployment build(String namespace, Map<String, String> labels, String deploymentId, String image,
-                            InstanceType type, Duration stopGrace) {
+                            InstanceType type, Duration stopGrace, int replicas) {
         Quantity memory = new Quantity(type.memoryMb() + "Mi");
         Quantity cpu = new Quantity(type.cpuMillis() + "m");
         return new DeploymentBuilder()
                 .withNewMetadata().withName(Names.deployment(deploymentId)).withNamespace(namespace).withLabels(labels).endMetadata()
                 .withNewSpec()
-                    .withReplicas(1)
+                    .withReplicas(replicas)
                     .withRevisionHistoryLimit(1)
                     .withNewSelector().withMatchLabels(Names.selector(deploymentId)).endSelector()
                     .withNewTemplate()

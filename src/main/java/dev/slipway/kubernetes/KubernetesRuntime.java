@@ -132,7 +132,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
             if (existing != null) {
                 // a retired or dormant deployment: its objects are kept, it is scaled back up
                 log.log(Level.INFO, "Scaling " + ns + "/" + name + " back up from zero");
-                Scaling.scale(client, ns, name, 1);
+                Scaling.scale(client, ns, name, spec.replicas());
             } else {
                 write(spec, log, image, ns, labels);
             }
@@ -178,7 +178,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
             int port = ServicePorts.pick(client, ns, namespaces.perAccount(), Names.deployment(id));
             client.services().resource(AppService.forDeployment(ns, labels, id, port)).create();
         }
-        client.apps().deployments().resource(AppDeployment.build(ns, labels, id, image, spec.instanceType(), options.stopGrace()))
+        client.apps().deployments().resource(AppDeployment.build(ns, labels, id, image, spec.instanceType(), options.stopGrace(), spec.replicas()))
                 .createOr(op -> op.update());
         log.log(Level.INFO, "Starting " + image + " as " + ns + "/" + Names.deployment(id) + " (" + spec.instanceType().label()
                 + ": " + spec.instanceType().memoryMb() + " MB, " + spec.instanceType().cpuMillis() + " mCPU)");
@@ -235,6 +235,16 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
             byPort.put(a.port(), selected);
             return new Instance(selected, projectId, a.host(), a.port(), 0, clock.instant());
         });
+    }
+
+    /** Its Deployment's replicas; the Service balances between the ready pods. */
+    @Override
+    public Optional<Instance> scale(String deploymentId, int replicas, LogSink log) {
+        Optional<String> ns = namespaceOf(deploymentId);
+        if (ns.isEmpty() || get(deploymentId).isEmpty()) return Optional.empty();
+        log.log(Level.INFO, "Scaling " + ns.get() + "/" + Names.deployment(deploymentId) + " to " + replicas + " replicas");
+        Scaling.scale(client, ns.get(), Names.deployment(deploymentId), replicas);
+        return get(deploymentId);
     }
 
     @Override

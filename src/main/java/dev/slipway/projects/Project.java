@@ -54,9 +54,10 @@ public record Project(String id, String accountId, String name, String source, S
      *
      * @param instanceType the type of its next deployments (a label of {@code InstanceType}); null: production's
      * @param health       its health check, over its slipway.toml's; null: the file's, else the default
+     * @param replicas     how many instances of web its deployments run, over its slipway.toml's; null: the file's, else 1
      */
-    public record RunSettings(String instanceType, HealthSpec health) {
-        public static final RunSettings NONE = new RunSettings(null, null);
+    public record RunSettings(String instanceType, HealthSpec health, Integer replicas) {
+        public static final RunSettings NONE = new RunSettings(null, null, null);
     }
 
     /** The project's database as reads show it: {@code db_} id, type, state. */

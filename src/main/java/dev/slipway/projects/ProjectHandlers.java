@@ -14,6 +14,7 @@ import dev.slipway.api.AppUrls;
 import dev.slipway.source.GitNames;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.InstanceTypeField;
+import dev.slipway.runtime.Replicas;
 import io.javalin.http.Context;
 
 import java.util.List;
@@ -26,23 +27,29 @@ public final class ProjectHandlers {
             Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
                     "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
     private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push",
-            "commit_statuses", "root_directory", InstanceTypeField.NAME, HealthCheckInput.FIELD);
+            "commit_statuses", "root_directory", InstanceTypeField.NAME, HealthCheckInput.FIELD, "replicas");
 
     private final ProjectStore projects;
     private final AppUrls urls;
     private final List<String> regions;
     private final ProjectView.Certificates certificates;
+    private final Scaling scaling;
 
     public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions) {
-        this(projects, urls, regions, ProjectView.Certificates.NONE);
+        this(projects, urls, regions, ProjectView.Certificates.NONE, Scaling.NONE);
     }
 
-    /** @param certificates the certificate of a custom domain, as its project shows it */
-    public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions, ProjectView.Certificates certificates) {
+    /**
+     * @param certificates the certificate of a custom domain, as its project shows it
+     * @param scaling      what runs its production as many instances as a changed {@code replicas} says
+     */
+    public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions, ProjectView.Certificates certificates,
+                           Scaling scaling) {
         this.projects = projects;
         this.urls = urls;
         this.regions = regions;
         this.certificates = certificates;
+        this.scaling = scaling;
     }
 
     public void list(Context ctx) {
@@ -91,9 +98,15 @@ public final class ProjectHandlers {
         }
         Optional<HealthSpec> health = body.node().has(HealthCheckInput.FIELD)
                 ? Optional.ofNullable(HealthCheckInput.read(body)) : null;
+        Optional<Integer> replicas = null;
+        if (body.node().has("replicas")) {
+            replicas = Optional.ofNullable(body.integer("replicas", 1, Replicas.MAX));
+            replicas.flatMap(n -> scaling.refusal(p, n)).ifPresent(why -> body.problem("replicas", why));
+        }
         GitInput git = GitInput.read(body, p.source());
         body.check();
-        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType, health), git);
+        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType, health, replicas), git);
+        if (replicas != null) scaling.changed(p.id());
         ctx.json(new Envelope<>(view(projects.find(p.id()).orElseThrow())));
     }
 

@@ -10,6 +10,11 @@ import java.util.Optional;
  * @param rootDirectory the app's folder in its source; empty: the top
  * @param instanceType  the instance type label of its next deployments; empty: production's, else the tier's default
  * @param health        its own health check; empty: its slipway.toml's, else the default
+ * @param replicas      how many instances of web run; empty: its slipway.toml's, else 1
  */
 public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType,
-                           Optional<HealthSpec> health) {}
+                           Optional<HealthSpec> health, Optional<Integer> replicas) {
+    public ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType, Optional<HealthSpec> health) {
+        this(branch, rootDirectory, instanceType, health, null);
+    }
+}

@@ -33,7 +33,8 @@ public final class ProjectStore {
             rs.getString("repo"), rs.getString("branch"), rs.getString("framework"), rs.getString("region"),
             rs.getString("domain"), rs.getString("production_deployment_id"),
             rs.getTimestamp("created_at").toInstant(), List.of(), null, rs.getString("root_directory"), domainCheck(rs),
-            rs.getBoolean("hsts"), rs.getString("dockerfile_path"), new Project.RunSettings(rs.getString("instance_type"), health(rs.getString("health_check"))));
+            rs.getBoolean("hsts"), rs.getString("dockerfile_path"), new Project.RunSettings(rs.getString("instance_type"), health(rs.getString("health_check")),
+            rs.getObject("replicas", Integer.class)));
     /** A project, a row per env var name (or one with a null name), and its newest database. */
     private static final String FIND = """
             SELECT p.*, e.name AS env_name, d.id AS db_id, d.type AS db_type, d.state AS db_state
@@ -131,6 +132,10 @@ public final class ProjectStore {
             if (patch.health() != null) {
                 h.createUpdate("UPDATE projects SET health_check = :c WHERE id = :p")
                         .bind("c", patch.health().map(Json::write).orElse(null)).bind("p", projectId).execute();
+            }
+            if (patch.replicas() != null) {
+                h.createUpdate("UPDATE projects SET replicas = :r WHERE id = :p")
+                        .bind("r", patch.replicas().orElse(null)).bind("p", projectId).execute();
             }
             if (patch.instanceType() != null) {
                 h.createUpdate("UPDATE projects SET instance_type = :t WHERE id = :p")

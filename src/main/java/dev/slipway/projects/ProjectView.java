@@ -20,7 +20,7 @@ public record ProjectView(String id, String name, String source, String repo, St
                           List<String> envVars, Database database, boolean hsts, Certificate certificate,
                           RegistryAuth registryAuth, GitAuth gitCredentials, String gitSshPublicKey, List<String> watchPaths,
                           String deployOnPush, Boolean commitStatuses, GitWebhook gitWebhook, String instanceType,
-                          HealthCheckView healthCheck, Instant createdAt) {
+                          HealthCheckView healthCheck, Integer replicas, Instant createdAt) {
     public static final String RECORD_PREFIX = "_slipway-challenge.";
 
     public static ProjectView of(Project p, AppUrls urls) {
@@ -52,7 +52,7 @@ public record ProjectView(String id, String name, String source, String repo, St
                 ProjectInput.GIT_SOURCES.contains(p.source()) ? git.commitStatuses() : null,
                 git.webhookId() == null ? null
                         : new GitWebhook(urls.api(GitWebhook.PATH + git.webhookId()), git.webhookCreatedAt()),
-                p.run().instanceType(), HealthCheckView.of(p.run().health()), p.createdAt());
+                p.run().instanceType(), HealthCheckView.of(p.run().health()), p.run().replicas(), p.createdAt());
     }
 
     /** Its own health check as reads show it: {@code status} as {@code 200-399}. */

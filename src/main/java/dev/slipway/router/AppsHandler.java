@@ -36,6 +36,7 @@ final class AppsHandler extends Handler.Wrapper {
     private final RecentRequests recent;
     private final UnknownHosts unknown;
     private final StaticSiteHandler staticSites = new StaticSiteHandler();
+    private final Balancer balancer;
 
     /**
      * @param restarting whether the app on a loopback port is between a crash and its restart's health check:
@@ -43,8 +44,9 @@ final class AppsHandler extends Handler.Wrapper {
      * @param upstream   what serves a request for an app's process: websocket upgrades, then the proxy
      */
     AppsHandler(RouteTable routes, IntPredicate restarting, Wakeups wakeups, RecentRequests recent,
-                Handler upstream) {
+                Handler upstream, Balancer balancer) {
         super(upstream);
+        this.balancer = balancer;
         this.routes = routes;
         this.restarting = restarting;
         this.wakeups = wakeups;
@@ -61,7 +63,11 @@ final class AppsHandler extends Handler.Wrapper {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String hostHeader = request.getHeaders().get(HttpHeader.HOST);
         Target target = routes.resolve(hostHeader).orElse(null);
-        boolean stale = target instanceof Target.Upstream u && !wakeups.serving().test(u.port());
+        boolean stale = switch (target) {
+            case Target.Upstream u -> !wakeups.serving().test(u.port());
+            case Target.Pool p -> !balancer.anyServing(p);
+            case null, default -> false;
+        };
         if (target != null && !stale) return serve(target, request, response, callback);
         if (hostHeader == null || hostHeader.isBlank()) {
             ErrorPages.noApp(response, callback, "(no Host header)");
@@ -111,7 +117,17 @@ final class AppsHandler extends Handler.Wrapper {
     }
 
     private boolean serve(Target target, Request request, Response response, Callback callback) throws Exception {
+        if (target instanceof Target.Pool pool) {
+            Target.Upstream member = balancer.pick(pool, 0);
+            // every instance is between a crash and its restart, or failing its health check
+            if (member == null) {
+                ErrorPages.appStarting(response, callback, RouteTable.hostOnly(request.getHeaders().get(HttpHeader.HOST)));
+                return true;
+            }
+            target = member;
+        }
         switch (target) {
+            case Target.Pool p -> throw new AssertionError("a pool's member was chosen above");
             case Target.Upstream u -> {
                 if (restarting.test(u.port())) {
                     // whatever may have bound the crashed app's port meanwhile is not the app

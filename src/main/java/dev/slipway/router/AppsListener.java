@@ -132,7 +132,8 @@ public final class AppsListener implements AutoCloseable {
             container.addMapping("/*", new WebSocketTunnel(sockets, restarting, recent, forwarded));
         });
         upgrades.setHandler(proxy);
-        Handler handler = edge.wrap(new AppsHandler(routes, restarting, wakeups, recent, upgrades));
+        Balancer balancer = new Balancer(wakeups.serving(), restarting);
+        Handler handler = edge.wrap(new AppsHandler(routes, restarting, wakeups, recent, upgrades, balancer));
         long minRate = gate.limits().bodyMinRate();
         server.setHandler(minRate > 0 ? new MinimumDataRateHandler(handler, minRate, 0) : handler);
         int own = server.getConnectors().length;
@@ -158,7 +159,7 @@ public final class AppsListener implements AutoCloseable {
         if (!relay) return new AppsListener(server, port.port(), null, recent);
         try {
             Relay r = new Relay(port.channel(), new InetSocketAddress(INTERNAL_HOST, connector.getLocalPort()), routes,
-                    restarting, wakeups, recent, edge, viaHost, gate);
+                    restarting, wakeups, recent, edge, viaHost, gate, balancer);
             return new AppsListener(server, port.port(), r, recent);
         } catch (IOException | RuntimeException e) {
             port.close();

@@ -45,6 +45,8 @@ final class Relay implements AutoCloseable {
     /** Where and how a request is relayed: one per connection, set anew for each request. */
     static final class Route {
         Target.Upstream target;
+        /** The pool {@link #target} was chosen from, or null: a single instance. */
+        Target.Pool pool;
         boolean chunked;
         /** The body's length, -1 when there is none or it is chunked. */
         long length;
@@ -99,11 +101,13 @@ final class Relay implements AutoCloseable {
     private final Edge edge;
     private final byte[] via;
     private final ClientGate gate;
+    private final Balancer balancer;
     private final RelayLoop[] loops;
     private final Thread[] threads;
 
     Relay(ServerSocketChannel server, InetSocketAddress jetty, RouteTable routes, IntPredicate restarting,
-          Wakeups wakeups, RecentRequests recent, Edge edge, String viaHost, ClientGate gate) throws IOException {
+          Wakeups wakeups, RecentRequests recent, Edge edge, String viaHost, ClientGate gate, Balancer balancer) throws IOException {
+        this.balancer = balancer;
         this.server = server;
         this.jetty = jetty;
         this.routes = routes;
@@ -136,6 +140,10 @@ final class Relay implements AutoCloseable {
         return gate;
     }
 
+    Balancer balancer() {
+        return balancer;
+    }
+
     /**
      * Sets where a request is relayed to; false when Jetty answers it. The body's framing is checked whoever
      * answers: a request that could be read two ways is refused here.
@@ -153,7 +161,18 @@ final class Relay implements AutoCloseable {
         if (!plainTarget(head)) return false;
         remember(head, memo);
         if (edge != Edge.NONE && edge.takesPlain(memo.host, head.string(head.secondStart, head.secondEnd))) return false;
-        if (!(routes.target(memo.name) instanceof Target.Upstream u)) return false;
+        Target t = routes.target(memo.name);
+        Target.Upstream u;
+        Target.Pool pool = null;
+        if (t instanceof Target.Upstream one) {
+            u = one;
+        } else if (t instanceof Target.Pool p) {
+            pool = p;
+            u = balancer.pick(p, 0);
+            if (u == null) return false; // none serves now: Jetty's path wakes it or says why
+        } else {
+            return false;
+        }
         // another runtime's address (a cluster Service) takes Jetty's path: one connection per request there,
         // so that a production switch is not outlived by a pooled connection to the old pods (UpstreamProxy)
         if (!u.loopback()) return false;
@@ -163,6 +182,7 @@ final class Relay implements AutoCloseable {
             if (!head.is(head.valueStart[f], head.valueEnd[f], CHUNKED)) return false; // other codings: as Jetty does
         }
         route.target = u;
+        route.pool = pool;
         route.chunked = te == 1;
         route.length = length;
         route.close = head.connectionHas(CLOSE);

@@ -84,6 +84,11 @@ final class RelayClient implements RelayLoop.Io {
     private boolean inIntact;
     private long requestBodyLength;
     private Target.Upstream target;
+    /** The pool {@link #target} is a member of, or null; and the members this request failed on (by {@link Balancer#bit}). */
+    private Target.Pool pool;
+    private int failedOn;
+    /** The pool member this exchange is counted under by the balancer, or 0. */
+    private int countedPort;
     /** The rewritten request head, kept for a retry. */
     private ByteBuffer requestHeadOut;
     private boolean upstreamSentAny;
@@ -197,6 +202,9 @@ final class RelayClient implements RelayLoop.Io {
         requestOut = loop.relay.rewriteRequest(head, peer, requestWriter);
         requestHeadOut = requestOut;
         target = route.target;
+        pool = route.pool;
+        failedOn = 0;
+        count();
         requestPass = 0;
         requestDone = false;
         responseOut = null;
@@ -232,8 +240,23 @@ final class RelayClient implements RelayLoop.Io {
         }
     }
 
-    /** Nothing reached the app: Jetty answers as it always did (502, or 503 while the app restarts). */
+    /**
+     * Nothing reached the app: another instance of its pool takes the request when one can (nothing of it was sent, or it
+     * may be sent again); otherwise Jetty answers as it always did (502, or 503 while the app restarts).
+     */
     private void connectFailed() throws IOException {
+        if (up != null) {
+            up.discard();
+            up = null;
+        }
+        if (!headConsumed || (inIntact && replayable)) {
+            Target.Upstream other = otherMember();
+            if (other != null) {
+                resend(other);
+                return;
+            }
+        }
+        uncount();
         if (!headConsumed) {
             toJetty();
         } else if (inIntact) { // a retry: the request is still in the buffer, whole
@@ -266,21 +289,59 @@ final class RelayClient implements RelayLoop.Io {
      * fresh connection, as nginx's {@code proxy_next_upstream error} does. Returns false when it cannot be.
      */
     private boolean retry(RelayUpstream failed) throws IOException {
-        if (!reused || retried || upstreamSentAny || responseStarted || responseHead || !replayable) return false;
+        if (upstreamSentAny || responseStarted || responseHead || !replayable) return false;
         if (requestBodyLength > 0 && !inIntact) return false;
-        retried = true;
+        Target.Upstream to;
+        if (reused && !retried) {
+            retried = true;
+            to = target;
+        } else {
+            // the instance died under the request (a replica killed, crashed): another one answers it
+            to = otherMember();
+            if (to == null) return false;
+        }
         reused = false;
         if (failed != null) failed.discard();
         up = null;
-        if (inIntact) in.position(requestStart + headLength);
+        resend(to);
+        return true;
+    }
+
+    /** Sends the request again, whole, to {@code to}. */
+    private void resend(Target.Upstream to) throws IOException {
+        if (headConsumed && inIntact) in.position(requestStart + headLength);
         requestOut = requestHeadOut;
         requestOut.position(0);
         requestPass = 0;
         requestDone = false;
-        requestBody = requestFraming.toLength(requestBodyLength);
+        requestBody = requestFraming.toLength(Math.max(requestBodyLength, 0));
         upstreamEof = false;
-        connect(target);
-        return true;
+        target = to;
+        count();
+        connect(to);
+    }
+
+    /** Another member of the pool to try, the one that failed set aside; null when there is none. */
+    private Target.Upstream otherMember() {
+        if (pool == null) return null;
+        failedOn |= Balancer.bit(pool, target);
+        Target.Upstream next = loop.relay.balancer().pick(pool, failedOn);
+        if (next != null) loop.relay.recent().record(next.port());
+        return next;
+    }
+
+    /** Counts this exchange under its target when that is a pool's member. */
+    private void count() {
+        uncount();
+        if (pool == null) return;
+        countedPort = target.port();
+        loop.relay.balancer().begin(countedPort);
+    }
+
+    private void uncount() {
+        if (countedPort == 0) return;
+        loop.relay.balancer().end(countedPort);
+        countedPort = 0;
     }
 
     /** Client → app: the rewritten head, then the body's bytes as far as they belong to this request. */
@@ -399,6 +460,7 @@ final class RelayClient implements RelayLoop.Io {
 
     /** The response was written in full. */
     private void finish() throws IOException {
+        uncount();
         RelayUpstream u = up;
         up = null;
         if (upstreamReusable && requestDone && !upstreamEof && !u.in.hasRemaining()) loop.release(u);
@@ -461,6 +523,7 @@ final class RelayClient implements RelayLoop.Io {
 
     /** Hands the connection, and every byte read on it so far, to Jetty. */
     private void toJetty() throws IOException {
+        uncount();
         handedOff = true;
         if (up != null) {
             up.discard();
@@ -521,6 +584,7 @@ final class RelayClient implements RelayLoop.Io {
      * can make the client lose the answer it had not read yet.
      */
     private void linger() {
+        uncount();
         if (up != null) {
             up.discard();
             up = null;
@@ -587,6 +651,7 @@ final class RelayClient implements RelayLoop.Io {
     public void close() {
         if (handedOff || (phase == Phase.CLOSED && !channel.isOpen())) return;
         phase = Phase.CLOSED;
+        uncount();
         loop.relay.gate().close(gateKey);
         if (up != null) {
             RelayUpstream u = up;

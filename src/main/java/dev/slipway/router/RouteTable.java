@@ -179,18 +179,29 @@ public final class RouteTable {
     }
 
     /**
+     * Points every route that reaches {@code from} (an app's instances as they were) at {@code to} (as they are now, after
+     * a scale), each with one atomic write; a route switched elsewhere meanwhile is left alone.
+     */
+    public void replaceTarget(Target from, Target to) {
+        if (from.equals(to)) return;
+        production.replaceAll((k, t) -> t.equals(from) ? to : t);
+        deployments.replaceAll((k, d) -> d.target().equals(from) ? new DeploymentRoute(d.project(), to) : d);
+        learned.incrementAndGet();
+        changed();
+    }
+
+    /**
      * Forgets every route to the app process on {@code port} (it was stopped): its addresses are woken
      * again on their next request instead of reaching whatever listens on that port later.
      */
     public void forgetUpstream(int port) {
         // by port alone: a runtime's upstreams have distinct ports, on loopback or (Kubernetes Services) not
-        production.values().removeIf(t -> onPort(t, port));
-        deployments.values().removeIf(d -> onPort(d.target(), port));
+        production.values().removeIf(t -> t instanceof Target.Upstream u && u.port() == port);
+        deployments.values().removeIf(d -> d.target() instanceof Target.Upstream u && u.port() == port);
+        // a replica stopped: the others serve on
+        production.replaceAll((k, t) -> t instanceof Target.Pool p ? p.without(port) : t);
+        deployments.replaceAll((k, d) -> d.target() instanceof Target.Pool p ? new DeploymentRoute(d.project(), p.without(port)) : d);
         changed();
-    }
-
-    private static boolean onPort(Target t, int port) {
-        return t instanceof Target.Upstream u && u.port() == port;
     }
 
     /**

@@ -1,9 +1,34 @@
 package dev.slipway.router;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /** Where the apps listener sends a request. */
-public sealed interface Target permits Target.Upstream, Target.StaticSite {
+public sealed interface Target permits Target.Upstream, Target.Pool, Target.StaticSite {
+
+    /** An app's instances on {@code host}: one {@link Upstream}, or a {@link Pool} of its replicas. */
+    static Target app(String host, List<Integer> ports) {
+        if (ports.size() == 1) return new Upstream(host, ports.getFirst());
+        return new Pool(ports.stream().map(p -> new Upstream(host, p)).toList());
+    }
+
+    /** The app instances this target reaches: none for a static site. */
+    default List<Upstream> upstreams() {
+        return switch (this) {
+            case Upstream u -> List.of(u);
+            case Pool p -> p.members();
+            case StaticSite s -> List.of();
+        };
+    }
+
+    /** The upstream serving on {@code port}, or null. */
+    default Upstream member(int port) {
+        return switch (this) {
+            case Upstream u -> u.port() == port ? u : null;
+            case Pool p -> p.members().stream().filter(u -> u.port() == port).findFirst().orElse(null);
+            case StaticSite s -> null;
+        };
+    }
 
     /**
      * An app listening on {@code host:port}: a local process on loopback, or (another runtime) an address
@@ -24,6 +49,25 @@ public sealed interface Target permits Target.Upstream, Target.StaticSite {
 
         public boolean loopback() {
             return LOOPBACK.equals(host);
+        }
+    }
+
+    /**
+     * Several instances (replicas) of one app: each request goes to one that serves, the one with the fewest requests
+     * under way, and an idempotent request whose instance dies before answering is sent to another.
+     */
+    record Pool(List<Upstream> members) implements Target {
+        public Pool {
+            if (members.size() < 2) throw new IllegalArgumentException("a pool has two members or more");
+            members = List.copyOf(members);
+        }
+
+        /** The pool without the member on {@code port}: one upstream when one is left, null when none. */
+        public Target without(int port) {
+            List<Upstream> left = members.stream().filter(u -> u.port() != port).toList();
+            if (left.size() == members.size()) return this;
+            if (left.isEmpty()) return null;
+            return left.size() == 1 ? left.getFirst() : new Pool(left);
         }
     }
 

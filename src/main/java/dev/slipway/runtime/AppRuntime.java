@@ -23,6 +23,12 @@ public interface AppRuntime extends AutoCloseable {
 
     Optional<Instance> get(String deploymentId);
 
+    /**
+     * Runs the deployment's web process as {@code replicas} instances without a rebuild: the new ones are healthy before
+     * this returns. Empty when the deployment does not run here.
+     */
+    Optional<Instance> scale(String deploymentId, int replicas, LogSink log);
+
     /** As {@link #get}, but empty once a stop of the instance has begun: what may still serve requests. */
     Optional<Instance> active(String deploymentId);
 

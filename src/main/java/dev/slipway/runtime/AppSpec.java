@@ -18,11 +18,15 @@ import java.util.Set;
  *                     to a database are built from (never {@code env}, whose variables its account sets)
  * @param volumes      the project's volumes, mounted in each of its processes
  * @param health       how its health is checked ({@link HealthSpec#DEFAULT} when null)
+ * @param replicas     how many instances of its web process run, each in a cell of its own ({@link Replicas})
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
                       Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes,
-                      HealthSpec health) {
+                      HealthSpec health, int replicas) {
     public AppSpec {
+        if (replicas < 1 || replicas > Replicas.MAX) {
+            throw new IllegalArgumentException("replicas must be 1 to " + Replicas.MAX + ": " + replicas);
+        }
         if (health == null) health = HealthSpec.DEFAULT;
         volumes = volumes == null ? List.of() : List.copyOf(volumes);
         Objects.requireNonNull(instanceType, "instanceType");
@@ -40,18 +44,35 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
     }
 
     public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
+                   Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes,
+                   HealthSpec health) {
+        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, 1);
+    }
+
+    public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
                    Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database) {
         this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, List.of(), null);
     }
 
     /** The same app with these volumes. */
     public AppSpec withVolumes(List<Volume> v) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v, health);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v, health, replicas);
     }
 
     /** The same app checked this way. */
     public AppSpec withHealth(HealthSpec h) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, h);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, h, replicas);
+    }
+
+    /** The same app run as {@code n} instances. */
+    public AppSpec withReplicas(int n) {
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, n);
+    }
+
+    /** Replica {@code index}'s own spec: keyed {@link Replicas#key}, one instance. */
+    public AppSpec replica(int index) {
+        return new AppSpec(Replicas.key(deploymentId, index), projectId, artifact, env, secretValues, instanceType, database,
+                volumes, health, 1);
     }
 
     /** An app without a database of the platform's. */

@@ -32,6 +32,7 @@ import dev.slipway.source.GitFetcher;
 import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.teardown.DeletedElsewhere;
+import dev.slipway.deployments.ReplicaScaling;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
@@ -48,7 +49,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
                  Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
-                 CronScheduler cron) {
+                 CronScheduler cron, ReplicaScaling replicas) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -98,9 +99,12 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                 stores.nodeId(), cron::stop));
         DeletedElsewhere deletedElsewhere = new DeletedElsewhere(teardowns, engine.routes(), engine.runtime());
         stores.projectCache().follow(deletedElsewhere);
+        ReplicaScaling replicas = new ReplicaScaling(stores.projects(), stores.deployments(), stores.artifacts(), stores.logs(),
+                engine.runtime(), engine.routes());
+        stores.projectCache().follow(replicas);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
-                deletedElsewhere, cronRuns, cron);
+                deletedElsewhere, cronRuns, cron, replicas);
     }
 
     Map<String, JobRunner> runners() {

@@ -233,6 +233,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.domains().close();
         pipelines.domainRoutes().close();
         pipelines.deletedElsewhere().close();
+        pipelines.replicas().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));

@@ -9,6 +9,7 @@ import dev.slipway.deployments.DeploymentService;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.deployments.RunEnvironment;
+import dev.slipway.deployments.ReplicaScaling;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.logs.LogStore;
@@ -198,9 +199,12 @@ public final class DormantApps implements Waker {
         long started = System.nanoTime();
         Instance instance;
         try {
-            AppSpec spec = RepoConfig.ofJson(records.artifacts().config(artifact.get().id()))
-                    .apply(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
-                            InstanceType.of(d.instanceType()), run.database()));
+            RepoConfig config = RepoConfig.ofJson(records.artifacts().config(artifact.get().id()));
+            AppSpec spec = config.apply(new AppSpec(d.id(), project.id(), artifact.get(), run.env(), run.secretValues(),
+                    InstanceType.of(d.instanceType()), run.database()));
+            int replicas = ReplicaScaling.replicas(project, config);
+            // a count its volumes refuse (changed in the file since) runs as one
+            if (config.replicaProblem(replicas) == null) spec = spec.withReplicas(replicas);
             instance = serving.runtime().start(project.run().health() == null ? spec : spec.withHealth(project.run().health()), log);
         } catch (StartFailedException e) {
             Duration backoff = failed(d.id());
@@ -249,10 +253,10 @@ public final class DormantApps implements Waker {
      * not move it back), else to the instance.
      */
     private Wake route(Project project, Deployment d, Instance instance) {
-        Target target = new Target.Upstream(instance.host(), instance.port());
+        Target target = Target.app(instance.host(), instance.ports());
         if (!d.id().equals(project.productionDeploymentId())) return route(project, d, target, target);
         Target production = serving.runtime().productionAddresses().flatMap(a -> a.production(project.id()))
-                .<Target>map(i -> new Target.Upstream(i.host(), i.port())).orElse(target);
+                .<Target>map(i -> Target.app(i.host(), i.ports())).orElse(target);
         return route(project, d, target, production);
     }
 

@@ -182,7 +182,7 @@ class SlipwayTomlTest {
                 WebClient web = new WebClient(server.baseUrl());
                 assertThat(web.signIn(email, "a long enough password 42").statusCode()).isEqualTo(303);
                 String page = web.get("/dashboard/projects/" + project).body();
-                assertThat(page).contains("<h2>slipway.toml</h2>").contains("<code>GET /healthz</code> answers 200-399")
+                assertThat(page).contains("<h2>slipway.toml</h2>").contains("<dt>Instances of web</dt><dd>1</dd>").contains("<code>GET /healthz</code> answers 200-399")
                         .contains("<code>data</code> at <code>/data</code> (16 MB)").contains("<code>tick</code> <code>* * * * *</code> UTC")
                         .contains("Latest cron runs").contains("data-cron-status=\"succeeded\"");
 

@@ -100,4 +100,28 @@ class RouteTableTest {
         assertThat(other.resolve("shop.apps.example.com")).contains(prod);
         assertThat(other.resolve("shop.localhost")).isEmpty();
     }
+
+    @Test
+    void aPoolOfReplicasLosesAStoppedMemberAndIsScaledInOneWrite() {
+        Target pool = Target.app(Target.Upstream.LOOPBACK, java.util.List.of(4101, 4102, 4103));
+        assertThat(pool).isInstanceOf(Target.Pool.class);
+        assertThat(pool.upstreams()).extracting(Target.Upstream::port).containsExactly(4101, 4102, 4103);
+        routes.setProduction("shop", pool);
+        routes.setDeployment("shop", "a1b2c3d4", pool);
+        routes.setProduction("other", prod);
+
+        routes.forgetUpstream(4102); // a replica stopped: the others serve on
+        Target two = Target.app(Target.Upstream.LOOPBACK, java.util.List.of(4101, 4103));
+        assertThat(routes.resolve("shop.localhost")).contains(two);
+        assertThat(routes.resolve("shop-a1b2c3d4.localhost")).contains(two);
+        routes.forgetUpstream(4103);
+        assertThat(routes.resolve("shop.localhost")).contains(new Target.Upstream(4101));
+
+        routes.replaceTarget(new Target.Upstream(4101), two); // scaled up again
+        assertThat(routes.resolve("shop.localhost")).contains(two);
+        assertThat(routes.resolve("shop-a1b2c3d4.localhost")).contains(two);
+        assertThat(routes.resolve("other.localhost")).as("another app's route is not touched").contains(prod);
+        routes.replaceTarget(new Target.Upstream(4999), prod); // a route switched elsewhere meanwhile stays
+        assertThat(routes.resolve("shop.localhost")).contains(two);
+    }
 }

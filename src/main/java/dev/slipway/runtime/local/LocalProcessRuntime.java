@@ -13,6 +13,7 @@ import dev.slipway.runtime.Instance;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.ProductionAddresses;
 import dev.slipway.runtime.RecoveryReport;
+import dev.slipway.runtime.Replicas;
 import dev.slipway.runtime.ReleaseCommands;
 import dev.slipway.runtime.RetirementSchedule;
 import dev.slipway.runtime.RuntimeSettings;
@@ -122,9 +123,58 @@ public final class LocalProcessRuntime implements AppRuntime {
         // one start per deployment at a time; different deployments start in parallel
         synchronized (startLocks.computeIfAbsent(spec.deploymentId(), k -> new Object())) {
             Supervisor existing = running.get(spec.deploymentId());
-            if (existing != null) return existing.instance();
-            return startNew(spec, log);
+            if (existing != null) return withReplicas(existing.instance());
+            Instance first = startNew(spec, log);
+            try {
+                startReplicas(spec, 1, spec.replicas(), log);
+            } catch (StartFailedException e) {
+                stopLocked(spec.deploymentId());
+                throw e;
+            }
+            return withReplicas(first);
         }
+    }
+
+    /**
+     * Runs the deployment's web process as {@code replicas} instances: the missing ones start (each healthy before
+     * this returns), the extra ones stop, the highest first. Empty when the deployment does not run here.
+     */
+    @Override
+    public Optional<Instance> scale(String deploymentId, int replicas, LogSink log) {
+        if (replicas < 1 || replicas > Replicas.MAX) throw new IllegalArgumentException("replicas must be 1 to " + Replicas.MAX);
+        synchronized (startLocks.computeIfAbsent(deploymentId, k -> new Object())) {
+            Supervisor first = running.get(deploymentId);
+            if (first == null || first.stopping()) return Optional.empty();
+            int now = 1;
+            while (now < Replicas.MAX && running.containsKey(Replicas.key(deploymentId, now))) now++;
+            if (replicas > now) {
+                log.log(Level.INFO, "Scaling web from " + now + " to " + replicas + " instances");
+                startReplicas(first.spec(), now, replicas, log);
+            } else if (replicas < now) {
+                log.log(Level.INFO, "Scaling web from " + now + " to " + replicas + " instances");
+                for (int i = Replicas.MAX - 1; i >= replicas; i--) stopOne(Replicas.key(deploymentId, i));
+            }
+            return Optional.of(withReplicas(first.instance()));
+        }
+    }
+
+    /** Starts replicas {@code from} to {@code to - 1} of the app, one after another, each healthy before the next. */
+    private void startReplicas(AppSpec spec, int from, int to, LogSink log) {
+        for (int i = from; i < to; i++) {
+            if (running.containsKey(Replicas.key(spec.deploymentId(), i))) continue;
+            log.log(Level.INFO, "Starting instance " + (i + 1) + " of " + to + " of web");
+            startNew(spec.replica(i), log);
+        }
+    }
+
+    /** The instance with every port its replicas serve on now, its own first. */
+    private Instance withReplicas(Instance first) {
+        List<Integer> ports = new ArrayList<>(List.of(first.port()));
+        for (int i = 1; i < Replicas.MAX; i++) {
+            Supervisor r = running.get(Replicas.key(first.deploymentId(), i));
+            if (r != null && !r.stopping()) ports.add(r.port());
+        }
+        return ports.size() == 1 ? first : first.withPorts(ports);
     }
 
     private Instance startNew(AppSpec spec, LogSink log) {
@@ -145,7 +195,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         }
         if (outcome instanceof HealthCheck.Outcome.Healthy) {
             s.supervise();
-            startWorkers(spec, s.output());
+            if (Replicas.indexOf(spec.deploymentId()) == 0) startWorkers(spec, s.output());
             return s.instance();
         }
         String message = switch (outcome) {
@@ -226,12 +276,12 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     @Override
     public Optional<Instance> get(String deploymentId) {
-        return Optional.ofNullable(running.get(deploymentId)).map(Supervisor::instance);
+        return Optional.ofNullable(running.get(deploymentId)).map(s -> withReplicas(s.instance()));
     }
 
     @Override
     public Optional<Instance> active(String deploymentId) {
-        return Optional.ofNullable(running.get(deploymentId)).filter(s -> !s.stopping()).map(Supervisor::instance);
+        return Optional.ofNullable(running.get(deploymentId)).filter(s -> !s.stopping()).map(s -> withReplicas(s.instance()));
     }
 
     /**
@@ -241,22 +291,39 @@ public final class LocalProcessRuntime implements AppRuntime {
      */
     @Override
     public void stop(String deploymentId) {
-        synchronized (startLocks.computeIfAbsent(deploymentId, k -> new Object())) {
-            store.markStopped(deploymentId);
-            Supervisor s = running.get(deploymentId);
-            if (s != null) {
-                s.stop(options.stopGrace());
-                untrack(s);
-            }
-            stopWorkers(deploymentId);
-            store.delete(deploymentId);
+        String id = Replicas.deploymentOf(deploymentId);
+        synchronized (startLocks.computeIfAbsent(id, k -> new Object())) {
+            stopLocked(id);
         }
     }
 
+    /** Stops the deployment's instances, its replicas first (they are not served once their stop begins). */
+    private void stopLocked(String deploymentId) {
+        try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 1; i < Replicas.MAX; i++) {
+                String key = Replicas.key(deploymentId, i);
+                if (running.containsKey(key)) stops.submit(() -> stopOne(key));
+            }
+        }
+        stopOne(deploymentId);
+        stopWorkers(deploymentId);
+    }
+
+    private void stopOne(String key) {
+        store.markStopped(key);
+        Supervisor s = running.get(key);
+        if (s != null) {
+            s.stop(options.stopGrace());
+            untrack(s);
+        }
+        store.delete(key);
+    }
+
+    /** Each deployment once, with its replicas' ports. */
     @Override
     public List<Instance> list() {
-        return running.values().stream().map(Supervisor::instance)
-                .sorted(Comparator.comparing(Instance::deploymentId)).toList();
+        return running.values().stream().filter(s -> Replicas.indexOf(s.spec().deploymentId()) == 0)
+                .map(s -> withReplicas(s.instance())).sorted(Comparator.comparing(Instance::deploymentId)).toList();
     }
 
     @Override
@@ -305,8 +372,10 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     @Override
     public void redirectOutput(String deploymentId, LogSink to) {
-        Supervisor s = running.get(deploymentId);
-        if (s != null) s.output().to(to);
+        for (int i = 0; i < Replicas.MAX; i++) {
+            Supervisor s = running.get(Replicas.key(deploymentId, i));
+            if (s != null) s.output().to(to);
+        }
     }
 
     @Override
@@ -319,6 +388,13 @@ public final class LocalProcessRuntime implements AppRuntime {
         Supervisor web = running.get(deploymentId);
         if (web == null) return List.of();
         List<ProcessState> out = new ArrayList<>(List.of(web.state()));
+        for (int i = 1; i < Replicas.MAX; i++) {
+            Supervisor r = running.get(Replicas.key(deploymentId, i));
+            if (r != null) {
+                ProcessState st = r.state();
+                out.add(new ProcessState(st.type() + "." + (i + 1), st.state(), st.restarts()));
+            }
+        }
         workers.getOrDefault(deploymentId, List.of()).forEach(w -> out.add(w.state()));
         return List.copyOf(out);
     }
@@ -356,7 +432,7 @@ public final class LocalProcessRuntime implements AppRuntime {
         Map<Long, List<Long>> processGroups = ProcessGroups.byGroup();
         for (StoredInstance row : toRun) {
             if (!Adoption.stillRuns(row, store.nodeId(), processGroups)) continue;
-            Adoptee a = adoptee(row, logs.apply(row.deploymentId()), processGroups);
+            Adoptee a = adoptee(row, logs.apply(Replicas.deploymentOf(row.deploymentId())), processGroups);
             live.put(row.deploymentId(), a);
             cells.add(row.deploymentId());
             groups.add(row.pgid());
@@ -376,7 +452,7 @@ public final class LocalProcessRuntime implements AppRuntime {
             for (StoredInstance row : toRun) {
                 done.add(starts.submit(() -> {
                     Adoptee a = live.get(row.deploymentId());
-                    LogSink log = a != null ? a.log() : logs.apply(row.deploymentId());
+                    LogSink log = a != null ? a.log() : logs.apply(Replicas.deploymentOf(row.deploymentId()));
                     if (a != null && adopt(a)) {
                         adopted.incrementAndGet();
                         healthy.add(get(row.deploymentId()).orElseThrow());
@@ -410,7 +486,7 @@ public final class LocalProcessRuntime implements AppRuntime {
 
     private Adoptee adoptee(StoredInstance row, LogSink log, Map<Long, List<Long>> processGroups) {
         Supervisor s = new Supervisor(row.spec(), new OutputLog(log), row.port(), ctx);
-        List<WorkerProcess> ws = plannedWorkers(row.spec(), s.output());
+        List<WorkerProcess> ws = Replicas.indexOf(row.deploymentId()) == 0 ? plannedWorkers(row.spec(), s.output()) : List.of();
         Map<WorkerProcess, Long> pids = new java.util.HashMap<>();
         for (WorkerProcess w : ws) {
             WorkerPids.stillRunning(w.pidFile(), row.deploymentId(), store.nodeId(), processGroups).ifPresent(pid -> pids.put(w, pid));
@@ -516,11 +592,11 @@ public final class LocalProcessRuntime implements AppRuntime {
         } catch (IOException | RuntimeException e) {
             log.log(Level.ERROR, "Could not run " + row.spec().artifact().startCommand().getFirst() + ": " + e.getMessage());
             s.supervise(); // retried with backoff
-            startWorkers(row.spec(), s.output());
+            if (Replicas.indexOf(row.deploymentId()) == 0) startWorkers(row.spec(), s.output());
             return false;
         }
         s.supervise(); // from here a crash restarts it, whatever the first health check said
-        startWorkers(row.spec(), s.output());
+        if (Replicas.indexOf(row.deploymentId()) == 0) startWorkers(row.spec(), s.output());
         return outcome instanceof HealthCheck.Outcome.Healthy;
     }
 
