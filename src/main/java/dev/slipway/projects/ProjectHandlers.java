@@ -27,24 +27,27 @@ public final class ProjectHandlers {
             Set.of("name", "source", "repo", "image", "registry_auth", "dockerfile_path", "branch", "framework", "region", "domain",
                     "env_vars", "root_directory", "hsts", "git_credentials", "watch_paths", "deploy_on_push", "commit_statuses");
     private static final Set<String> UPDATE_FIELDS = Set.of("branch", "git_credentials", "watch_paths", "deploy_on_push",
-            "commit_statuses", "root_directory", InstanceTypeField.NAME, HealthCheckInput.FIELD, "replicas");
+            "commit_statuses", "root_directory", InstanceTypeField.NAME, HealthCheckInput.FIELD, "replicas", "name");
 
     private final ProjectStore projects;
     private final AppUrls urls;
     private final List<String> regions;
     private final ProjectView.Certificates certificates;
     private final Scaling scaling;
+    private final Renames renames;
 
     public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions) {
-        this(projects, urls, regions, ProjectView.Certificates.NONE, Scaling.NONE);
+        this(projects, urls, regions, ProjectView.Certificates.NONE, Scaling.NONE, Renames.NONE);
     }
 
     /**
      * @param certificates the certificate of a custom domain, as its project shows it
      * @param scaling      what runs its production as many instances as a changed {@code replicas} says
+     * @param renames      what moves its addresses to a changed {@code name}
      */
     public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions, ProjectView.Certificates certificates,
-                           Scaling scaling) {
+                           Scaling scaling, Renames renames) {
+        this.renames = renames;
         this.projects = projects;
         this.urls = urls;
         this.regions = regions;
@@ -98,6 +101,13 @@ public final class ProjectHandlers {
         }
         Optional<HealthSpec> health = body.node().has(HealthCheckInput.FIELD)
                 ? Optional.ofNullable(HealthCheckInput.read(body)) : null;
+        String name = null;
+        if (body.node().has("name")) {
+            name = ProjectInput.name(body);
+            if (name == null) body.problem("name", "is required (it cannot be cleared)");
+            else if (name.equals(p.name())) name = null;
+            else projects.nameProblem(name).ifPresent(problem -> body.problem("name", problem));
+        }
         Optional<Integer> replicas = null;
         if (body.node().has("replicas")) {
             replicas = Optional.ofNullable(body.integer("replicas", 1, Replicas.MAX));
@@ -105,7 +115,8 @@ public final class ProjectHandlers {
         }
         GitInput git = GitInput.read(body, p.source());
         body.check();
-        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType, health, replicas), git);
+        projects.update(p.id(), new ProjectPatch(branch, rootDirectory, instanceType, health, replicas, name), git);
+        if (name != null) renames.renamed(p.id(), p.name(), name);
         if (replicas != null) scaling.changed(p.id());
         ctx.json(new Envelope<>(view(projects.find(p.id()).orElseThrow())));
     }

@@ -11,10 +11,11 @@ import java.util.Optional;
  * @param instanceType  the instance type label of its next deployments; empty: production's, else the tier's default
  * @param health        its own health check; empty: its slipway.toml's, else the default
  * @param replicas      how many instances of web run; empty: its slipway.toml's, else 1
+ * @param name          its new name (never cleared): its addresses move with it
  */
 public record ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType,
-                           Optional<HealthSpec> health, Optional<Integer> replicas) {
+                           Optional<HealthSpec> health, Optional<Integer> replicas, String name) {
     public ProjectPatch(String branch, Optional<String> rootDirectory, Optional<String> instanceType, Optional<HealthSpec> health) {
-        this(branch, rootDirectory, instanceType, health, null);
+        this(branch, rootDirectory, instanceType, health, null, null);
     }
 }

@@ -1,5 +1,6 @@
 package dev.slipway.projects;
 
+import dev.slipway.api.ApiException;
 import dev.slipway.runtime.HealthSpec;
 import dev.slipway.core.Json;
 import dev.slipway.store.Keyset;
@@ -132,6 +133,14 @@ public final class ProjectStore {
             if (patch.health() != null) {
                 h.createUpdate("UPDATE projects SET health_check = :c WHERE id = :p")
                         .bind("c", patch.health().map(Json::write).orElse(null)).bind("p", projectId).execute();
+            }
+            if (patch.name() != null) {
+                try {
+                    h.createUpdate("UPDATE projects SET name = :n WHERE id = :p").bind("n", patch.name()).bind("p", projectId).execute();
+                } catch (org.jdbi.v3.core.statement.UnableToExecuteStatementException e) {
+                    // another project took the name between the check and this write
+                    throw ApiException.invalidField("name", "is already taken");
+                }
             }
             if (patch.replicas() != null) {
                 h.createUpdate("UPDATE projects SET replicas = :r WHERE id = :p")
@@ -309,7 +318,15 @@ public final class ProjectStore {
         return !(m.matches() && nameTaken(m.group(1)));
     }
 
-        public boolean nameTaken(String name) {
+        /** Every project's name by id, but those being deleted: what a server's routes are named after. */
+    public Map<String, String> names() {
+        Map<String, String> out = new java.util.HashMap<>();
+        jdbi.useHandle(h -> h.createQuery("SELECT id, name FROM projects WHERE deleting_at IS NULL")
+                .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2))).forEach(e -> out.put(e.getKey(), e.getValue())));
+        return out;
+    }
+
+    public boolean nameTaken(String name) {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM projects WHERE name = :n")
                 .bind("n", name).mapTo(Long.class).one()) > 0;
     }

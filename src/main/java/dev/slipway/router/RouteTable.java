@@ -98,6 +98,28 @@ public final class RouteTable {
         changed();
     }
 
+    /**
+     * Moves every route of the project to its new name: production, each deployment's {@code <project>-<suffix>}, its
+     * custom domain. The new addresses are set before the old ones go, so a request by the new name never misses.
+     */
+    public void renameProject(String oldName, String newName) {
+        String from = normalize(oldName);
+        String to = normalize(newName);
+        if (from.equals(to)) return;
+        Target p = production.get(from);
+        if (p != null) production.put(to, p);
+        Map<String, DeploymentRoute> moved = new HashMap<>();
+        deployments.forEach((k, d) -> {
+            if (d.project().equals(from) && k.startsWith(from + "-")) moved.put(to + k.substring(from.length()), new DeploymentRoute(to, d.target()));
+        });
+        deployments.putAll(moved);
+        domains.replaceAll((d, project) -> project.equals(from) ? to : project);
+        production.remove(from);
+        deployments.values().removeIf(d -> d.project().equals(from));
+        learned.incrementAndGet();
+        changed();
+    }
+
     /** Forgets every route of the project: production, deployments, custom domains. */
     public void removeProject(String projectName) {
         String project = normalize(projectName);

@@ -100,7 +100,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), stores.health(), disk,
                 engine.confinement(), backups == null ? null : backups::status), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
-                        projectCertificates(stores), pipelines.replicas()),
+                        projectCertificates(stores), pipelines.replicas(), pipelines.renames()),
                 new UploadHandlers(stores.uploads(), intake, urls),
                 new MigrationHandlers(stores.migrations(), pipelines.migrations(), stores.projects(), stores.uploads(),
                         logHandlers, urls, config.deployments().regions()),

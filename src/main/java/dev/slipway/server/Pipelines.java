@@ -33,6 +33,7 @@ import dev.slipway.source.HostKeyStore;
 import dev.slipway.source.ZipExtractor;
 import dev.slipway.teardown.DeletedElsewhere;
 import dev.slipway.deployments.ReplicaScaling;
+import dev.slipway.deployments.RenamedProjects;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
@@ -49,7 +50,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
                  Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
-                 CronScheduler cron, ReplicaScaling replicas) {
+                 CronScheduler cron, ReplicaScaling replicas, RenamedProjects renames) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -102,9 +103,11 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         ReplicaScaling replicas = new ReplicaScaling(stores.projects(), stores.deployments(), stores.artifacts(), stores.logs(),
                 engine.runtime(), engine.routes());
         stores.projectCache().follow(replicas);
+        RenamedProjects renames = new RenamedProjects(stores.projects(), engine.routes());
+        stores.projectCache().follow(renames);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
-                deletedElsewhere, cronRuns, cron, replicas);
+                deletedElsewhere, cronRuns, cron, replicas, renames);
     }
 
     Map<String, JobRunner> runners() {

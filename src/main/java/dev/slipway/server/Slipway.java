@@ -234,6 +234,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.domainRoutes().close();
         pipelines.deletedElsewhere().close();
         pipelines.replicas().close();
+        pipelines.renames().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));
