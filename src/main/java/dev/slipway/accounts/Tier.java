@@ -4,19 +4,21 @@ import java.util.Locale;
 
 /**
  * Plan tiers, the one table of what an account may use: its default requests per minute (DESIGN §3), how
- * many of its runs build at once, how many bytes of uploaded zips it keeps and for how many days, and
- * how many sandbox plants.
+ * many of its runs build at once, how many bytes of uploaded zips it keeps and for how many days, how
+ * many sandbox plants, and how many instances of one app's web process.
  */
 public enum Tier {
-    FREE(30, 1, 500, 7, 1_000), PRO(120, 2, 5 * 1024, 30, 10_000), TEAM(600, 4, 20 * 1024, 90, 100_000);
+    FREE(30, 1, 500, 7, 1_000, 1), PRO(120, 2, 5 * 1024, 30, 10_000, 5), TEAM(600, 4, 20 * 1024, 90, 100_000, 10);
 
     private final int requestsPerMinute;
     private final int buildsAtOnce;
     private final long uploadMb;
     private final int uploadDays;
     private final int plants;
+    private final int replicas;
 
-    Tier(int requestsPerMinute, int buildsAtOnce, long uploadMb, int uploadDays, int plants) {
+    Tier(int requestsPerMinute, int buildsAtOnce, long uploadMb, int uploadDays, int plants, int replicas) {
+        this.replicas = replicas;
         this.requestsPerMinute = requestsPerMinute;
         this.buildsAtOnce = buildsAtOnce;
         this.uploadMb = uploadMb;
@@ -34,6 +36,9 @@ public enum Tier {
     public int uploadDays() { return uploadDays; }
 
     public int requestsPerMinute() { return requestsPerMinute; }
+
+    /** Instances of one app's web process ({@code replicas}); more is refused. */
+    public int maxReplicas() { return replicas; }
 
     /** Deployments of one account that hold a build slot at once; more wait, while other accounts' runs go first. */
     public int buildsAtOnce() { return buildsAtOnce; }

@@ -21,13 +21,20 @@ public final class ServicePanel {
 
     private final DeploymentStore deployments;
     private final CronRunStore cronRuns;
+    private final UsageGraphs graphs;
 
-    public ServicePanel(DeploymentStore deployments, CronRunStore cronRuns) {
+    public ServicePanel(DeploymentStore deployments, CronRunStore cronRuns, UsageGraphs graphs) {
         this.deployments = deployments;
         this.cronRuns = cronRuns;
+        this.graphs = graphs;
     }
 
+    /** Its last hour's charts, then its service. */
     Safe of(Project p) {
+        return Html.join(graphs.of(p), service(p));
+    }
+
+    private Safe service(Project p) {
         if (p.productionDeploymentId() == null) return Html.EMPTY;
         AppConfig config = deployments.find(p.productionDeploymentId())
                 .flatMap(d -> d.artifactId() == null ? java.util.Optional.<String>empty() : deployments.config(d.artifactId()))

@@ -139,6 +139,11 @@ public final class DeploymentRunner implements JobRunner {
             if (spec != null && project.run().health() != null) spec = spec.withHealth(project.run().health());
             if (spec != null) {
                 int replicas = ReplicaScaling.replicas(project, config);
+                var tier = records.deployments().tierOf(project.id());
+                if (replicas > tier.maxReplicas()) {
+                    throw new StartFailedException("Cannot run " + replicas + " instances of web" + (project.run().replicas() == null
+                            ? " (slipway.toml [run] replicas)" : "") + ": the " + tier.label() + " tier runs at most " + tier.maxReplicas());
+                }
                 String problem = config.replicaProblem(replicas);
                 if (problem != null) throw new StartFailedException("Cannot run " + replicas + " instances: " + problem);
                 spec = spec.withReplicas(replicas);

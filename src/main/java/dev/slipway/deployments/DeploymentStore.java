@@ -275,6 +275,13 @@ public final class DeploymentStore {
                 .bind("id", id).bindList("kept", labels(DeploymentStatus.keepsArtifact())).mapTo(String.class).list());
     }
 
+    /** The tier of the account that owns the project. */
+    public dev.slipway.accounts.Tier tierOf(String projectId) {
+        return dev.slipway.accounts.Tier.parse(jdbi.withHandle(h -> h.createQuery(
+                        "SELECT a.tier FROM accounts a JOIN projects p ON p.account_id = a.id WHERE p.id = :p")
+                .bind("p", projectId).mapTo(String.class).one()));
+    }
+
     /**
      * The deployment whose log the app of {@code instanceOwner} writes to: the newest rollback to it that went live
      * (a rollback to a running app moves the app's output to the rollback's log), else the owner itself.

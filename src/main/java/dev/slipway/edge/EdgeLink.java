@@ -330,6 +330,7 @@ public final class EdgeLink implements AutoCloseable {
                 });
             }
             case "challenge" -> answer(c, s.tls() == null ? ChallengeAnswers.NONE : s.tls().answers(), m);
+            case "stats" -> EdgeMessages.statsOf(m).forEach(s.recent().stats()::add);
             case "recent" -> m.path("ports").properties().forEach(e -> {
                 try {
                     s.recent().seen(Integer.parseInt(e.getKey()), e.getValue().asLong());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.core.Json;
+import dev.slipway.router.RequestStats;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
@@ -125,6 +126,35 @@ final class EdgeMessages {
         ObjectNode m = op("answer").put("id", id);
         if (value != null) m.put("value", value);
         return m;
+    }
+
+    /** The requests the edge relayed to each port since its last report. */
+    static ObjectNode stats(Map<Integer, RequestStats.Interval> byPort) {
+        ObjectNode m = op("stats");
+        ObjectNode ports = m.putObject("ports");
+        byPort.forEach((port, i) -> {
+            ObjectNode n = ports.putObject(Integer.toString(port)).put("requests", i.requests()).put("bytes", i.bytes())
+                    .put("latency", i.encodedLatency());
+            ArrayNode classes = n.putArray("classes");
+            for (long c : i.classes()) classes.add(c);
+        });
+        return m;
+    }
+
+    static Map<Integer, RequestStats.Interval> statsOf(JsonNode m) {
+        Map<Integer, RequestStats.Interval> out = new HashMap<>();
+        m.path("ports").properties().forEach(e -> {
+            try {
+                JsonNode n = e.getValue();
+                long[] classes = new long[6];
+                for (int i = 0; i < 6 && i < n.path("classes").size(); i++) classes[i] = n.path("classes").get(i).asLong();
+                out.put(Integer.parseInt(e.getKey()), new RequestStats.Interval(n.path("requests").asLong(), classes,
+                        n.path("bytes").asLong(), RequestStats.Interval.decodeLatency(n.path("latency").asText())));
+            } catch (NumberFormatException ignored) {
+                // not a port
+            }
+        });
+        return out;
     }
 
     private static ObjectNode target(Target t) {

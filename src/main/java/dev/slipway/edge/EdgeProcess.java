@@ -263,6 +263,7 @@ public final class EdgeProcess {
             }
             EdgeChannel c = server;
             if (c == null) continue;
+            sendStats(c);
             ObjectNode ports = EdgeMessages.op("recent");
             ObjectNode p = ports.putObject("ports");
             RouteTable.Snapshot now = routes.snapshot();
@@ -274,6 +275,17 @@ public final class EdgeProcess {
             } catch (IOException e) {
                 // the server went away: told again to the next one
             }
+        }
+    }
+
+    /** The requests relayed since the last report, by port; kept for the next one when the server cannot take them. */
+    private void sendStats(EdgeChannel c) {
+        Map<Integer, dev.slipway.router.RequestStats.Interval> drained = recent.stats().drain();
+        if (drained.isEmpty()) return;
+        try {
+            c.send(EdgeMessages.stats(drained));
+        } catch (IOException e) {
+            drained.forEach(recent.stats()::add);
         }
     }
 

@@ -50,6 +50,9 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
         /** Processes in the group now. */
         List<Long> pids();
 
+        /** What it uses now. */
+        CellUsage usage();
+
         /** SIGKILLs every process in it, then removes it (retrying while the kernel lets the last ones go). */
         void destroy();
     }
@@ -198,6 +201,13 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 }
 
                 @Override
+                public CellUsage usage() {
+                    List<Long> members = pids();
+                    return new CellUsage(CellUsage.procCpuNanos(members), CellUsage.number(mem.resolve("memory.usage_in_bytes")),
+                            CellUsage.number(mem.resolve("memory.max_usage_in_bytes")), members.size(), oomKills());
+                }
+
+                @Override
                 public void destroy() {
                     killAndRemove(dirs, dirs.get(2).resolve("cgroup.procs"));
                 }
@@ -272,6 +282,12 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 @Override
                 public List<Long> pids() {
                     return readPids(dir.resolve("cgroup.procs"));
+                }
+
+                @Override
+                public CellUsage usage() {
+                    return new CellUsage(counter(dir.resolve("cpu.stat"), "usage_usec") * 1000, CellUsage.number(dir.resolve("memory.current")),
+                            CellUsage.number(dir.resolve("memory.peak")), (int) CellUsage.number(dir.resolve("pids.current")), oomKills());
                 }
 
                 @Override

@@ -15,6 +15,8 @@ public final class Confined {
     private final Supplier<Boolean> outOfMemory;
     private final Limits limits;
     private final Supplier<OptionalInt> recordedExit;
+    /** Reads what the cell uses; null: nothing measures it (an unconfined process). */
+    private volatile Supplier<CellUsage> usage;
 
     Confined(Process process, Runnable release, Supplier<Boolean> outOfMemory, Limits limits) {
         this(process, process.toHandle(), release, outOfMemory, limits, OptionalInt::empty);
@@ -55,6 +57,18 @@ public final class Confined {
     public OptionalInt exitCode() {
         if (process != null) return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
         return recordedExit.get();
+    }
+
+    /** What the cell uses now; empty when nothing measures it. */
+    public java.util.Optional<CellUsage> usage() {
+        Supplier<CellUsage> u = usage;
+        return u == null ? java.util.Optional.empty() : java.util.Optional.of(u.get());
+    }
+
+    /** This cell's use is read with {@code reader} (its cgroup's). */
+    Confined measuredBy(Supplier<CellUsage> reader) {
+        this.usage = reader;
+        return this;
     }
 
     /** True when the kernel killed a process of this cell for going over its memory limit. */

@@ -210,7 +210,7 @@ public final class Sandbox implements Confinement {
                     (tGroup - tNetwork) / 1000, (tSpawn - tGroup) / 1000, (System.nanoTime() - tSpawn) / 1000);
         }
         long oomBefore = group.oomKills();
-        return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits());
+        return new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits()).measuredBy(group::usage);
     }
 
     /** The descriptor bubblewrap writes its JSON status to (its child's pid, then its exit code). */
@@ -269,7 +269,7 @@ public final class Sandbox implements Confinement {
         Cgroups.Group g = group.get();
         long oomBefore = g.oomKills();
         return Optional.of(Confined.adopted(process.get(), releaser(cell, g, network.get()), () -> g.oomKills() > oomBefore,
-                cell.limits(), () -> records.exitCode(cell.name())));
+                cell.limits(), () -> records.exitCode(cell.name())).measuredBy(g::usage));
     }
 
     /**

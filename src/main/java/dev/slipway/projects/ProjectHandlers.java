@@ -111,7 +111,12 @@ public final class ProjectHandlers {
         Optional<Integer> replicas = null;
         if (body.node().has("replicas")) {
             replicas = Optional.ofNullable(body.integer("replicas", 1, Replicas.MAX));
-            replicas.flatMap(n -> scaling.refusal(p, n)).ifPresent(why -> body.problem("replicas", why));
+            var tier = Requests.principal(ctx).account().tier();
+            if (replicas.isPresent() && replicas.get() > tier.maxReplicas()) {
+                body.problem("replicas", "is over the " + tier.label() + " tier's " + tier.maxReplicas() + " instances");
+            } else {
+                replicas.flatMap(n -> scaling.refusal(p, n)).ifPresent(why -> body.problem("replicas", why));
+            }
         }
         GitInput git = GitInput.read(body, p.source());
         body.check();

@@ -13,6 +13,7 @@ public final class RecentRequests {
 
     private final Clock clock;
     private final AtomicLongArray lastMillis = new AtomicLongArray(PORTS);
+    private final RequestStats stats = new RequestStats();
 
     public RecentRequests(Clock clock) {
         this.clock = clock;
@@ -27,6 +28,11 @@ public final class RecentRequests {
     /** A request to the port at {@code millis} that another process routed (a separate edge): the later time wins. */
     public void seen(int port, long millis) {
         if (port > 0 && port < PORTS) lastMillis.accumulateAndGet(port, millis, Math::max);
+    }
+
+    /** The counts and latencies of the requests relayed to each port. */
+    public RequestStats stats() {
+        return stats;
     }
 
     /** Epoch millis of the last request to the port, 0 when there was none. */

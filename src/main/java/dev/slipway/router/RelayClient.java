@@ -87,6 +87,10 @@ final class RelayClient implements RelayLoop.Io {
     /** The pool {@link #target} is a member of, or null; and the members this request failed on (by {@link Balancer#bit}). */
     private Target.Pool pool;
     private int failedOn;
+    /** When the exchange's head came, its answer's status (0: none yet) and body bytes written: what {@link RequestStats} gets. */
+    private long exchangeStart;
+    private int status;
+    private long responseBytes;
     /** The pool member this exchange is counted under by the balancer, or 0. */
     private int countedPort;
     /** The rewritten request head, kept for a retry. */
@@ -202,6 +206,9 @@ final class RelayClient implements RelayLoop.Io {
         requestOut = loop.relay.rewriteRequest(head, peer, requestWriter);
         requestHeadOut = requestOut;
         target = route.target;
+        exchangeStart = loop.now;
+        status = 0;
+        responseBytes = 0;
         pool = route.pool;
         failedOn = 0;
         count();
@@ -384,7 +391,9 @@ final class RelayClient implements RelayLoop.Io {
         ByteBuffer upIn = up.in;
         while (phase == Phase.EXCHANGE) {
             if ((responseOut != null && responseOut.hasRemaining()) || responsePass > 0) {
-                responsePass -= write(channel, responseOut, upIn, responsePass);
+                int body = write(channel, responseOut, upIn, responsePass);
+                responsePass -= body;
+                responseBytes += body;
                 responseStarted = true;
                 if ((responseOut != null && responseOut.hasRemaining()) || responsePass > 0) return;
                 responseOut = null;
@@ -431,6 +440,7 @@ final class RelayClient implements RelayLoop.Io {
     /** The response head to send on, or an interim (1xx) one, after which another head follows. */
     private ByteBuffer response(RelayHead head) throws RelayHead.Malformed {
         int status = head.status();
+        this.status = status;
         if (status == 101) throw new RelayHead.Malformed(502, "an upgrade nobody asked for");
         if (responseWriter == null) responseWriter = new HeadWriter(2048);
         if (status < 200) return loop.relay.rewriteResponse(head, false, responseWriter);
@@ -461,6 +471,7 @@ final class RelayClient implements RelayLoop.Io {
     /** The response was written in full. */
     private void finish() throws IOException {
         uncount();
+        loop.relay.recent().stats().record(target.port(), status, responseBytes, loop.now - exchangeStart);
         RelayUpstream u = up;
         up = null;
         if (upstreamReusable && requestDone && !upstreamEof && !u.in.hasRemaining()) loop.release(u);
@@ -565,6 +576,8 @@ final class RelayClient implements RelayLoop.Io {
 
     /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
     private void badGateway() {
+        if (target != null) loop.relay.recent().stats().record(target.port(), responseStarted ? status : 502, responseBytes,
+                loop.now - exchangeStart);
         if (!responseStarted) {
             String body = "502 Bad Gateway: the app did not answer with valid HTTP\n";
             String answer = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "

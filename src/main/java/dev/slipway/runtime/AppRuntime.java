@@ -90,6 +90,14 @@ public interface AppRuntime extends AutoCloseable {
     /** Whether a deployment's other Procfile processes (workers) run beside its app here. */
     boolean runsWorkers();
 
+    /**
+     * What the deployment's processes here use now, summed (its web instances and workers); empty when it runs none here or
+     * nothing measures them (an unconfined runtime, Kubernetes).
+     */
+    default Optional<dev.slipway.isolation.CellUsage> usage(String deploymentId) {
+        return Optional.empty();
+    }
+
     /** The deployment's processes this runtime runs now, its app's first; empty when it runs none of them. */
     List<ProcessState> processes(String deploymentId);
 

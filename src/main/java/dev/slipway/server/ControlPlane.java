@@ -19,6 +19,7 @@ import dev.slipway.dashboard.PasswordResetPages;
 import dev.slipway.dashboard.ProjectPages;
 import dev.slipway.dashboard.RunPages;
 import dev.slipway.dashboard.ServicePanel;
+import dev.slipway.dashboard.UsageGraphs;
 import dev.slipway.dashboard.SignInPages;
 import dev.slipway.dashboard.WebhookPages;
 import dev.slipway.deployments.DeploymentHandlers;
@@ -94,7 +95,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 stores.operatorEvents()::send);
         metrics.watch(disk, stores.health());
         Dashboard dashboard = dashboard(config, engine, stores, disk, sessions, signIns, resets, mailer, authenticator,
-                pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks));
+                pipelines, intake, logHandlers, urls, new WebhookPages(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks), clock);
         BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
                 config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), stores.operatorEvents()::send, clock);
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), stores.health(), disk,
@@ -114,7 +115,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                         pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
                 new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom),
                 new TeardownHandlers(pipelines.deletions()),
-                new CronHandlers(pipelines.cronRuns(), stores.projects(), logHandlers, urls), disk);
+                new CronHandlers(pipelines.cronRuns(), stores.projects(), logHandlers, urls), disk,
+                new dev.slipway.usage.UsageHandlers(pipelines.usageStore(), stores.projects(), clock));
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,
@@ -141,7 +143,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     private static Dashboard dashboard(ServerConfig config, Engine engine, Stores stores, DiskSpace room, SessionStore sessions,
                                        SignInThrottle signIns, PasswordResets resets, Mailer mailer,
                                        Authenticator authenticator, Pipelines pipelines, UploadIntake intake,
-                                       LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks) {
+                                       LogHandlers logHandlers, AppUrls urls, WebhookPages webhooks, Clock clock) {
         String publicUrl = config.listeners().publicUrl();
         boolean https = publicUrl != null && publicUrl.toLowerCase(Locale.ROOT).startsWith("https:");
         AccountAdmission admission = engine.admission();
@@ -155,7 +157,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         ProjectPages projectPages = new ProjectPages(stores.projects(), stores.deployments(), pipelines.deployments(), urls,
                 projectCertificates(stores),
                 id -> stores.artifacts().latestFramework(id).or(() -> stores.migrations().framework(id)),
-                new ServicePanel(stores.deployments(), pipelines.cronRuns()));
+                new ServicePanel(stores.deployments(), pipelines.cronRuns(), new UsageGraphs(pipelines.usageStore(), clock)));
         return new Dashboard(auth, new SignInPages(auth, stores.users(), signIns, mailer != null),
                 new PasswordResetPages(auth, stores.users(), resets, signIns, mailer, urls),
                 new KeyPages(stores.keys(), authenticator, admission::refusalOfCredentials), webhooks, projectPages,

@@ -34,6 +34,8 @@ import dev.slipway.source.ZipExtractor;
 import dev.slipway.teardown.DeletedElsewhere;
 import dev.slipway.deployments.ReplicaScaling;
 import dev.slipway.deployments.RenamedProjects;
+import dev.slipway.usage.UsageSampler;
+import dev.slipway.usage.UsageStore;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
@@ -50,7 +52,8 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                  MigrationService migrations, Builder builder, ZipExtractor zips, DeploymentRunner runner,
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
                  Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
-                 CronScheduler cron, ReplicaScaling replicas, RenamedProjects renames) {
+                 CronScheduler cron, ReplicaScaling replicas, RenamedProjects renames, UsageStore usageStore,
+                 UsageSampler usage) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -105,9 +108,11 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         stores.projectCache().follow(replicas);
         RenamedProjects renames = new RenamedProjects(stores.projects(), engine.routes());
         stores.projectCache().follow(renames);
+        UsageStore usageStore = new UsageStore(jdbi, stores.nodeId());
+        UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
-                deletedElsewhere, cronRuns, cron, replicas, renames);
+                deletedElsewhere, cronRuns, cron, replicas, renames, usageStore, usage);
     }
 
     Map<String, JobRunner> runners() {

@@ -33,7 +33,7 @@ public final class Routes {
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
                            DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
-                           CronHandlers cron, DiskSpace disk) {}
+                           CronHandlers cron, DiskSpace disk, dev.slipway.usage.UsageHandlers usage) {}
 
     private Routes() {}
 
@@ -70,6 +70,7 @@ public final class Routes {
         r.put("/v1/projects/{project_id}/env/{name}", once.wrap(h.env()::put));
         r.delete("/v1/projects/{project_id}/env/{name}", h.env()::delete);
         r.get("/v1/projects/{project_id}/cron-runs", h.cron()::list);
+        r.get("/v1/projects/{project_id}/metrics", h.usage()::get);
         r.get("/v1/projects/{project_id}/cron-runs/{run_id}/logs", h.cron()::logs);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));

@@ -115,6 +115,7 @@ public final class Slipway implements AutoCloseable {
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
+            pipelines.usage().start();
             // where the operator's alerts go while the store is away: read while it is here
             housekeeping.scheduleWithFixedDelay(stores.operatorEvents()::remember, 15, 15, TimeUnit.SECONDS);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
@@ -198,6 +199,9 @@ public final class Slipway implements AutoCloseable {
     public AppsTls tls() { return tls; }
     public Engine engine() { return engine; }
     public Workers workers() { return pipelines.workers(); }
+
+    /** What samples the apps' use every few seconds (a test takes a sample when it wants one). */
+    public dev.slipway.usage.UsageSampler usage() { return pipelines.usage(); }
     /** The configuration with the ports as bound. */
     public ServerConfig config() { return config; }
     public Database database() { return stores.database(); }
@@ -235,6 +239,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.deletedElsewhere().close();
         pipelines.replicas().close();
         pipelines.renames().close();
+        pipelines.usage().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));

@@ -122,6 +122,9 @@ class ReplicasTest {
                 assertThat(r.body()).contains("replicas").contains("whole number from 1 to 10");
             }
             assertThat(http.get("/v1/projects/" + project).json().at("/data/replicas").asInt()).isEqualTo(1);
+            var over = http.send("PATCH", "/v1/projects/" + project, "application/json", "{\"replicas\":6}".getBytes(StandardCharsets.UTF_8));
+            assertThat(over.status()).as(over.body()).isEqualTo(400);
+            assertThat(over.body()).contains("is over the pro tier's 5 instances");
 
             // the project's count wins over the file's; a deploy under load fails no request
             patch(http, project, "{\"replicas\":2}");
@@ -137,6 +140,14 @@ class ReplicasTest {
             assertThat(webProcesses(http, next)).containsExactly("web running", "web.2 running");
             patch(http, project, "{\"replicas\":null}"); // cleared: the file's count from the next change on
             assertThat(http.get("/v1/projects/" + project).json().at("/data/replicas").isNull()).isTrue();
+
+            // the free tier runs one instance: a file that asks for two fails its deployment, saying why
+            Http free = server.tenant(Tier.FREE, 1_000_000).http();
+            var migration = free.post("/v1/migrations", "{\"source\":\"zip\",\"upload_id\":\"" + upload(free, app("free")) + "\"}");
+            JsonNode failed = Statuses.await(free, "migrations", migration.json().at("/data/id").asText(), "failed", RUN);
+            String refused = free.get("/v1/deployments?project_id=" + failed.get("project_id").asText()).json().at("/data/0/id").asText();
+            assertThat(free.get("/v1/deployments/" + refused + "/logs?limit=500").body())
+                    .contains("Cannot run 2 instances of web (slipway.toml [run] replicas): the free tier runs at most 1");
         }
     }
 

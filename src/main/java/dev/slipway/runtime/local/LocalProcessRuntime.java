@@ -400,6 +400,23 @@ public final class LocalProcessRuntime implements AppRuntime {
     }
 
     @Override
+    public Optional<dev.slipway.isolation.CellUsage> usage(String deploymentId) {
+        Optional<dev.slipway.isolation.CellUsage> total = Optional.empty();
+        for (int i = 0; i < Replicas.MAX; i++) {
+            Supervisor s = running.get(Replicas.key(deploymentId, i));
+            if (s != null) total = add(total, s.usage());
+        }
+        for (WorkerProcess w : workers.getOrDefault(deploymentId, List.of())) total = add(total, w.usage());
+        return total;
+    }
+
+    private static Optional<dev.slipway.isolation.CellUsage> add(Optional<dev.slipway.isolation.CellUsage> a,
+                                                               Optional<dev.slipway.isolation.CellUsage> b) {
+        if (b.isEmpty()) return a;
+        return Optional.of(a.map(x -> x.plus(b.get())).orElse(b.get()));
+    }
+
+    @Override
     public void deleteVolumes(String projectId) throws IOException {
         if (disks != null) disks.delete(projectId);
     }

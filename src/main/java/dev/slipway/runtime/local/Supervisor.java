@@ -145,6 +145,11 @@ final class Supervisor {
         return new ProcessState(ProcessState.WEB, state, crashes);
     }
 
+    /** What its cell uses now; empty when nothing measures it (unconfined) or it has no process. */
+    synchronized java.util.Optional<dev.slipway.isolation.CellUsage> usage() {
+        return confined == null ? java.util.Optional.empty() : confined.usage();
+    }
+
     synchronized Instance instance() {
         return new Instance(spec.deploymentId(), spec.projectId(), port, process == null ? 0 : process.pid(), startedAt);
     }

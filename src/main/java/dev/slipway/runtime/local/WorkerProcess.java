@@ -187,6 +187,10 @@ final class WorkerProcess {
         launch();
     }
 
+    synchronized java.util.Optional<dev.slipway.isolation.CellUsage> usage() {
+        return confined == null ? java.util.Optional.empty() : confined.usage();
+    }
+
     synchronized ProcessState state() {
         String state = stopping ? "stopped" : process != null ? "running" : "restarting";
         return new ProcessState(type, state, crashes);

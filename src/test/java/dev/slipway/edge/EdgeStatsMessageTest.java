@@ -1,0 +1,32 @@
+package dev.slipway.edge;
+
+import dev.slipway.router.RequestStats;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A separate edge's request counts and latencies reach the server whole: the message carries every count and the histogram. */
+class EdgeStatsMessageTest {
+    @Test
+    void theEdgesRequestStatsSurviveTheirMessage() throws Exception {
+        RequestStats edge = new RequestStats();
+        for (int i = 0; i < 90; i++) edge.record(4100, 200, 10, 2_000_000);
+        for (int i = 0; i < 10; i++) edge.record(4100, 503, 5, 40_000_000);
+        edge.record(4200, 404, 0, 1_000_000);
+        var sent = EdgeMessages.stats(edge.drain());
+
+        RequestStats server = new RequestStats();
+        EdgeMessages.statsOf(dev.slipway.core.Json.MAPPER.readTree(sent.toString())).forEach(server::add); // as the channel sends it
+        Map<Integer, RequestStats.Interval> got = server.drain();
+        assertThat(got.get(4100).requests()).isEqualTo(100);
+        assertThat(got.get(4100).errors5xx()).isEqualTo(10);
+        assertThat(got.get(4100).classes()[2]).isEqualTo(90);
+        assertThat(got.get(4100).bytes()).isEqualTo(950);
+        assertThat(got.get(4100).latency().getTotalCount()).isEqualTo(100);
+        assertThat(got.get(4100).latency().getValueAtPercentile(95) / 1000).isBetween(39L, 41L);
+        assertThat(got.get(4200).classes()[4]).isEqualTo(1);
+        assertThat(server.drain()).as("taken once").isEmpty();
+    }
+}

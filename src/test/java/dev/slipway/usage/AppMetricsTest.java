@@ -1,0 +1,132 @@
+package dev.slipway.usage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.slipway.accounts.Tier;
+import dev.slipway.dashboard.WebClient;
+import dev.slipway.isolation.IsolationMode;
+import dev.slipway.store.Dialect;
+import dev.slipway.testing.Apps;
+import dev.slipway.testing.EachStore;
+import dev.slipway.testing.EndToEnd;
+import dev.slipway.testing.Http;
+import dev.slipway.testing.Statuses;
+import dev.slipway.testing.TestServer;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An app that burns CPU, grows its memory and fails some requests: a sample of its cell and of the router's requests
+ * shows each (the request counts and status classes exactly as the client sent them), {@code GET
+ * /v1/projects/{id}/metrics} gives them as series, bad parameters are 400s, and the project's page draws them.
+ */
+@EachStore
+@EndToEnd
+class AppMetricsTest {
+    private final Dialect kind;
+
+    AppMetricsTest(Dialect kind) {
+        this.kind = kind;
+    }
+
+    private static final Map<String, String> APP = Map.of(
+            "package.json", "{\"name\": \"metrics-app\", \"version\": \"1.0.0\", \"private\": true, \"scripts\": {\"start\": \"node server.js\"}}\n",
+            "server.js", """
+                    const kept = [];
+                    require("http").createServer((req, res) => {
+                      if (req.url === "/burn") { const from = process.cpuUsage(); while (process.cpuUsage(from).user + process.cpuUsage(from).system < 1e6) {} return res.end("burnt"); }
+                      if (req.url === "/grow") { const b = Buffer.alloc(64 * 1024 * 1024, 1); kept.push(b); return res.end("grown " + kept.length); }
+                      if (req.url === "/fail") { res.statusCode = 500; return res.end("failed"); }
+                      if (req.url === "/missing") { res.statusCode = 404; return res.end("no"); }
+                      res.end("ok");
+                    }).listen(Number(process.env.PORT), "127.0.0.1");
+                    """);
+
+    @Test
+    void anAppsCpuMemoryRequestsAndErrorsAreSampledServedAsSeriesAndDrawn() {
+        try (TestServer server = TestServer.start(kind, c -> c.isolation(IsolationMode.SANDBOX))) {
+            TestServer.Tenant tenant = server.tenant(Tier.PRO, 1_000_000);
+            Http http = tenant.http();
+            JsonNode done = Statuses.migrateZip(http, APP);
+            String project = done.get("project_id").asText();
+            String url = done.get("url").asText();
+            UsageSampler sampler = server.slipway().usage();
+            // what came before (the deploy's own checks) is counted apart; the sampler's own timer takes samples meanwhile
+            java.time.Instant t0 = sampler.sample().stream().map(UsageSample::at).findFirst().orElse(java.time.Instant.now());
+
+            Map<Integer, Integer> sent = new HashMap<>();
+            for (int i = 0; i < 120; i++) count(sent, Apps.get(url + "/").status());
+            for (int i = 0; i < 15; i++) count(sent, Apps.get(url + "/fail").status());
+            for (int i = 0; i < 7; i++) count(sent, Apps.get(url + "/missing").status());
+            count(sent, Apps.get(url + "/burn").status());
+            count(sent, Apps.get(url + "/grow").status());
+            assertThat(sent).containsEntry(200, 122).containsEntry(500, 15).containsEntry(404, 7);
+
+            // the relay counts an exchange once its answer is written: the client may read it a moment before
+            UsageSample[] got = new UsageSample[1];
+            dev.slipway.testing.Await.until(java.time.Duration.ofSeconds(30), "the requests to be counted", () -> {
+                sampler.sample();
+                got[0] = sampler.store().read(project, 10, t0.plusMillis(1), java.time.Instant.now().plusSeconds(60)).stream()
+                        .reduce(UsageSampler::over).orElseThrow();
+                return got[0].requests() >= 144;
+            });
+            UsageSample s = got[0];
+            assertThat(s.requests()).as("requests the router relayed").isEqualTo(144);
+            assertThat(s.errors5xx()).isEqualTo(15);
+            assertThat(s.latency().getTotalCount()).isEqualTo(144);
+            assertThat(s.latency().getMaxValue() / 1000).as("the burn's latency, ms").isGreaterThanOrEqualTo(950);
+            assertThat(s.cpuSeconds()).as("CPU the burn used").isGreaterThanOrEqualTo(0.95);
+            assertThat(s.memoryBytes()).as("memory after the growth").isGreaterThan(64L * 1024 * 1024);
+            assertThat(s.memoryLimitBytes()).isGreaterThanOrEqualTo(s.memoryBytes());
+            assertThat(s.processes()).isPositive();
+
+            JsonNode read = http.get("/v1/projects/" + project + "/metrics?step=10").json().get("data");
+            assertThat(read.get("step_seconds").asInt()).isEqualTo(10);
+            Map<String, JsonNode> series = new HashMap<>();
+            read.get("series").forEach(x -> series.put(x.get("name").asText(), x));
+            assertThat(series).containsKeys("cpu_seconds", "memory_bytes", "requests", "errors_5xx", "latency_p95_ms");
+            assertThat(sum(series.get("requests"))).isGreaterThanOrEqualTo(144);
+            assertThat(sum(series.get("errors_5xx"))).isEqualTo(15);
+            assertThat(sum(series.get("cpu_seconds"))).isGreaterThanOrEqualTo(0.95);
+            assertThat(max(series.get("memory_bytes"))).isGreaterThan(64.0 * 1024 * 1024);
+            assertThat(max(series.get("latency_p95_ms"))).isPositive();
+            assertThat(series.get("memory_bytes").get("unit").asText()).isEqualTo("bytes");
+
+            for (String bad : List.of("?step=7", "?from=yesterday", "?from=2026-01-01T00:00:00Z", "?step=10&from=0&to=1",
+                    "?from=" + (System.currentTimeMillis() / 1000) + "&to=" + (System.currentTimeMillis() / 1000 - 60))) {
+                var r = http.get("/v1/projects/" + project + "/metrics" + bad);
+                assertThat(r.status()).as(bad + ": " + r.body()).isEqualTo(400);
+            }
+            assertThat(http.get("/v1/projects/prj_nothere/metrics").status()).isEqualTo(404);
+
+            // the project's page draws them
+            String email = "metrics-" + System.nanoTime() + "@example.com";
+            server.slipway().users().create(tenant.account().id(), email, "a long enough password 42");
+            WebClient web = new WebClient(server.baseUrl());
+            assertThat(web.signIn(email, "a long enough password 42").statusCode()).isEqualTo(303);
+            String page = web.get("/dashboard/projects/" + project).body();
+            assertThat(page).contains("<h2>Last hour</h2>").contains("data-series=\"requests\"").contains("data-series=\"memory_bytes\"")
+                    .contains("data-series=\"latency_p95_ms\"");
+        }
+    }
+
+    private static void count(Map<Integer, Integer> sent, int status) {
+        sent.merge(status, 1, Integer::sum);
+    }
+
+    private static double sum(JsonNode series) {
+        double total = 0;
+        for (JsonNode p : series.get("points")) total += p.get(1).asDouble();
+        return total;
+    }
+
+    private static double max(JsonNode series) {
+        double most = 0;
+        for (JsonNode p : series.get("points")) most = Math.max(most, p.get(1).asDouble());
+        return most;
+    }
+}
