@@ -22,6 +22,21 @@ final class AppDeployment {
 
     static Deployment build(String namespace, Map<String, String> labels, String deploymentId, String image,
                             InstanceType type, Duration stopGrace, int replicas) {
+        return build(namespace, labels, deploymentId, image, type, stopGrace, replicas, "", java.util.List.of());
+    }
+
+    /** @param volumes the project's volumes, each its claim ({@link Names#volume}) mounted read-write at its path */
+    static Deployment build(String namespace, Map<String, String> labels, String deploymentId, String image,
+                            InstanceType type, Duration stopGrace, int replicas, String projectId,
+                            java.util.List<dev.slipway.runtime.Volume> volumes) {
+        java.util.List<io.fabric8.kubernetes.api.model.VolumeMount> mounts = new java.util.ArrayList<>();
+        java.util.List<io.fabric8.kubernetes.api.model.Volume> claims = new java.util.ArrayList<>();
+        for (dev.slipway.runtime.Volume v : volumes) {
+            String name = "vol-" + Names.dns(v.name());
+            mounts.add(new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName(name).withMountPath(v.path()).build());
+            claims.add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName(name)
+                    .withNewPersistentVolumeClaim().withClaimName(Names.volume(projectId, v.name())).endPersistentVolumeClaim().build());
+        }
         Quantity memory = new Quantity(type.memoryMb() + "Mi");
         Quantity cpu = new Quantity(type.cpuMillis() + "m");
         return new DeploymentBuilder()
@@ -37,7 +52,7 @@ final class AppDeployment {
                             .withEnableServiceLinks(false)
                             .withTerminationGracePeriodSeconds(Math.max(1, stopGrace.toSeconds()))
                             .withNewSecurityContext()
-                                .withRunAsNonRoot(true).withRunAsUser(APP_UID).withRunAsGroup(APP_UID)
+                                .withRunAsNonRoot(true).withRunAsUser(APP_UID).withRunAsGroup(APP_UID).withFsGroup(APP_UID)
                                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
                             .endSecurityContext()
                             .addNewContainer()
@@ -65,7 +80,9 @@ final class AppDeployment {
                                     .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
                                 .endSecurityContext()
                                 .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                                .addAllToVolumeMounts(mounts)
                             .endContainer()
+                            .addAllToVolumes(claims)
                             .addNewVolume().withName("tmp")
                                 .withNewEmptyDir().withSizeLimit(new Quantity(type.scratchMb() + "Mi")).endEmptyDir()
                             .endVolume()

@@ -178,8 +178,21 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
             int port = ServicePorts.pick(client, ns, namespaces.perAccount(), Names.deployment(id));
             client.services().resource(AppService.forDeployment(ns, labels, id, port)).create();
         }
-        client.apps().deployments().resource(AppDeployment.build(ns, labels, id, image, spec.instanceType(), options.stopGrace(), spec.replicas()))
-                .createOr(op -> op.update());
+        for (dev.slipway.runtime.Volume v : spec.volumes()) {
+            String claim = Names.volume(spec.projectId(), v.name());
+            if (client.persistentVolumeClaims().inNamespace(ns).withName(claim).get() != null) continue; // kept across deploys
+            client.persistentVolumeClaims().resource(new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                    .withNewMetadata().withName(claim).withNamespace(ns)
+                        .withLabels(Map.of(Names.MANAGED_BY, Names.SLIPWAY, Names.PROJECT, spec.projectId())).endMetadata()
+                    .withNewSpec()
+                        // more than one instance mounts it at once, possibly on several nodes
+                        .withAccessModes(spec.replicas() > 1 ? "ReadWriteMany" : "ReadWriteOnce")
+                        .withNewResources().addToRequests("storage", new io.fabric8.kubernetes.api.model.Quantity(v.sizeMb() + "Mi")).endResources()
+                    .endSpec().build()).create();
+            log.log(Level.INFO, "Volume " + v.name() + " is the claim " + ns + "/" + claim + " (" + v.sizeMb() + " MB)");
+        }
+        client.apps().deployments().resource(AppDeployment.build(ns, labels, id, image, spec.instanceType(), options.stopGrace(),
+                spec.replicas(), spec.projectId(), spec.volumes())).createOr(op -> op.update());
         log.log(Level.INFO, "Starting " + image + " as " + ns + "/" + Names.deployment(id) + " (" + spec.instanceType().label()
                 + ": " + spec.instanceType().memoryMb() + " MB, " + spec.instanceType().cpuMillis() + " mCPU)");
     }
@@ -235,6 +248,16 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
             byPort.put(a.port(), selected);
             return new Instance(selected, projectId, a.host(), a.port(), 0, clock.instant());
         });
+    }
+
+    /** The project's claims, in whichever namespace; its Deployments are gone by then. */
+    @Override
+    public void deleteVolumes(String projectId) {
+        String ns = namespaces.ensure(accountOfProject.apply(projectId));
+        for (var claim : client.persistentVolumeClaims().inNamespace(ns).withLabel(Names.PROJECT, projectId)
+                .withLabel(Names.MANAGED_BY, Names.SLIPWAY).list().getItems()) {
+            client.persistentVolumeClaims().inNamespace(ns).withName(claim.getMetadata().getName()).delete();
+        }
     }
 
     /** Its Deployment's replicas; the Service balances between the ready pods. */

@@ -35,6 +35,11 @@ final class Names {
         return "p-" + dns(projectId);
     }
 
+    /** {@code v-<project id>-<volume name>}: a project's volume, a PersistentVolumeClaim kept across its deployments. */
+    static String volume(String projectId, String name) {
+        return "v-" + dns(projectId) + "-" + dns(name);
+    }
+
     static String dns(String id) {
         return id.toLowerCase(Locale.ROOT).replace('_', '-');
     }

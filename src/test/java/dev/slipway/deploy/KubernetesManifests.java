@@ -59,6 +59,7 @@ final class KubernetesManifests {
             "/services", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "networking.k8s.io/networkpolicies", Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
             "/secrets", Set.of("get", "create", "update", "patch", "delete"),
+            "/persistentvolumeclaims", Set.of("get", "list", "create", "delete"),
             "/pods", Set.of("get", "list", "watch"),
             "/pods/log", Set.of("get"),
             "/events", Set.of("list", "watch"));

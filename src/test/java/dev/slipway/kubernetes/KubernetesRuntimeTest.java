@@ -433,6 +433,35 @@ class KubernetesRuntimeTest {
     }
 
     @Test
+    void aProjectsVolumeIsAClaimKeptAcrossDeploysMountedInEveryReplicaAndDeletedWithTheProject_kubeletPlayed() throws Exception {
+        var volume = new dev.slipway.runtime.Volume("data", "/data", 64);
+        RecordingLog log = new RecordingLog();
+        runtime.start(spec("dep_v1").withVolumes(List.of(volume)).withReplicas(2), log);
+        var claim = client.persistentVolumeClaims().inNamespace(NS).withName("v-prj-a-data").get();
+        assertThat(claim).isNotNull();
+        assertThat(claim.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("64Mi");
+        assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteMany");
+        assertThat(claim.getMetadata().getLabels()).containsEntry("slipway.dev/project", "prj_a");
+        Deployment d = client.apps().deployments().inNamespace(NS).withName("d-dep-v1").get();
+        assertThat(d.getSpec().getReplicas()).isEqualTo(2);
+        PodSpec pod = d.getSpec().getTemplate().getSpec();
+        assertThat(pod.getSecurityContext().getFsGroup()).isEqualTo(65532L);
+        assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("v-prj-a-data"));
+        assertThat(pod.getContainers().getFirst().getVolumeMounts()).anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/data"));
+        assertThat(log.text()).contains("Volume data is the claim " + NS + "/v-prj-a-data (64 MB)");
+
+        runtime.start(spec("dep_v2").withVolumes(List.of(volume)), new RecordingLog()); // the next deploy keeps it
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("v-prj-a-data").get().getMetadata().getUid())
+                .isEqualTo(claim.getMetadata().getUid());
+        assertThat(runtime.scale("dep_v2", 3, new RecordingLog())).isPresent();
+        assertThat(client.apps().deployments().inNamespace(NS).withName("d-dep-v2").get().getSpec().getReplicas()).isEqualTo(3);
+
+        runtime.deleteProject("prj_a");
+        runtime.deleteVolumes("prj_a");
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).isEmpty();
+    }
+
+    @Test
     void anotherServerAndARestartedOneSeeTheAppsFromTheLabels_kubeletPlayed() throws Exception {
         Instance a = runtime.start(spec("dep_a"), new RecordingLog());
         runtime.start(spec("dep_b"), new RecordingLog());
