@@ -103,8 +103,9 @@ public final class AppConfigReader {
         if (s == null) return null;
         Map<String, String> out = new LinkedHashMap<>();
         for (String name : s.keys()) {
-            if (!NAME.matcher(name).matches() || name.equals("web")) {
-                s.problem(name, "processes." + name + ": a process type is a lowercase name (web is [run] command)");
+            if (!NAME.matcher(name).matches() || name.equals("web") || name.equals("release")) {
+                s.problem(name, "processes." + name + ": a process type is a lowercase name (web is [run] command; release is"
+                        + " the Procfile's release: line)");
                 continue;
             }
             String command = s.string(name, true, 1000);

@@ -131,6 +131,14 @@ public record RepoConfig(AppConfig config) {
                 + " instances would write its files at once (mark it shared = true, or run one instance)";
     }
 
+    /** The file's {@code [processes]}: each type's command split into arguments, as a Procfile line is. */
+    public Map<String, List<String>> processes() {
+        if (config == null || config.processes() == null) return Map.of();
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        config.processes().forEach((type, command) -> out.put(type, CommandLine.split(command)));
+        return out;
+    }
+
     /** The file's {@code [run] replicas}, 1 when it says none. */
     public int replicas() {
         return config == null || config.run() == null || config.run().replicas() == null ? 1 : config.run().replicas();
@@ -140,7 +148,7 @@ public record RepoConfig(AppConfig config) {
     public AppSpec apply(AppSpec spec) {
         if (config == null) return spec;
         return new AppSpec(spec.deploymentId(), spec.projectId(), spec.artifact(), envBelow(spec.env()), spec.secretValues(),
-                spec.instanceType(), spec.database(), volumes(), health(), replicas());
+                spec.instanceType(), spec.database(), volumes(), health(), replicas(), processes());
     }
 
     private String summary() {
@@ -148,6 +156,7 @@ public record RepoConfig(AppConfig config) {
         if (config.build() != null && config.build().command() != null) s.append("; build: ").append(config.build().command());
         if (config.run() != null && config.run().command() != null) s.append("; start: ").append(config.run().command());
         if (replicas() > 1) s.append("; replicas: ").append(replicas());
+        if (!processes().isEmpty()) s.append("; processes: ").append(String.join(", ", processes().keySet()));
         if (config.health() != null) s.append("; health check: ").append(health().path()).append(' ').append(health().range());
         if (config.cron() != null) s.append("; cron: ").append(config.cron().size()).append(" job(s)");
         if (config.volumes() != null) s.append("; volumes: ").append(config.volumes().stream().map(v -> v.name() + " at " + v.path()).toList());
@@ -156,9 +165,6 @@ public record RepoConfig(AppConfig config) {
 
     /** Says plainly what of the file this server does not act on. */
     private void unsupported(LogSink log) {
-        if (config.processes() != null && !config.processes().isEmpty()) {
-            log.log(Level.WARNING, AppConfig.FILE + " [processes] are not run: declare worker processes in a Procfile");
-        }
         if (config.headers() != null || config.redirects() != null) {
             log.log(Level.WARNING, AppConfig.FILE + " [[headers]] and [[redirects]] are recorded but not applied by the router yet");
         }

@@ -309,6 +309,9 @@ public record ServerConfig(
         /** How long a starting app has to answer HTTP. */
         public Builder healthTimeout(Duration v) { runtime = runtime().withHealthTimeout(v); return this; }
 
+        /** Restart delays after a crash, and how long an app must stay up for its count of crashes in a row to end. */
+        public Builder backoff(Duration min, Duration max, Duration stable) { runtime = runtime().withBackoff(min, max, stable); return this; }
+
         private RuntimeSettings runtime() {
             return runtime != null ? runtime.withRegions(regions) : RuntimeSettings.defaults(regions);
         }

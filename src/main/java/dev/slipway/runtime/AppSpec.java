@@ -19,11 +19,13 @@ import java.util.Set;
  * @param volumes      the project's volumes, mounted in each of its processes
  * @param health       how its health is checked ({@link HealthSpec#DEFAULT} when null)
  * @param replicas     how many instances of its web process run, each in a cell of its own ({@link Replicas})
+ * @param processes    its other processes as its slipway.toml declares them (type → argv), over its Procfile's
  */
 public record AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
                       Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes,
-                      HealthSpec health, int replicas) {
+                      HealthSpec health, int replicas, Map<String, List<String>> processes) {
     public AppSpec {
+        processes = processes == null ? Map.of() : Map.copyOf(processes);
         if (replicas < 1 || replicas > Replicas.MAX) {
             throw new IllegalArgumentException("replicas must be 1 to " + Replicas.MAX + ": " + replicas);
         }
@@ -46,7 +48,7 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
     public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
                    Set<String> secretValues, InstanceType instanceType, DatabaseEndpoint database, List<Volume> volumes,
                    HealthSpec health) {
-        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, 1);
+        this(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, 1, null);
     }
 
     public AppSpec(String deploymentId, String projectId, Artifact artifact, Map<String, String> env,
@@ -56,23 +58,28 @@ public record AppSpec(String deploymentId, String projectId, Artifact artifact, 
 
     /** The same app with these volumes. */
     public AppSpec withVolumes(List<Volume> v) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v, health, replicas);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, v, health, replicas, processes);
     }
 
     /** The same app checked this way. */
     public AppSpec withHealth(HealthSpec h) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, h, replicas);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, h, replicas, processes);
     }
 
     /** The same app run as {@code n} instances. */
     public AppSpec withReplicas(int n) {
-        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, n);
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, n, processes);
+    }
+
+    /** The same app with these declared processes. */
+    public AppSpec withProcesses(Map<String, List<String>> p) {
+        return new AppSpec(deploymentId, projectId, artifact, env, secretValues, instanceType, database, volumes, health, replicas, p);
     }
 
     /** Replica {@code index}'s own spec: keyed {@link Replicas#key}, one instance. */
     public AppSpec replica(int index) {
         return new AppSpec(Replicas.key(deploymentId, index), projectId, artifact, env, secretValues, instanceType, database,
-                volumes, health, 1);
+                volumes, health, 1, null);
     }
 
     /** An app without a database of the platform's. */

@@ -56,7 +56,7 @@ public final class InstanceStore {
                     .bind("id", spec.deploymentId()).bind("project", spec.projectId())
                     .bind("type", spec.instanceType().label())
                     .bind("artifact", Json.write(ArtifactJson.of(spec.artifact())))
-                    .bind("env", secrets.encrypt(Json.write(new SealedEnv(spec.env(), spec.secretValues(), spec.database(), spec.volumes(), spec.health(), spec.replicas()))))
+                    .bind("env", secrets.encrypt(Json.write(new SealedEnv(spec.env(), spec.secretValues(), spec.database(), spec.volumes(), spec.health(), spec.replicas(), spec.processes()))))
                     .bind("node", node).bind("port", port).bind("now", now)
                     .execute();
         });
@@ -125,7 +125,7 @@ public final class InstanceStore {
             SealedEnv env = Json.MAPPER.readValue(secrets.decrypt(text(r.get("env_enc"))), new TypeReference<>() {});
             AppSpec spec = new AppSpec((String) r.get("deployment_id"), (String) r.get("project_id"), artifact,
                     env.env(), env.secrets(), InstanceType.byLabel((String) r.get("instance_type")).orElse(InstanceType.STARTER),
-                    env.database(), env.volumes(), env.health(), env.replicas() == null ? 1 : env.replicas());
+                    env.database(), env.volumes(), env.health(), env.replicas() == null ? 1 : env.replicas(), env.processes());
             return new StoredInstance(spec, StoredInstance.DesiredState.valueOf((String) r.get("desired_state")),
                     ((Number) r.get("port")).intValue(), asLong(r.get("pid")), asLong(r.get("pgid")),
                     instant(r.get("started_at")), instant(r.get("stop_after")), asLong(r.get("process_start_ms")));
@@ -162,7 +162,7 @@ public final class InstanceStore {
     /** @param database null for none, and in rows written before it was kept */
     /** @param volumes null in a row an earlier version wrote: none; {@code health} null there: the default */
     record SealedEnv(Map<String, String> env, Set<String> secrets, DatabaseEndpoint database, List<Volume> volumes,
-                     HealthSpec health, Integer replicas) {}
+                     HealthSpec health, Integer replicas, Map<String, List<String>> processes) {}
 
     /** Every Artifact field, paths as plain strings. */
     record ArtifactJson(String id, String projectId, String framework, String commitSha, String root,

@@ -35,6 +35,7 @@ import dev.slipway.teardown.DeletedElsewhere;
 import dev.slipway.deployments.ReplicaScaling;
 import dev.slipway.deployments.RenamedProjects;
 import dev.slipway.usage.UsageSampler;
+import dev.slipway.alerts.Alerts;
 import dev.slipway.usage.UsageStore;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
@@ -109,7 +110,9 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         RenamedProjects renames = new RenamedProjects(stores.projects(), engine.routes());
         stores.projectCache().follow(renames);
         UsageStore usageStore = new UsageStore(jdbi, stores.nodeId());
-        UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock);
+        Alerts alerts = new Alerts(jdbi, stores.outbox(), stores.nodeId(), clock);
+        UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock,
+                alerts::evaluate);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
                 deletedElsewhere, cronRuns, cron, replicas, renames, usageStore, usage);

@@ -50,7 +50,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
                      DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates,
                      StatusStore commitStatuses, StatusSender statusSender,
-                     OperatorEvents operatorEvents, StoreHealth health)
+                     OperatorEvents operatorEvents, StoreHealth health, Outbox outbox)
         implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
@@ -88,7 +88,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
                     deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender,
-                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send));
+                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send), outbox);
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,

@@ -48,8 +48,12 @@ public final class UsageSampler implements AutoCloseable {
     private final Map<String, Long> lastOom = new ConcurrentHashMap<>();
     private final Map<String, InstanceType> types = new ConcurrentHashMap<>();
     private ScheduledExecutorService timer;
+    /** Told each sample once it is stored (the alerts). */
+    private final java.util.function.Consumer<List<UsageSample>> then;
 
-    public UsageSampler(AppRuntime runtime, RequestStats requests, DeploymentStore deployments, UsageStore store, Clock clock) {
+    public UsageSampler(AppRuntime runtime, RequestStats requests, DeploymentStore deployments, UsageStore store, Clock clock,
+                        java.util.function.Consumer<List<UsageSample>> then) {
+        this.then = then;
         this.runtime = runtime;
         this.requests = requests;
         this.deployments = deployments;
@@ -74,7 +78,7 @@ public final class UsageSampler implements AutoCloseable {
         }, STEP.toMillis(), STEP.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Takes one sample of every app here and stores it: the projects sampled. */
+    /** Takes one sample of every app here, stores it and tells its follower: the projects sampled. */
     public synchronized List<UsageSample> sample() {
         Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Map<Integer, RequestStats.Interval> served = requests.drain();
@@ -85,6 +89,7 @@ public final class UsageSampler implements AutoCloseable {
         }
         List<UsageSample> out = new ArrayList<>(byProject.values());
         store.save(out);
+        then.accept(out);
         lastCpu.keySet().retainAll(runtime.list().stream().map(Instance::deploymentId).toList());
         return out;
     }

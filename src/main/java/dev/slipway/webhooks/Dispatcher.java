@@ -121,7 +121,8 @@ public final class Dispatcher implements AutoCloseable {
         Integer status = null;
         String error;
         try {
-            status = client.post(URI.create(e.url()), signed(e, d.messageId(), now, d.payload()), d.payload());
+            String body = ChatFormat.body(e.format(), d.payload());
+            status = client.post(URI.create(e.url()), signed(e, d.messageId(), now, body), body);
             error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
         } catch (AddressGuard.Refused refused) {
             error = "not sent: " + refused.getMessage();

@@ -27,7 +27,7 @@ public final class EndpointStore {
             rs.getString("url"), rs.getString("description"), events(rs.getString("events")), rs.getBoolean("enabled"),
             rs.getString("disabled_reason"), rs.getString("secret_enc"), rs.getString("previous_secret_enc"),
             instant(rs.getTimestamp("previous_expires_at")), instant(rs.getTimestamp("failing_since")),
-            instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("updated_at")));
+            instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("updated_at")), rs.getString("format"));
 
     private final Jdbi jdbi;
     private final Clock clock;
@@ -40,8 +40,9 @@ public final class EndpointStore {
     public void insert(Endpoint e) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO webhook_endpoints (id, account_id, url, description, events, enabled, secret_enc,
-                            created_at, updated_at)
-                        VALUES (:id, :account, :url, :description, :events, TRUE, :secret, :at, :at)""")
+                            created_at, updated_at, format)
+                        VALUES (:id, :account, :url, :description, :events, TRUE, :secret, :at, :at, :format)""")
+                .bind("format", e.format())
                 .bind("id", e.id()).bind("account", e.accountId()).bind("url", e.url())
                 .bind("description", e.description()).bind("events", String.join(",", e.events()))
                 .bind("secret", e.secretEnc()).bind("at", e.createdAt()).execute());
@@ -68,8 +69,10 @@ public final class EndpointStore {
         jdbi.useTransaction(h -> {
             h.createUpdate("""
                             UPDATE webhook_endpoints SET url = :url, description = :description, events = :events,
-                                enabled = :enabled, disabled_reason = :reason, failing_since = :failing, updated_at = :now
+                                enabled = :enabled, disabled_reason = :reason, failing_since = :failing, updated_at = :now,
+                                format = :format
                             WHERE id = :id""")
+                    .bind("format", e.format())
                     .bind("url", e.url()).bind("description", e.description()).bind("events", String.join(",", e.events()))
                     .bind("enabled", e.enabled()).bind("reason", e.enabled() ? null : e.disabledReason())
                     .bind("failing", e.failingSince()).bind("now", clock.instant())

@@ -13,7 +13,9 @@ public final class EventTypes {
             "migration.processing", "migration.complete", "migration.failed",
             "deployment.queued", "deployment.building", "deployment.deploying", "deployment.live",
             "deployment.failed", "deployment.rolled_back", "domain.verified", "certificate.issued", "certificate.failed",
-            "backup.failed", "backup.recovered", "disk.low", "disk.recovered", "store.unavailable", "store.recovered");
+            "backup.failed", "backup.recovered", "disk.low", "disk.recovered", "store.unavailable", "store.recovered",
+            "app.crash_loop", "app.crash_loop.resolved", "app.out_of_memory", "app.out_of_memory.resolved", "app.errors",
+            "app.errors.resolved");
     private static final Set<String> ACCEPTED;
 
     static {

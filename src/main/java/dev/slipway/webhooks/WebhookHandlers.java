@@ -18,8 +18,8 @@ import java.util.Set;
 
 /** {@code /v1/webhooks}: endpoints, their secrets, their deliveries. */
 public final class WebhookHandlers {
-    private static final Set<String> CREATE_FIELDS = Set.of("url", "events", "description");
-    private static final Set<String> PATCH_FIELDS = Set.of("url", "events", "description", "enabled");
+    private static final Set<String> CREATE_FIELDS = Set.of("url", "events", "description", "format");
+    private static final Set<String> PATCH_FIELDS = Set.of("url", "events", "description", "enabled", "format");
 
     private final EndpointStore endpoints;
     private final DeliveryStore deliveries;

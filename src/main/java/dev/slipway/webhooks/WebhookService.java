@@ -51,12 +51,13 @@ public final class WebhookService {
         URI url = WebhookInput.url(body, true);
         List<String> events = WebhookInput.events(body, true);
         String description = body.string("description", false, WebhookInput.MAX_DESCRIPTION, null, null);
+        String format = body.oneOf("format", false, ChatFormat.ALL);
         body.check();
         WebhookInput.reachable(guard, url);
         String secret = Signer.newSecret();
         Instant now = clock.instant();
         Endpoint e = new Endpoint(ids.next("wh"), accountId, url.toString(), description, events, true, null,
-                secrets.encrypt(secret), null, null, null, now, now);
+                secrets.encrypt(secret), null, null, null, now, now, format);
         endpoints.insert(e);
         return new Issued(e, secret);
     }
@@ -81,14 +82,15 @@ public final class WebhookService {
         List<String> events = WebhookInput.events(body, false);
         String description = body.string("description", false, WebhookInput.MAX_DESCRIPTION, null, null);
         Boolean enabled = WebhookInput.enabled(body);
-        if (body.node().isEmpty()) body.problem("body", "must change at least one of url, events, description, enabled");
+        String format = body.oneOf("format", false, ChatFormat.ALL);
+        if (body.node().isEmpty()) body.problem("body", "must change at least one of url, events, description, enabled, format");
         body.check();
         if (url != null) WebhookInput.reachable(guard, url);
         boolean on = enabled != null ? enabled : e.enabled();
         Endpoint edited = new Endpoint(e.id(), e.accountId(), url != null ? url.toString() : e.url(),
                 body.node().has("description") ? description : e.description(), events != null ? events : e.events(),
                 e.enabled(), e.disabledReason(), e.secretEnc(), e.previousSecretEnc(), e.previousExpiresAt(),
-                e.failingSince(), e.createdAt(), e.updatedAt());
+                e.failingSince(), e.createdAt(), e.updatedAt(), format != null ? format : e.format());
         store(withState(edited, on, "disabled by the API"));
         return endpoints.find(e.id()).orElseThrow();
     }
@@ -122,7 +124,7 @@ public final class WebhookService {
         if (on == e.enabled()) return e;
         return new Endpoint(e.id(), e.accountId(), e.url(), e.description(), e.events(), on, on ? null : reason,
                 e.secretEnc(), e.previousSecretEnc(), e.previousExpiresAt(), on ? null : e.failingSince(),
-                e.createdAt(), e.updatedAt());
+                e.createdAt(), e.updatedAt(), e.format());
     }
 
     private void store(Endpoint e) {

@@ -9,21 +9,21 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record WebhookView(String id, String url, String description, List<String> events, boolean enabled,
                           String disabledReason, Instant failingSince, Instant previousSecretExpiresAt,
-                          Instant createdAt, Instant updatedAt) {
+                          Instant createdAt, Instant updatedAt, String format) {
     public static WebhookView of(Endpoint e, Instant now) {
         Instant overlap = e.previousExpiresAt() != null && e.previousExpiresAt().isAfter(now) ? e.previousExpiresAt() : null;
         return new WebhookView(e.id(), e.url(), e.description(), e.events(), e.enabled(), e.disabledReason(),
-                e.failingSince(), overlap, e.createdAt(), e.updatedAt());
+                e.failingSince(), overlap, e.createdAt(), e.updatedAt(), e.format());
     }
 
     /** The answer to the creation: the endpoint and its signing secret, shown this once. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record Created(String id, String url, String description, List<String> events, boolean enabled,
                           String disabledReason, Instant failingSince, Instant previousSecretExpiresAt,
-                          Instant createdAt, Instant updatedAt, String secret) {
+                          Instant createdAt, Instant updatedAt, String format, String secret) {
         static Created of(Endpoint e, String secret) {
             return new Created(e.id(), e.url(), e.description(), e.events(), e.enabled(), null, null, null,
-                    e.createdAt(), e.updatedAt(), secret);
+                    e.createdAt(), e.updatedAt(), e.format(), secret);
         }
     }
 

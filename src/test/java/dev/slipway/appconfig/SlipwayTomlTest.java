@@ -44,6 +44,8 @@ class SlipwayTomlTest {
             path = "/healthz"
             [env]
             GREETING = "from-toml"
+            [processes]
+            clock = "node clock.js"
             [[cron]]
             name = "tick"
             schedule = "* * * * *"
@@ -82,6 +84,7 @@ class SlipwayTomlTest {
                   if (req.url.startsWith("/keep")) { fs.writeFileSync("/data/kept", "%s"); return res.end("kept"); }
                   if (req.url === "/kept") return res.end(read("/data/kept"));
                   if (req.url === "/ticks") return res.end(read("/data/ticks"));
+                  if (req.url === "/clock") return res.end(read("/data/clock"));
                   res.statusCode = 500;
                   res.end("the root path fails: only /healthz says how the app is");
                 }).listen(Number(process.env.PORT), "127.0.0.1");
@@ -98,6 +101,10 @@ class SlipwayTomlTest {
                   } catch (e) { refused++; }
                 }
                 setTimeout(() => { console.log("bomb started " + started + " refused " + refused); process.exit(0); }, 2000);
+                """);
+        // a process of [processes]: it runs beside the app, with its volume
+        files.put("clock.js", """
+                setInterval(() => require("fs").writeFileSync("/data/clock", "clock " + process.env.GREETING), 300);
                 """);
         files.put("tick.js", """
                 require("fs").appendFileSync("/data/ticks", "tick " + process.env.GREETING + "\\n");
@@ -123,13 +130,16 @@ class SlipwayTomlTest {
             String url = done.get("url").asText();
             assertThat(get(url + "/built")).isEqualTo("built-by-toml");
             assertThat(get(url + "/env")).isEqualTo("from-toml");
+            Await.until(RUN, "the clock process of [processes] to write", () -> "clock from-toml".equals(Apps.get(url + "/clock").body()));
             JsonNode first = http.get("/v1/deployments/" + done.get("deployment_id").asText()).json().get("data");
             assertThat(first.at("/config/run/command").asText()).isEqualTo("node server.js");
             assertThat(first.at("/config/cron/0/schedule").asText()).isEqualTo("* * * * *");
             assertThat(first.at("/config/volumes/0/size_mb").asInt()).isEqualTo(16);
             assertThat(http.get("/v1/deployments/" + first.get("id").asText() + "/logs?limit=500").body())
                     .contains("Read slipway.toml").contains("Running the build command of slipway.toml")
-                    .contains("slipway.toml [run] command: it is the start command");
+                    .contains("slipway.toml [run] command: it is the start command").contains("processes: clock");
+            assertThat(http.get("/v1/deployments/" + first.get("id").asText()).json().at("/data/processes").toString())
+                    .contains("{\"type\":\"clock\",\"state\":\"running\"");
 
             // a file in the volume outlives a deploy and a rollback
             assertThat(get(url + "/keep")).isEqualTo("kept");

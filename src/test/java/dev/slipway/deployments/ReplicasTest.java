@@ -143,7 +143,7 @@ class ReplicasTest {
 
             // the free tier runs one instance: a file that asks for two fails its deployment, saying why
             Http free = server.tenant(Tier.FREE, 1_000_000).http();
-            var migration = free.post("/v1/migrations", "{\"source\":\"zip\",\"upload_id\":\"" + upload(free, app("free")) + "\"}");
+            var migration = free.post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node\",\"upload_id\":\"" + upload(free, app("free")) + "\"}");
             JsonNode failed = Statuses.await(free, "migrations", migration.json().at("/data/id").asText(), "failed", RUN);
             String refused = free.get("/v1/deployments?project_id=" + failed.get("project_id").asText()).json().at("/data/0/id").asText();
             assertThat(free.get("/v1/deployments/" + refused + "/logs?limit=500").body())

@@ -639,7 +639,8 @@ public final class LocalProcessRuntime implements AppRuntime {
         Path workDir = spec.artifact().workDir();
         Map<String, List<String>> processes;
         try {
-            processes = Procfile.workers(workDir);
+            processes = new java.util.LinkedHashMap<>(Procfile.workers(workDir));
+            processes.putAll(spec.processes()); // slipway.toml's [processes] over the Procfile's lines
         } catch (RuntimeException e) {
             log.log(Level.ERROR, "The Procfile's other processes do not run: " + e.getMessage());
             return List.of();

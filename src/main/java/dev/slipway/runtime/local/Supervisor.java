@@ -142,7 +142,10 @@ final class Supervisor {
     /** Its process as a deployment read shows it. */
     synchronized ProcessState state() {
         String state = stopRequested ? "stopped" : restarting ? "restarting" : "running";
-        return new ProcessState(ProcessState.WEB, state, crashes);
+        // crashes in a row: none once the process has stayed up (its next crash starts the count again)
+        boolean stayedUp = !restarting && startedAt != null
+                && Duration.between(startedAt, ctx.clock().instant()).compareTo(ctx.options().stableAfter()) >= 0;
+        return new ProcessState(ProcessState.WEB, state, stayedUp ? 0 : crashes);
     }
 
     /** What its cell uses now; empty when nothing measures it (unconfined) or it has no process. */

@@ -1,0 +1,151 @@
+package dev.slipway.alerts;
+
+import dev.slipway.core.Ids;
+import dev.slipway.usage.UsageSample;
+import dev.slipway.webhooks.Outbox;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns each sample of a project's apps on this server into incidents: a crash loop (its processes crashed
+ * {@link #CRASHES} times in a row), an out-of-memory kill, or most of its requests failing (at least {@link #ERROR_SHARE}
+ * of {@link #MIN_REQUESTS} or more answered 5xx). An incident is opened once and sends {@code app.<kind>}, and sends
+ * {@code app.<kind>.resolved} once when a later sample no longer shows it, to the account's webhook endpoints that
+ * subscribed (Slack and Discord ones get a line a person reads). One open incident per project, kind and server, held by
+ * the store, so a restarted server neither repeats nor forgets it.
+ */
+public final class Alerts {
+    private static final Logger LOG = LoggerFactory.getLogger(Alerts.class);
+    static final int CRASHES = 3;
+    static final double ERROR_SHARE = 0.5;
+    static final long MIN_REQUESTS = 10;
+    /** An out-of-memory incident resolves after this long without another kill. */
+    static final Duration OOM_QUIET = Duration.ofMinutes(1);
+
+    enum Kind {
+        CRASH_LOOP("crash_loop", "crash loop"), OUT_OF_MEMORY("out_of_memory", "out of memory"), ERRORS("errors", "failing requests");
+
+        final String label;
+        final String words;
+
+        Kind(String label, String words) {
+            this.label = label;
+            this.words = words;
+        }
+    }
+
+    private final Jdbi jdbi;
+    private final Outbox outbox;
+    private final String node;
+    private final Clock clock;
+    private final Ids ids;
+
+    public Alerts(Jdbi jdbi, Outbox outbox, String node, Clock clock) {
+        this.jdbi = jdbi;
+        this.outbox = outbox;
+        this.node = node;
+        this.clock = clock;
+        this.ids = new Ids(clock);
+    }
+
+    /** Opens and resolves incidents from this server's latest samples. */
+    public void evaluate(List<UsageSample> samples) {
+        for (UsageSample s : samples) {
+            try {
+                judge(s, Kind.CRASH_LOOP, s.restarts() >= CRASHES, s.restarts() == 0,
+                        "its processes crashed " + s.restarts() + " times in a row");
+                boolean quiet = s.oomKills() == 0 && openSince(s.projectId(), Kind.OUT_OF_MEMORY)
+                        .map(at -> !at.plus(OOM_QUIET).isAfter(clock.instant())).orElse(true);
+                judge(s, Kind.OUT_OF_MEMORY, s.oomKills() > 0, quiet,
+                        s.oomKills() + " process(es) killed for going over the memory limit of " + s.memoryLimitBytes() / 1048576 + " MB");
+                boolean failing = s.requests() >= MIN_REQUESTS && s.errors5xx() >= ERROR_SHARE * s.requests();
+                judge(s, Kind.ERRORS, failing, s.requests() >= MIN_REQUESTS && !failing,
+                        s.errors5xx() + " of " + s.requests() + " requests answered 5xx");
+            } catch (RuntimeException e) {
+                LOG.warn("alerts of project {} not judged: {}", s.projectId(), e.toString());
+            }
+        }
+    }
+
+    private void judge(UsageSample s, Kind kind, boolean firing, boolean resolved, String detail) {
+        if (firing) open(s.projectId(), kind, detail);
+        else if (resolved) resolve(s.projectId(), kind);
+    }
+
+    private String key(String projectId, Kind kind) {
+        return projectId + ":" + kind.label + ":" + node;
+    }
+
+    private Optional<Instant> openSince(String projectId, Kind kind) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT opened_at FROM alert_incidents WHERE open_key = :k")
+                .bind("k", key(projectId, kind)).mapTo(Instant.class).findOne());
+    }
+
+    private void open(String projectId, Kind kind, String detail) {
+        jdbi.useTransaction(h -> {
+            boolean already = h.createQuery("SELECT COUNT(*) FROM alert_incidents WHERE open_key = :k")
+                    .bind("k", key(projectId, kind)).mapTo(Long.class).one() > 0;
+            if (already) return;
+            Instant now = clock.instant();
+            String id = ids.next("inc");
+            h.createUpdate("""
+                            INSERT INTO alert_incidents (id, project_id, kind, node, open_key, detail, opened_at)
+                            VALUES (:id, :p, :kind, :node, :k, :detail, :now)""")
+                    .bind("id", id).bind("p", projectId).bind("kind", kind.label).bind("node", node).bind("k", key(projectId, kind))
+                    .bind("detail", detail).bind("now", now).execute();
+            send(h, projectId, "app." + kind.label, id, kind, detail, now, null);
+        });
+    }
+
+    private void resolve(String projectId, Kind kind) {
+        jdbi.useTransaction(h -> {
+            var open = h.createQuery("SELECT id, detail, opened_at FROM alert_incidents WHERE open_key = :k")
+                    .bind("k", key(projectId, kind))
+                    .map((rs, ctx) -> new Object[]{rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant()}).findOne();
+            if (open.isEmpty()) return;
+            Instant now = clock.instant();
+            int changed = h.createUpdate("UPDATE alert_incidents SET open_key = NULL, resolved_at = :now WHERE id = :id AND open_key IS NOT NULL")
+                    .bind("now", now).bind("id", (String) open.get()[0]).execute();
+            if (changed == 1) {
+                send(h, projectId, "app." + kind.label + ".resolved", (String) open.get()[0], kind, (String) open.get()[1],
+                        (Instant) open.get()[2], now);
+            }
+        });
+    }
+
+    private void send(Handle h, String projectId, String type, String incident, Kind kind, String detail, Instant opened,
+                      Instant resolved) {
+        var project = h.createQuery("SELECT name, account_id FROM projects WHERE id = :p").bind("p", projectId)
+                .map((rs, ctx) -> new String[]{rs.getString(1), rs.getString(2)}).findOne();
+        if (project.isEmpty()) return;
+        String name = project.get()[0];
+        String summary = resolved == null
+                ? "[FIRING] " + name + ": " + kind.words + " (" + detail + ")"
+                : "[RESOLVED] " + name + ": " + kind.words + " is over after " + minutes(opened, resolved);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("incident_id", incident);
+        data.put("project_id", projectId);
+        data.put("project_name", name);
+        data.put("kind", kind.label);
+        data.put("detail", detail);
+        data.put("opened_at", opened);
+        data.put("resolved_at", resolved);
+        data.put("summary", summary);
+        outbox.event(h, project.get()[1], type, data);
+    }
+
+    private static String minutes(Instant from, Instant to) {
+        long s = Duration.between(from, to).toSeconds();
+        return s < 120 ? s + " s" : s / 60 + " min";
+    }
+}
