@@ -49,6 +49,8 @@ public final class Alerts {
     private final String node;
     private final Clock clock;
     private final Ids ids;
+    /** This server's open incidents, key → when opened: only this server opens or resolves them, so it reads them once. */
+    private Map<String, Instant> open;
 
     public Alerts(Jdbi jdbi, Outbox outbox, String node, Clock clock) {
         this.jdbi = jdbi;
@@ -59,7 +61,7 @@ public final class Alerts {
     }
 
     /** Opens and resolves incidents from this server's latest samples. */
-    public void evaluate(List<UsageSample> samples) {
+    public synchronized void evaluate(List<UsageSample> samples) {
         for (UsageSample s : samples) {
             try {
                 judge(s, Kind.CRASH_LOOP, s.restarts() >= CRASHES, s.restarts() == 0,
@@ -86,41 +88,52 @@ public final class Alerts {
         return projectId + ":" + kind.label + ":" + node;
     }
 
+    private Map<String, Instant> open() {
+        if (open == null) {
+            open = new java.util.HashMap<>();
+            jdbi.useHandle(h -> h.createQuery("SELECT open_key, opened_at FROM alert_incidents WHERE node = :node AND open_key IS NOT NULL")
+                    .bind("node", node).map((rs, ctx) -> Map.entry(rs.getString(1), rs.getTimestamp(2).toInstant()))
+                    .forEach(e -> open.put(e.getKey(), e.getValue())));
+        }
+        return open;
+    }
+
     private Optional<Instant> openSince(String projectId, Kind kind) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT opened_at FROM alert_incidents WHERE open_key = :k")
-                .bind("k", key(projectId, kind)).mapTo(Instant.class).findOne());
+        return Optional.ofNullable(open().get(key(projectId, kind)));
     }
 
     private void open(String projectId, Kind kind, String detail) {
+        String key = key(projectId, kind);
+        if (open().containsKey(key)) return;
+        Instant now = clock.instant();
         jdbi.useTransaction(h -> {
-            boolean already = h.createQuery("SELECT COUNT(*) FROM alert_incidents WHERE open_key = :k")
-                    .bind("k", key(projectId, kind)).mapTo(Long.class).one() > 0;
-            if (already) return;
-            Instant now = clock.instant();
             String id = ids.next("inc");
             h.createUpdate("""
                             INSERT INTO alert_incidents (id, project_id, kind, node, open_key, detail, opened_at)
                             VALUES (:id, :p, :kind, :node, :k, :detail, :now)""")
-                    .bind("id", id).bind("p", projectId).bind("kind", kind.label).bind("node", node).bind("k", key(projectId, kind))
+                    .bind("id", id).bind("p", projectId).bind("kind", kind.label).bind("node", node).bind("k", key)
                     .bind("detail", detail).bind("now", now).execute();
             send(h, projectId, "app." + kind.label, id, kind, detail, now, null);
         });
+        open.put(key, now);
     }
 
     private void resolve(String projectId, Kind kind) {
+        if (!open().containsKey(key(projectId, kind))) return;
         jdbi.useTransaction(h -> {
-            var open = h.createQuery("SELECT id, detail, opened_at FROM alert_incidents WHERE open_key = :k")
+            var incident = h.createQuery("SELECT id, detail, opened_at FROM alert_incidents WHERE open_key = :k")
                     .bind("k", key(projectId, kind))
                     .map((rs, ctx) -> new Object[]{rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant()}).findOne();
-            if (open.isEmpty()) return;
+            if (incident.isEmpty()) return;
             Instant now = clock.instant();
             int changed = h.createUpdate("UPDATE alert_incidents SET open_key = NULL, resolved_at = :now WHERE id = :id AND open_key IS NOT NULL")
-                    .bind("now", now).bind("id", (String) open.get()[0]).execute();
+                    .bind("now", now).bind("id", (String) incident.get()[0]).execute();
             if (changed == 1) {
-                send(h, projectId, "app." + kind.label + ".resolved", (String) open.get()[0], kind, (String) open.get()[1],
-                        (Instant) open.get()[2], now);
+                send(h, projectId, "app." + kind.label + ".resolved", (String) incident.get()[0], kind, (String) incident.get()[1],
+                        (Instant) incident.get()[2], now);
             }
         });
+        open.remove(key(projectId, kind));
     }
 
     private void send(Handle h, String projectId, String type, String incident, Kind kind, String detail, Instant opened,

@@ -44,19 +44,29 @@ public final class RequestStats {
             return new Interval(0, new long[6], 0, new Histogram(1, MAX_MICROS, 2));
         }
 
-        /** The histogram as text (base64 of its compressed form), for the edge's messages. */
+        /** The histogram as text, for the edge's messages. */
         public String encodedLatency() {
-            ByteBuffer buf = ByteBuffer.allocate(latency.getNeededByteBufferCapacity());
-            int n = latency.encodeIntoCompressedByteBuffer(buf);
-            return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
+            return encode(latency);
         }
 
         public static Histogram decodeLatency(String text) {
-            try {
-                return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(text)), MAX_MICROS);
-            } catch (DataFormatException | RuntimeException e) {
-                return new Histogram(1, MAX_MICROS, 2);
-            }
+            return decode(text);
+        }
+    }
+
+    /** A latency histogram as text (base64 of its compressed form): how the edge sends it and the store keeps it. */
+    public static String encode(Histogram h) {
+        ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int n = h.encodeIntoCompressedByteBuffer(buf);
+        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
+    }
+
+    /** {@link #encode}'s text as a histogram again; an empty one when it cannot be read. */
+    public static Histogram decode(String text) {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(text)), MAX_MICROS);
+        } catch (DataFormatException | RuntimeException e) {
+            return new Histogram(1, MAX_MICROS, 2);
         }
     }
 

@@ -48,6 +48,8 @@ public final class UsageSampler implements AutoCloseable {
     private final Map<String, Long> lastOom = new ConcurrentHashMap<>();
     private final Map<String, InstanceType> types = new ConcurrentHashMap<>();
     private ScheduledExecutorService timer;
+    /** The start of the last window this server rolled up, or null before its first. */
+    private Instant lastRolledUp;
     /** Told each sample once it is stored (the alerts). */
     private final java.util.function.Consumer<List<UsageSample>> then;
 
@@ -83,14 +85,18 @@ public final class UsageSampler implements AutoCloseable {
         Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Map<Integer, RequestStats.Interval> served = requests.drain();
         Map<String, UsageSample> byProject = new LinkedHashMap<>();
-        for (Instance i : runtime.list()) {
+        List<Instance> running = runtime.list();
+        for (Instance i : running) {
             UsageSample s = of(i, served, at);
             byProject.merge(i.projectId(), s, UsageSampler::plus);
         }
         List<UsageSample> out = new ArrayList<>(byProject.values());
         store.save(out);
         then.accept(out);
-        lastCpu.keySet().retainAll(runtime.list().stream().map(Instance::deploymentId).toList());
+        List<String> ids = running.stream().map(Instance::deploymentId).toList();
+        lastCpu.keySet().retainAll(ids);
+        lastOom.keySet().retainAll(ids);
+        types.keySet().retainAll(ids);
         return out;
     }
 
@@ -127,12 +133,17 @@ public final class UsageSampler implements AutoCloseable {
                 a.restarts() + b.restarts(), a.requests() + b.requests(), a.errors5xx() + b.errors5xx(), a.bytesOut() + b.bytesOut(), h);
     }
 
-    /** Rolls up the last closed five-minute window, once, and deletes what is past its retention. */
+    /**
+     * Rolls up the last closed five-minute window, once, and deletes what is past its retention: work done once a window,
+     * not at each sample (the store is asked only after a start, when this server may have rolled it up before).
+     */
     public synchronized void rollup() {
         Instant now = clock.instant();
         long window = ROLLUP.toSeconds();
         Instant end = Instant.ofEpochSecond(now.getEpochSecond() / window * window);
         Instant start = end.minus(ROLLUP);
+        if (start.equals(lastRolledUp)) return;
+        lastRolledUp = start;
         if (!store.rolledUp(start, (int) window)) {
             Map<String, UsageSample> byProject = new HashMap<>();
             for (UsageSample s : store.own((int) STEP.toSeconds(), start, end)) {

@@ -75,10 +75,10 @@ public final class UsageStore {
     }
 
     private static String encode(Histogram h) {
-        return new RequestStats.Interval(0, new long[6], 0, h).encodedLatency();
+        return RequestStats.encode(h);
     }
 
     private static Histogram decode(String text) {
-        return text == null ? UsageSample.emptyLatency() : RequestStats.Interval.decodeLatency(text);
+        return text == null ? UsageSample.emptyLatency() : RequestStats.decode(text);
     }
 }
