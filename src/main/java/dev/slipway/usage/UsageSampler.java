@@ -48,6 +48,8 @@ public final class UsageSampler implements AutoCloseable {
     private final Map<String, Long> lastOom = new ConcurrentHashMap<>();
     private final Map<String, InstanceType> types = new ConcurrentHashMap<>();
     private ScheduledExecutorService timer;
+    /** The time of the last sample, or null before the first. */
+    private Instant lastAt;
     /** The start of the last window this server rolled up, or null before its first. */
     private Instant lastRolledUp;
     /** Told each sample once it is stored (the alerts). */
@@ -83,6 +85,9 @@ public final class UsageSampler implements AutoCloseable {
     /** Takes one sample of every app here, stores it and tells its follower: the projects sampled. */
     public synchronized List<UsageSample> sample() {
         Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        // a row's key holds its time: two samples in one millisecond (the timer's and a caller's) get two
+        if (lastAt != null && !at.isAfter(lastAt)) at = lastAt.plusMillis(1);
+        lastAt = at;
         Map<Integer, RequestStats.Interval> served = requests.drain();
         Map<String, UsageSample> byProject = new LinkedHashMap<>();
         List<Instance> running = runtime.list();
