@@ -331,6 +331,7 @@ public final class EdgeLink implements AutoCloseable {
             }
             case "challenge" -> answer(c, s.tls() == null ? ChallengeAnswers.NONE : s.tls().answers(), m);
             case "stats" -> EdgeMessages.statsOf(m).forEach(s.recent().stats()::add);
+            case "requests" -> EdgeMessages.requestsOf(m).forEach(s.recent().log()::record);
             case "recent" -> m.path("ports").properties().forEach(e -> {
                 try {
                     s.recent().seen(Integer.parseInt(e.getKey()), e.getValue().asLong());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.core.Json;
+import dev.slipway.router.RequestLog;
 import dev.slipway.router.RequestStats;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
@@ -26,6 +27,8 @@ import java.util.Set;
  *   <li>{@code table} from the server: every route, and which app ports serve and which restart now;</li>
  *   <li>{@code wake} from the edge (a host without a route), answered by {@code woke} with the same id;</li>
  *   <li>{@code recent} from the edge: when each app port last had a request;</li>
+ *   <li>{@code stats} and {@code requests} from the edge: the requests it relayed since its last report, counted and as
+ *   log lines;</li>
  *   <li>{@code tls} from the server: the HTTPS listener's certificates with their keys, and its HSTS hosts (the socket
  *   is the server's user's alone, and the edge keeps them in memory only);</li>
  *   <li>{@code challenge} from the edge (an ACME CA's validation request), answered by {@code answer} with the same id;</li>
@@ -139,6 +142,27 @@ final class EdgeMessages {
             for (long c : i.classes()) classes.add(c);
         });
         return m;
+    }
+
+    /** Request log lines, each an array: at, port, method, path, status, micros, bytes, client. */
+    static ObjectNode requests(List<RequestLog.Line> lines) {
+        ObjectNode m = op("requests");
+        ArrayNode out = m.putArray("lines");
+        for (RequestLog.Line l : lines) {
+            out.addArray().add(l.atMillis()).add(l.port()).add(l.method()).add(l.path()).add(l.status()).add(l.micros())
+                    .add(l.bytes()).add(l.client());
+        }
+        return m;
+    }
+
+    static List<RequestLog.Line> requestsOf(JsonNode m) {
+        List<RequestLog.Line> out = new ArrayList<>();
+        for (JsonNode l : m.path("lines")) {
+            if (l.size() != 8) continue;
+            out.add(new RequestLog.Line(l.get(0).asLong(), l.get(1).asInt(), l.get(2).asText(), l.get(3).asText(), l.get(4).asInt(),
+                    l.get(5).asLong(), l.get(6).asLong(), l.get(7).asText()));
+        }
+        return out;
     }
 
     static Map<Integer, RequestStats.Interval> statsOf(JsonNode m) {

@@ -7,6 +7,7 @@ import dev.slipway.net.ClientGate;
 import dev.slipway.router.AppsListener;
 import dev.slipway.router.Edge;
 import dev.slipway.router.RecentRequests;
+import dev.slipway.router.RequestLog;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
@@ -28,6 +29,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -51,6 +53,8 @@ public final class EdgeProcess {
     private static final Logger LOG = LoggerFactory.getLogger(EdgeProcess.class);
     /** The 503 a wake gets while no server is connected: retried soon, the server is starting. */
     private static final Duration NO_SERVER_RETRY = Duration.ofSeconds(2);
+    /** Request log lines per message: about 100 bytes each, well under the channel's line limit. */
+    private static final int REQUESTS_PER_MESSAGE = 5_000;
     private static final Duration WATCH = Duration.ofSeconds(2);
     /** How long a CA's validation request waits for the server's answer (a query of its store). */
     private static final Duration ANSWER_WAIT = Duration.ofSeconds(5);
@@ -278,14 +282,28 @@ public final class EdgeProcess {
         }
     }
 
-    /** The requests relayed since the last report, by port; kept for the next one when the server cannot take them. */
+    /**
+     * The requests relayed since the last report, by port and as log lines; kept for the next one when the server cannot
+     * take them (the log's lines while it has room).
+     */
     private void sendStats(EdgeChannel c) {
         Map<Integer, dev.slipway.router.RequestStats.Interval> drained = recent.stats().drain();
-        if (drained.isEmpty()) return;
-        try {
-            c.send(EdgeMessages.stats(drained));
-        } catch (IOException e) {
-            drained.forEach(recent.stats()::add);
+        if (!drained.isEmpty()) {
+            try {
+                c.send(EdgeMessages.stats(drained));
+            } catch (IOException e) {
+                drained.forEach(recent.stats()::add);
+            }
+        }
+        List<RequestLog.Line> lines = recent.log().drain();
+        for (int from = 0; from < lines.size(); from += REQUESTS_PER_MESSAGE) {
+            List<RequestLog.Line> part = lines.subList(from, Math.min(lines.size(), from + REQUESTS_PER_MESSAGE));
+            try {
+                c.send(EdgeMessages.requests(part));
+            } catch (IOException e) {
+                lines.subList(from, lines.size()).forEach(recent.log()::record);
+                return;
+            }
         }
     }
 

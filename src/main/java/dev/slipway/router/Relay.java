@@ -76,6 +76,10 @@ final class Relay implements AutoCloseable {
             this.trusted = trusted;
         }
 
+        String clientText() {
+            return clientText;
+        }
+
         static Peer of(SocketChannel channel, TrustedProxies proxies) throws IOException {
             InetSocketAddress remote = (InetSocketAddress) channel.getRemoteAddress();
             InetSocketAddress local = (InetSocketAddress) channel.getLocalAddress();

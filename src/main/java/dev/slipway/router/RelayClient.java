@@ -89,6 +89,9 @@ final class RelayClient implements RelayLoop.Io {
     private int failedOn;
     /** When the exchange's head came, its answer's status (0: none yet) and body bytes written: what {@link RequestStats} gets. */
     private long exchangeStart;
+    /** The exchange's request as its log line shows it, and when it came (epoch millis). */
+    private String requestMethod, requestPath;
+    private long requestAt;
     private int status;
     private long responseBytes;
     /** The pool member this exchange is counted under by the balancer, or 0. */
@@ -207,6 +210,8 @@ final class RelayClient implements RelayLoop.Io {
         requestHeadOut = requestOut;
         target = route.target;
         exchangeStart = loop.now;
+        requestMethod = head.method();
+        requestPath = head.pathWithoutQuery(RequestLog.MAX_PATH, loop.paths);
         status = 0;
         responseBytes = 0;
         pool = route.pool;
@@ -220,7 +225,7 @@ final class RelayClient implements RelayLoop.Io {
         responseHead = false;
         responseStarted = false;
         upstreamEof = false;
-        loop.relay.recent().record(route.target.port());
+        requestAt = loop.relay.recent().record(route.target.port());
         up = loop.pooled(route.target);
         reused = up != null;
         if (up != null) {
@@ -468,10 +473,20 @@ final class RelayClient implements RelayLoop.Io {
         return loop.relay.rewriteResponse(head, closeAfter, responseWriter);
     }
 
+    /** The exchange ended with this status: counted, and a line in the request log. */
+    private void served(int answered) {
+        RecentRequests recent = loop.relay.recent();
+        if (!recent.measured()) return;
+        long nanos = loop.now - exchangeStart;
+        recent.stats().record(target.port(), answered, responseBytes, nanos);
+        recent.log().record(new RequestLog.Line(requestAt, target.port(), requestMethod, requestPath, answered, nanos / 1000,
+                responseBytes, peer.clientText()));
+    }
+
     /** The response was written in full. */
     private void finish() throws IOException {
         uncount();
-        loop.relay.recent().stats().record(target.port(), status, responseBytes, loop.now - exchangeStart);
+        served(status);
         RelayUpstream u = up;
         up = null;
         if (upstreamReusable && requestDone && !upstreamEof && !u.in.hasRemaining()) loop.release(u);
@@ -576,8 +591,7 @@ final class RelayClient implements RelayLoop.Io {
 
     /** The app's answer cannot be relayed: a 502 if the client has had nothing yet, else the cut. */
     private void badGateway() {
-        if (target != null) loop.relay.recent().stats().record(target.port(), responseStarted ? status : 502, responseBytes,
-                loop.now - exchangeStart);
+        if (target != null) served(responseStarted ? status : 502);
         if (!responseStarted) {
             String body = "502 Bad Gateway: the app did not answer with valid HTTP\n";
             String answer = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "

@@ -288,6 +288,36 @@ final class RelayHead {
         return new String(b, StandardCharsets.ISO_8859_1);
     }
 
+    private static final String[] METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
+    private static final byte[][] METHOD_BYTES = java.util.Arrays.stream(METHODS).map(RelayHead::ascii).toArray(byte[][]::new);
+
+    /** A request's method; the common ones without a copy. */
+    String method() {
+        for (int i = 0; i < METHODS.length; i++) if (same(firstStart, firstEnd, METHOD_BYTES[i])) return METHODS[i];
+        return string(firstStart, Math.min(firstEnd, firstStart + 32));
+    }
+
+    /**
+     * A request's target up to its query, at most {@code max} characters. {@code cache} (a power of two long, one
+     * thread's) holds paths seen before by their hash: an app's paths repeat, and a hit makes no copy.
+     */
+    String pathWithoutQuery(int max, String[] cache) {
+        int end = secondStart;
+        int limit = Math.min(secondEnd, secondStart + max);
+        int hash = 0;
+        for (byte b; end < limit && (b = buf.get(end)) != '?'; end++) hash = 31 * hash + b;
+        int slot = (hash ^ (hash >>> 16)) & (cache.length - 1);
+        String seen = cache[slot];
+        if (seen != null && seen.length() == end - secondStart) {
+            boolean same = true;
+            for (int i = 0; same && i < seen.length(); i++) same = seen.charAt(i) == (buf.get(secondStart + i) & 0xff);
+            if (same) return seen;
+        }
+        String path = string(secondStart, end);
+        cache[slot] = path;
+        return path;
+    }
+
     /** The status code of a response head. */
     int status() {
         return (buf.get(secondStart) - '0') * 100 + (buf.get(secondStart + 1) - '0') * 10 + (buf.get(secondStart + 2) - '0');

@@ -46,6 +46,8 @@ final class RelayLoop implements Runnable {
     /** The heads being read, one request's and one response's at a time on this thread. */
     final RelayHead requestHead = new RelayHead();
     final RelayHead responseHead = new RelayHead();
+    /** The request log's paths seen on this thread (see {@link RelayHead#pathWithoutQuery}). */
+    final String[] paths = new String[512];
     private final Map<Target.Upstream, ArrayDeque<RelayUpstream>> idle = new HashMap<>();
     private volatile boolean running = true;
     private long lastSweep = System.nanoTime();

@@ -37,6 +37,8 @@ import dev.slipway.deployments.RenamedProjects;
 import dev.slipway.usage.UsageSampler;
 import dev.slipway.alerts.Alerts;
 import dev.slipway.usage.UsageStore;
+import dev.slipway.requestlogs.RequestLogStore;
+import dev.slipway.requestlogs.RequestLogWriter;
 import dev.slipway.teardown.Deletions;
 import dev.slipway.teardown.ProjectTeardown;
 import dev.slipway.teardown.TeardownStore;
@@ -54,7 +56,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
                  Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
                  CronScheduler cron, ReplicaScaling replicas, RenamedProjects renames, UsageStore usageStore,
-                 UsageSampler usage) {
+                 UsageSampler usage, RequestLogStore requestLogs, RequestLogWriter requestLogWriter) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -113,9 +115,12 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         Alerts alerts = new Alerts(jdbi, stores.outbox(), stores.nodeId(), clock);
         UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock,
                 alerts::evaluate);
+        RequestLogStore requestLogs = new RequestLogStore(jdbi);
+        RequestLogWriter requestLogWriter = new RequestLogWriter(engine.recent().log(), engine.runtime(), requestLogs);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
-                deletedElsewhere, cronRuns, cron, replicas, renames, usageStore, usage);
+                deletedElsewhere, cronRuns, cron, replicas, renames, usageStore, usage,
+                requestLogs, requestLogWriter);
     }
 
     Map<String, JobRunner> runners() {

@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.requestlogs.RequestLogHandlers;
 import dev.slipway.api.Idempotency;
 import dev.slipway.dashboard.Auth;
 import dev.slipway.dashboard.Dashboard;
@@ -33,7 +34,8 @@ public final class Routes {
                            UploadHandlers uploads, MigrationHandlers migrations, DeploymentHandlers deployments,
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
                            DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
-                           CronHandlers cron, DiskSpace disk, dev.slipway.usage.UsageHandlers usage) {}
+                           CronHandlers cron, DiskSpace disk, dev.slipway.usage.UsageHandlers usage,
+                           RequestLogHandlers requests) {}
 
     private Routes() {}
 
@@ -90,6 +92,7 @@ public final class Routes {
         r.post("/v1/deployments/{deployment_id}/promote", once.wrap(h.deployments()::promote));
         r.post("/v1/deployments/{deployment_id}/cancel", once.wrap(h.deployments()::cancel));
         r.get("/v1/deployments/{deployment_id}/logs", h.deployments()::logs);
+        r.get("/v1/deployments/{deployment_id}/requests", h.requests()::list);
 
         // creating and rotating answer a secret: not kept by the idempotency layer, which stores answers in clear
         r.get("/v1/webhooks", h.webhooks()::list);

@@ -116,6 +116,7 @@ public final class Slipway implements AutoCloseable {
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
             pipelines.usage().start();
+            pipelines.requestLogWriter().start();
             // where the operator's alerts go while the store is away: read while it is here
             housekeeping.scheduleWithFixedDelay(stores.operatorEvents()::remember, 15, 15, TimeUnit.SECONDS);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
@@ -202,6 +203,9 @@ public final class Slipway implements AutoCloseable {
 
     /** What samples the apps' use every few seconds (a test takes a sample when it wants one). */
     public dev.slipway.usage.UsageSampler usage() { return pipelines.usage(); }
+
+    /** Writes the router's request lines now (it does every second). */
+    public dev.slipway.requestlogs.RequestLogWriter requestLogs() { return pipelines.requestLogWriter(); }
     /** The configuration with the ports as bound. */
     public ServerConfig config() { return config; }
     public Database database() { return stores.database(); }
@@ -240,6 +244,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.replicas().close();
         pipelines.renames().close();
         pipelines.usage().close();
+        pipelines.requestLogWriter().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));

@@ -21,14 +21,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What one relayed request costs the relay's own threads: heap bytes allocated (steady whatever the machine's
  * load, and checked here) and CPU time (printed only: {@code bench/relay-cost.sh} prints both). Keep-alive
- * clients on loopback send wrk's request to an app answering as Node's {@code http} does, through the relay.
+ * clients on loopback send wrk's request to an app answering as Node's {@code http} does, through two relays side by
+ * side: one that counts each request and logs it (as every server's does, its lines taken each second as the server
+ * takes them) and one that does neither, so that what the request metrics and logs cost shows as a ratio of one run.
  */
 class RelayCostTest {
     static final int CLIENTS = 4;
     static final int WARMUP = Integer.getInteger("relay.cost.warmup", 20_000);
     static final int MEASURED = Integer.getInteger("relay.cost.requests", 40_000);
+    static final int ROUNDS = Integer.getInteger("relay.cost.rounds", 3);
     /** Allocated bytes per request above which the relay's hot path has regressed (4.2 KB before the relay parsed heads in place). */
     static final long MAX_BYTES_PER_REQUEST = 256;
+
+    /** A relay and its threads. */
+    private record Side(String name, AppsListener listener, long[] threads, byte[] request) {}
 
     @Test
     void aRelayedRequestAllocatesAlmostNothing() throws Exception {
@@ -36,35 +42,92 @@ class RelayCostTest {
             Thread.ofPlatform().daemon().start(() -> serve(app));
             RouteTable routes = new RouteTable("localhost");
             routes.setProduction("plain", new Target.Upstream(app.getLocalPort()));
-            try (AppsListener listener = AppsListener.start("127.0.0.1", 0, routes, port -> false)) {
-                byte[] request = ("GET / HTTP/1.1\r\nHost: plain.localhost:" + listener.port() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
-                run(listener.port(), request, WARMUP);
-                var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-                long[] ids = relayThreads();
-                // the steady state: on a loaded machine the JIT may still be compiling the hot path after the
-                // warm-up (interpreted code allocates what compiled code keeps in registers), so the best of
-                // up to three rounds is what is held to the limit
-                double perRequest = Double.MAX_VALUE;
-                for (int round = 1; round <= 3 && perRequest >= MAX_BYTES_PER_REQUEST; round++) {
-                    long bytes0 = sum(threads.getThreadAllocatedBytes(ids));
-                    long cpu0 = sum(threads.getThreadCpuTime(ids));
-                    run(listener.port(), request, MEASURED);
-                    long bytes = sum(threads.getThreadAllocatedBytes(ids)) - bytes0;
-                    long cpu = sum(threads.getThreadCpuTime(ids)) - cpu0;
-                    perRequest = Math.min(perRequest, (double) bytes / MEASURED);
-                    System.out.printf("relay cost, round %d: %d requests, %.1f bytes allocated and %.1f us CPU per request (relay threads: %d)%n",
-                            round, MEASURED, (double) bytes / MEASURED, cpu / 1e3 / MEASURED, ids.length);
+            java.time.Clock clock = java.time.Clock.systemUTC();
+            RecentRequests recorded = new RecentRequests(clock, true);
+            List<Long> before = relayThreads();
+            try (AppsListener on = AppsListener.start(dev.slipway.net.BoundPort.bind("apps", "127.0.0.1", 0), routes, port -> false,
+                    Wakeups.NONE, recorded)) {
+                List<Long> onThreads = relayThreads();
+                onThreads.removeAll(before);
+                try (AppsListener off = AppsListener.start(dev.slipway.net.BoundPort.bind("apps", "127.0.0.1", 0), routes, port -> false,
+                        Wakeups.NONE, new RecentRequests(clock, false))) {
+                    List<Long> offThreads = relayThreads();
+                    offThreads.removeAll(before);
+                    offThreads.removeAll(onThreads);
+                    Thread taker = Thread.ofPlatform().daemon().start(() -> take(recorded));
+                    try {
+                        compare(new Side("metrics and request log on", on, ids(onThreads), request(on)),
+                                new Side("off", off, ids(offThreads), request(off)), recorded);
+                    } finally {
+                        taker.interrupt();
+                    }
                 }
-                assertThat(perRequest).isLessThan(MAX_BYTES_PER_REQUEST);
             }
         }
     }
 
-    private static long[] relayThreads() {
+    private static void compare(Side on, Side off, RecentRequests recorded) throws Exception {
+        run(on.listener().port(), on.request(), WARMUP);
+        run(off.listener().port(), off.request(), WARMUP);
+        var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // the steady state: on a loaded machine the JIT may still be compiling the hot path after the warm-up
+        // (interpreted code allocates what compiled code keeps in registers), so the best round is held to the limit
+        double onBytes = Double.MAX_VALUE;
+        List<Double> rate = new ArrayList<>(), cpu = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
+            double[][] got = new double[2][];
+            // the order alternates: neither side always runs on a machine the other just warmed or loaded
+            for (Side side : round % 2 == 1 ? List.of(on, off) : List.of(off, on)) {
+                long bytes0 = sum(threads.getThreadAllocatedBytes(side.threads()));
+                long cpu0 = sum(threads.getThreadCpuTime(side.threads()));
+                long t0 = System.nanoTime();
+                run(side.listener().port(), side.request(), MEASURED);
+                long wall = System.nanoTime() - t0;
+                double b = (double) (sum(threads.getThreadAllocatedBytes(side.threads())) - bytes0) / MEASURED;
+                double us = (sum(threads.getThreadCpuTime(side.threads())) - cpu0) / 1e3 / MEASURED;
+                double perSecond = MEASURED / (wall / 1e9);
+                got[side == on ? 0 : 1] = new double[] {b, us, perSecond};
+                System.out.printf("relay cost, round %d, %s: %d requests, %.1f bytes allocated and %.1f us CPU per request, %.0f req/s (relay threads: %d)%n",
+                        round, side.name(), MEASURED, b, us, perSecond, side.threads().length);
+            }
+            onBytes = Math.min(onBytes, got[0][0]);
+            cpu.add(got[1][1] / got[0][1]);
+            rate.add(got[0][2] / got[1][2]);
+        }
+        rate.sort(null);
+        cpu.sort(null);
+        System.out.printf("relay cost, median of %d rounds: req/s on / off %.3f; relay CPU per request off / on %.3f (1.0: free)%n",
+                ROUNDS, rate.get(rate.size() / 2), cpu.get(cpu.size() / 2));
+        assertThat(recorded.log().dropped()).as("request log lines dropped while taken each second").isZero();
+        assertThat(onBytes).isLessThan(MAX_BYTES_PER_REQUEST);
+    }
+
+    /** What the server does with a relay's records each second: takes its counts and its log lines. */
+    private static void take(RecentRequests recorded) {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            recorded.stats().drain();
+            recorded.log().drain();
+        }
+    }
+
+    private static byte[] request(AppsListener listener) {
+        return ("GET / HTTP/1.1\r\nHost: plain.localhost:" + listener.port() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static List<Long> relayThreads() {
         List<Long> ids = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) if (t.getName().startsWith("apps-relay-")) ids.add(t.threadId());
-        assertThat(ids).isNotEmpty();
-        return ids.stream().mapToLong(Long::longValue).toArray();
+        return ids;
+    }
+
+    private static long[] ids(List<Long> threads) {
+        assertThat(threads).isNotEmpty();
+        return threads.stream().mapToLong(Long::longValue).toArray();
     }
 
     private static long sum(long[] values) {

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An app that burns CPU, grows its memory and fails some requests: a sample of its cell and of the router's requests
  * shows each (the request counts and status classes exactly as the client sent them), {@code GET
- * /v1/projects/{id}/metrics} gives them as series, bad parameters are 400s, and the project's page draws them.
+ * /v1/projects/{id}/metrics} gives them as series, the request log holds a line per request, bad parameters are 400s,
+ * another tenant reads none of it, and the project's page draws them.
  */
 @EachStore
 @EndToEnd
@@ -102,6 +103,49 @@ class AppMetricsTest {
                 assertThat(r.status()).as(bad + ": " + r.body()).isEqualTo(400);
             }
             assertThat(http.get("/v1/projects/prj_nothere/metrics").status()).isEqualTo(404);
+
+            // the request log: a line per request, its query never kept, searchable by status and path prefix, newest first
+            assertThat(Apps.get(url + "/missing?token=secret-in-the-query").status()).isEqualTo(404);
+            String deployment = done.get("deployment_id").asText();
+            String requests = "/v1/deployments/" + deployment + "/requests";
+            dev.slipway.testing.Await.until(java.time.Duration.ofSeconds(30), "the request log's lines", () -> {
+                server.slipway().requestLogs().write();
+                return http.get(requests + "?limit=1000").json().at("/data/requests").size() >= 145;
+            });
+            JsonNode all = http.get(requests + "?limit=1000").json();
+            assertThat(all.at("/data/requests").size()).as("lines, one per request").isEqualTo(145);
+            assertThat(all.toString()).doesNotContain("secret-in-the-query").doesNotContain("token");
+            JsonNode newest = all.at("/data/requests/0");
+            assertThat(newest.get("method").asText()).isEqualTo("GET");
+            assertThat(newest.get("path").asText()).isEqualTo("/missing");
+            assertThat(newest.get("status").asInt()).isEqualTo(404);
+            assertThat(newest.get("client").asText()).isEqualTo("127.0.0.1");
+            assertThat(newest.get("duration_ms").asDouble()).isPositive();
+            assertThat(newest.get("bytes").asLong()).isEqualTo(2);
+            assertThat(newest.has("at")).isTrue();
+            assertThat(http.get(requests + "?status=5xx&limit=1000").json().at("/data/requests").size()).isEqualTo(15);
+            assertThat(http.get(requests + "?status=404&limit=1000").json().at("/data/requests").size()).isEqualTo(8);
+            assertThat(http.get(requests + "?path=/fa&limit=1000").json().at("/data/requests").size()).isEqualTo(15);
+            assertThat(http.get(requests + "?path=/b%25&limit=1000").json().at("/data/requests").size()).as("% is literal").isZero();
+            JsonNode first = http.get(requests + "?status=2xx&limit=100").json();
+            assertThat(first.at("/pagination/has_more").asBoolean()).isTrue();
+            JsonNode rest = http.get(requests + "?status=2xx&limit=100&before=" + first.at("/pagination/next_cursor").asText()).json();
+            assertThat(first.at("/data/requests").size() + rest.at("/data/requests").size()).isEqualTo(122);
+            assertThat(rest.at("/pagination/has_more").asBoolean()).isFalse();
+            for (String bad : List.of("?status=6xx", "?status=abc", "?path=nope", "?limit=0", "?before=x12")) {
+                var r = http.get(requests + bad);
+                assertThat(r.status()).as(bad + ": " + r.body()).isEqualTo(400);
+                assertThat(r.json().at("/error/code").asText()).isNotEmpty();
+            }
+
+            // another tenant reads neither the metrics nor the request log of this one
+            Http other = server.tenant(Tier.PRO).http();
+            var metricsRead = other.get("/v1/projects/" + project + "/metrics");
+            assertThat(metricsRead.status()).isEqualTo(403);
+            assertThat(metricsRead.body()).doesNotContain("series");
+            var requestsRead = other.get(requests);
+            assertThat(requestsRead.status()).isEqualTo(403);
+            assertThat(requestsRead.body()).doesNotContain("/missing");
 
             // the project's page draws them
             String email = "metrics-" + System.nanoTime() + "@example.com";
