@@ -1,5 +1,6 @@
 package dev.slipway.requestlogs;
 
+import dev.slipway.core.Incident;
 import dev.slipway.logs.LogText;
 import dev.slipway.router.RequestLog;
 import dev.slipway.runtime.AppRuntime;
@@ -7,6 +8,7 @@ import dev.slipway.runtime.Instance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,9 +31,11 @@ public final class RequestLogWriter implements AutoCloseable {
     private final AppRuntime runtime;
     private final RequestLogStore store;
     private final List<RequestLine> pending = new ArrayList<>();
+    private final Incident failing;
     private ScheduledExecutorService timer;
 
-    public RequestLogWriter(RequestLog log, AppRuntime runtime, RequestLogStore store) {
+    public RequestLogWriter(RequestLog log, AppRuntime runtime, RequestLogStore store, Clock clock) {
+        this.failing = new Incident(LOG, "request log writes", clock);
         this.log = log;
         this.runtime = runtime;
         this.store = store;
@@ -42,8 +46,9 @@ public final class RequestLogWriter implements AutoCloseable {
         timer.scheduleWithFixedDelay(() -> {
             try {
                 write();
+                failing.ok();
             } catch (RuntimeException e) {
-                LOG.warn("request log write failed: {}", e.toString());
+                failing.failed(e);
             }
         }, EVERY_MILLIS, EVERY_MILLIS, TimeUnit.MILLISECONDS);
     }

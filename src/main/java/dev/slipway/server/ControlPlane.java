@@ -117,7 +117,9 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new TeardownHandlers(pipelines.deletions()),
                 new CronHandlers(pipelines.cronRuns(), stores.projects(), logHandlers, urls), disk,
                 new dev.slipway.usage.UsageHandlers(pipelines.usageStore(), stores.projects(), clock),
-                new dev.slipway.requestlogs.RequestLogHandlers(pipelines.requestLogs(), stores.deployments()));
+                new dev.slipway.requestlogs.RequestLogHandlers(pipelines.requestLogs(), stores.deployments()),
+                new dev.slipway.drains.DrainHandlers(pipelines.drains(), stores.projects(), new AddressGuard(config.webhooks().allowPrivate()),
+                        urls, clock));
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,

@@ -37,6 +37,9 @@ import dev.slipway.deployments.RenamedProjects;
 import dev.slipway.usage.UsageSampler;
 import dev.slipway.alerts.Alerts;
 import dev.slipway.usage.UsageStore;
+import dev.slipway.drains.DrainShipper;
+import dev.slipway.drains.DrainStore;
+import dev.slipway.net.AddressGuard;
 import dev.slipway.requestlogs.RequestLogStore;
 import dev.slipway.requestlogs.RequestLogWriter;
 import dev.slipway.teardown.Deletions;
@@ -56,7 +59,8 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
                  DormantApps dormant, RouteRestorer restorer, DomainChecks domains, DomainRoutes domainRoutes,
                  Deletions deletions, ProjectTeardown teardown, DeletedElsewhere deletedElsewhere, CronRunStore cronRuns,
                  CronScheduler cron, ReplicaScaling replicas, RenamedProjects renames, UsageStore usageStore,
-                 UsageSampler usage, RequestLogStore requestLogs, RequestLogWriter requestLogWriter) {
+                 UsageSampler usage, RequestLogStore requestLogs, RequestLogWriter requestLogWriter, DrainStore drains,
+                 DrainShipper drainShipper) {
 
     static Pipelines create(ServerConfig config, Stores stores, Engine engine, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
@@ -116,11 +120,13 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock,
                 alerts::evaluate);
         RequestLogStore requestLogs = new RequestLogStore(jdbi);
-        RequestLogWriter requestLogWriter = new RequestLogWriter(engine.recent().log(), engine.runtime(), requestLogs);
+        RequestLogWriter requestLogWriter = new RequestLogWriter(engine.recent().log(), engine.runtime(), requestLogs, clock);
+        DrainStore drains = new DrainStore(jdbi, stores.secrets());
+        DrainShipper drainShipper = new DrainShipper(drains, new AddressGuard(config.webhooks().allowPrivate()), stores.nodeId(), clock);
         return new Pipelines(databases, workers, deployments, migrations, builder, zips, runner, dormant, restorer, domains,
                 domainRoutes, new Deletions(teardowns, deployments, workers, engine.routes(), stores.projectCache()), teardown,
                 deletedElsewhere, cronRuns, cron, replicas, renames, usageStore, usage,
-                requestLogs, requestLogWriter);
+                requestLogs, requestLogWriter, drains, drainShipper);
     }
 
     Map<String, JobRunner> runners() {

@@ -1,5 +1,6 @@
 package dev.slipway.server;
 
+import dev.slipway.drains.DrainHandlers;
 import dev.slipway.requestlogs.RequestLogHandlers;
 import dev.slipway.api.Idempotency;
 import dev.slipway.dashboard.Auth;
@@ -35,7 +36,7 @@ public final class Routes {
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
                            DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
                            CronHandlers cron, DiskSpace disk, dev.slipway.usage.UsageHandlers usage,
-                           RequestLogHandlers requests) {}
+                           RequestLogHandlers requests, DrainHandlers drains) {}
 
     private Routes() {}
 
@@ -73,6 +74,9 @@ public final class Routes {
         r.delete("/v1/projects/{project_id}/env/{name}", h.env()::delete);
         r.get("/v1/projects/{project_id}/cron-runs", h.cron()::list);
         r.get("/v1/projects/{project_id}/metrics", h.usage()::get);
+        r.get("/v1/projects/{project_id}/log-drains", h.drains()::list);
+        r.post("/v1/projects/{project_id}/log-drains", h.drains()::create);
+        r.delete("/v1/projects/{project_id}/log-drains/{drain_id}", h.drains()::delete);
         r.get("/v1/projects/{project_id}/cron-runs/{run_id}/logs", h.cron()::logs);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));

@@ -117,6 +117,7 @@ public final class Slipway implements AutoCloseable {
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
             pipelines.usage().start();
             pipelines.requestLogWriter().start();
+            pipelines.drainShipper().start();
             // where the operator's alerts go while the store is away: read while it is here
             housekeeping.scheduleWithFixedDelay(stores.operatorEvents()::remember, 15, 15, TimeUnit.SECONDS);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
@@ -245,6 +246,7 @@ public final class Slipway implements AutoCloseable {
         pipelines.renames().close();
         pipelines.usage().close();
         pipelines.requestLogWriter().close();
+        pipelines.drainShipper().close();
         control.close();
         try {
             recovery.join(Duration.ofSeconds(5));

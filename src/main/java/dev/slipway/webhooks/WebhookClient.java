@@ -24,13 +24,13 @@ import java.util.concurrent.TimeoutException;
  * ({@link PinnedResolver}); redirects are not followed; the answer's body is never read, so a receiver
  * cannot hold a sender past its status line. Made on the first delivery: starting it loads the TLS stack.
  */
-final class WebhookClient implements AutoCloseable {
+public final class WebhookClient implements AutoCloseable {
     private final AddressGuard guard;
     private final Duration timeout;
     private HttpClient http;
     private boolean closed;
 
-    WebhookClient(AddressGuard guard, Duration timeout) {
+    public WebhookClient(AddressGuard guard, Duration timeout) {
         this.guard = guard;
         this.timeout = timeout;
     }
@@ -38,11 +38,17 @@ final class WebhookClient implements AutoCloseable {
     /** The status of the answer to a POST of {@code json} with {@code headers}. */
     int post(URI uri, Map<String, String> headers, String json)
             throws AddressGuard.Refused, TimeoutException, IOException, InterruptedException {
+        return post(uri, headers, "application/json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The status of the answer to a POST of {@code body} with {@code headers}. */
+    public int post(URI uri, Map<String, String> headers, String contentType, byte[] body)
+            throws AddressGuard.Refused, TimeoutException, IOException, InterruptedException {
         String scheme = uri.getScheme();
         if (!"http".equals(scheme) && !"https".equals(scheme)) throw new IllegalArgumentException("not an http(s) URL");
         Request request = client().newRequest(uri).method(HttpMethod.POST).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> headers.forEach(h::put))
-                .body(new BytesRequestContent("application/json", json.getBytes(StandardCharsets.UTF_8)));
+                .body(new BytesRequestContent(contentType, body));
         InputStreamResponseListener listener = new InputStreamResponseListener();
         request.send(listener);
         try {

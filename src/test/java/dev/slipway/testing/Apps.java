@@ -18,7 +18,8 @@ public final class Apps {
     public static Http.Response get(String url) {
         URI u = URI.create(url);
         int port = u.getPort();
-        String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+        String path = (u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath())
+                + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
         try {
             HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("Host", u.getHost() + ":" + port).timeout(Duration.ofSeconds(10)).GET().build(),

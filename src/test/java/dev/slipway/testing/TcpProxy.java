@@ -79,8 +79,15 @@ public final class TcpProxy implements AutoCloseable {
                 }
                 try {
                     Socket upstream = new Socket(targetHost, targetPort);
-                    open.add(client);
-                    open.add(upstream);
+                    synchronized (this) {
+                        // a connection accepted just before a cut goes with it, not through it
+                        if (on.isClosed()) {
+                            upstream.close();
+                            throw new IOException("cut");
+                        }
+                        open.add(client);
+                        open.add(upstream);
+                    }
                     pump(client, upstream, false);
                     pump(upstream, client, true);
                 } catch (IOException refused) {

@@ -42,7 +42,7 @@ class AppMetricsTest {
                       if (req.url === "/burn") { const from = process.cpuUsage(); while (process.cpuUsage(from).user + process.cpuUsage(from).system < 1e6) {} return res.end("burnt"); }
                       if (req.url === "/grow") { const b = Buffer.alloc(64 * 1024 * 1024, 1); kept.push(b); return res.end("grown " + kept.length); }
                       if (req.url === "/fail") { res.statusCode = 500; return res.end("failed"); }
-                      if (req.url === "/missing") { res.statusCode = 404; return res.end("no"); }
+                      if (req.url.split("?")[0] === "/missing") { res.statusCode = 404; return res.end("no"); }
                       res.end("ok");
                     }).listen(Number(process.env.PORT), "127.0.0.1");
                     """);

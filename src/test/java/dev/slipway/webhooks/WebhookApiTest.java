@@ -109,6 +109,19 @@ class WebhookApiTest {
     }
 
     @Test
+    void aLogDrainToAPrivateTargetIsRefusedByTheSameGuard() {
+        String project = tenant.http().post("/v1/projects", "{\"source\":\"zip\"}")
+                .json().at("/data/id").asText();
+        for (String url : List.of("syslog://127.0.0.1:514", "syslog+tls://169.254.169.254", "https://169.254.169.254/latest/meta-data",
+                "http://localhost:9200/_bulk", "syslog://[::1]:514", "https://10.0.0.1/?token=x", "syslog://[::ffff:127.0.0.1]:514")) {
+            var r = tenant.http().post("/v1/projects/" + project + "/log-drains", "{\"url\":\"" + url + "\"}");
+            assertThat(r.status()).as(url + " " + r.body()).isEqualTo(400);
+            assertThat(r.json().at("/error/code").asText()).as(url).isEqualTo("url_not_allowed");
+        }
+        assertThat(tenant.http().get("/v1/projects/" + project + "/log-drains").json().get("data")).as("none was made").isEmpty();
+    }
+
+    @Test
     void privateTargetsAreRefusedWithAClearCode() {
         for (String url : List.of("http://127.0.0.1:9/x", "http://localhost/x", "http://10.1.2.3/", "http://172.20.0.1/",
                 "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[fd00::1]/",
