@@ -1,6 +1,7 @@
 package dev.slipway.api;
 
 import dev.slipway.core.StatusChanges;
+import dev.slipway.monitoring.Metrics;
 import io.javalin.http.Context;
 
 import java.time.Duration;
@@ -37,6 +38,7 @@ public final class LongPoll {
      */
     public static <T> T await(Context ctx, StatusChanges changes, String id, Supplier<T> read,
                               Function<T, String> status, Function<T, Boolean> finished) throws InterruptedException {
+        if (!waitParam(ctx).isZero()) ctx.attribute(Metrics.WAITED, true);
         return await(waitParam(ctx), Duration.ofMillis(POLL_MILLIS), changes, id, read, status, finished);
     }
 

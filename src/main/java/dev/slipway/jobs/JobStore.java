@@ -172,6 +172,16 @@ public final class JobStore {
                 .bind("at", clock.instant()).bind("s", subjectId).execute();
     }
 
+    /** Jobs waiting for a worker, and when the oldest of them was queued (empty when none waits). */
+    public record Queue(int waiting, Optional<Instant> oldest) {}
+
+    public Queue queue() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = :ready")
+                .bind("ready", READY.label())
+                .map((rs, ctx) -> new Queue(rs.getInt("n"), Optional.ofNullable(rs.getTimestamp("oldest")).map(java.sql.Timestamp::toInstant)))
+                .one());
+    }
+
     public int runningCount() {
         return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM jobs WHERE state = :running AND lease_expires_at >= :now")
                 .bind("running", RUNNING.label()).bind("now", clock.instant()).mapTo(Integer.class).one());

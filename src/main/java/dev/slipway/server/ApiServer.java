@@ -62,7 +62,7 @@ public final class ApiServer {
     private static Javalin base(BoundPort port, ClientGate clients, Metrics metrics, Clock clock,
                                 Consumer<JavalinConfig> routes) {
         Ids ids = new Ids(clock);
-        return Javalin.create(config -> {
+        Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;
@@ -91,5 +91,7 @@ public final class ApiServer {
             });
             routes.accept(config);
         });
+        metrics.routes(app);
+        return app;
     }
 }

@@ -81,7 +81,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock, stores.health()::failed) : RateLimiter.inMemory(clock);
         Authenticator authenticator = new Authenticator(stores.keys(), clock);
         Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1, engine.admission()::refusal);
-        Metrics metrics = new Metrics();
+        Metrics metrics = stores.metrics();
+        metrics.watch(() -> engine.runtime().list().size(), stores.dispatcher()::delivered, stores.dispatcher()::failed, clock);
         LogHandlers logHandlers = new LogHandlers(stores.logs());
         Idempotency idempotency = new Idempotency(jdbi, clock, urls);
         SessionStore sessions = new SessionStore(jdbi, clock, stores.users());

@@ -120,6 +120,7 @@ public final class Slipway implements AutoCloseable {
             pipelines.drainShipper().start();
             // where the operator's alerts go while the store is away: read while it is here
             housekeeping.scheduleWithFixedDelay(stores.operatorEvents()::remember, 15, 15, TimeUnit.SECONDS);
+            housekeeping.scheduleWithFixedDelay(() -> count(stores, clock), 0, 15, TimeUnit.SECONDS);
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
                     .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
                     .appsHttpsPort(listeners.appsHttpsPort()).build();
@@ -146,6 +147,17 @@ public final class Slipway implements AutoCloseable {
      * refuses to run once an app was started, and a deployment promoted while the routes are restored would
      * have its route overwritten by the old production.
      */
+    /** What the metrics show of the store's state, asked every 15 s (never at a scrape): skipped while the store is away. */
+    private static void count(Stores stores, Clock clock) {
+        try {
+            var queue = stores.jobs().queue();
+            stores.metrics().counted(queue.waiting(), queue.oldest().map(o -> Duration.between(o, clock.instant())).orElse(Duration.ZERO),
+                    stores.certificates().soonestExpiry());
+        } catch (RuntimeException away) {
+            // the store is away: /metrics says so (slipway_store_up), and the last count stays
+        }
+    }
+
     private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge) {
         try {
             sweepBuildLeftovers(pipelines);

@@ -6,6 +6,7 @@ import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.monitoring.Metrics;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.jobs.JobStore;
 import dev.slipway.logs.LogStore;
@@ -36,6 +37,7 @@ import dev.slipway.webhooks.Outbox;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -50,7 +52,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
                      DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates,
                      StatusStore commitStatuses, StatusSender statusSender,
-                     OperatorEvents operatorEvents, StoreHealth health, Outbox outbox)
+                     OperatorEvents operatorEvents, StoreHealth health, Outbox outbox, Metrics metrics)
         implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
@@ -77,8 +79,13 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             StatusStore statuses = new StatusStore(jdbi, clock);
             statusSender = new StatusSender(statuses, new ProjectGitStore(jdbi, secrets), config.deployments().gitHosts(), logs,
                     config.webhooks().retries(), clock, nodeId);
+            Metrics metrics = new Metrics();
             DeploymentStore.Listener deploymentEvents = DeploymentStore.Listener.all(outbox,
-                    new StatusOutbox(statuses, urls, statusSender::wake));
+                    new StatusOutbox(statuses, urls, statusSender::wake), (h, d) -> {
+                        if (d.status() != DeploymentStatus.LIVE && d.status() != DeploymentStatus.FAILED) return;
+                        metrics.deploymentFinished(d.status().label(), Duration.between(d.createdAt(), clock.instant()),
+                                d.buildDurationSeconds() == null ? null : Duration.ofSeconds(d.buildDurationSeconds()));
+                    });
             ProjectCache projectCache = new ProjectCache(clock);
             OperatorEvents operatorEvents = new OperatorEvents(jdbi, outbox, endpoints, dispatcher);
             operatorEvents.remember();
@@ -88,7 +95,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
                     deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender,
-                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send), outbox);
+                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send), outbox, metrics);
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,

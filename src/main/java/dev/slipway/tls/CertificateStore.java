@@ -168,6 +168,12 @@ public final class CertificateStore {
         return out;
     }
 
+    /** When the first of the issued certificates expires; empty when none is issued. */
+    public Optional<Instant> soonestExpiry() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT MIN(expires_at) FROM certificates WHERE status = :issued")
+                .bind("issued", CertificateStatus.ISSUED.label()).mapTo(Instant.class).findOne());
+    }
+
     public Optional<CertificateView> view(String domain) {
         if (domain == null) return Optional.empty();
         return jdbi.withHandle(h -> view(h, domain.toLowerCase(Locale.ROOT)));

@@ -140,7 +140,20 @@ public final class Dispatcher implements AutoCloseable {
         return true;
     }
 
+    /** Delivery attempts that an endpoint took, and that failed, since this server started (the metrics). */
+    private final java.util.concurrent.atomic.LongAdder delivered = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder failed = new java.util.concurrent.atomic.LongAdder();
+
+    public long delivered() {
+        return delivered.sum();
+    }
+
+    public long failed() {
+        return failed.sum();
+    }
+
     private void record(Endpoint e, Delivery d, Integer status, String error) {
+        (error == null ? delivered : failed).increment();
         if (error == null) {
             deliveries.succeeded(d.id(), status);
             if (e.failingSince() != null) endpoints.succeeded(e.id());

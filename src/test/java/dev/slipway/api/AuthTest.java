@@ -115,8 +115,17 @@ class AuthTest {
         var ready = server.anonymous().get("/readyz");
         assertThat(ready.status()).isEqualTo(200);
         assertThat(ready.json().get("store").asText()).isEqualTo(server.kind().name().toLowerCase());
+        assertThat(server.anonymous().get("/v1/projects/prj_00000000000000000000000000").status()).isEqualTo(401);
         var metrics = server.anonymous().get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);
-        assertThat(metrics.body()).contains("http_server_requests_seconds_count");
+        String body = metrics.body();
+        assertThat(body).contains("http_server_requests_seconds_count")
+                .as("a request refused before its route ran is labelled with its route")
+                .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/v1/projects/{project_id}\",status=\"401\"}")
+                .as("latency in histogram buckets").contains("http_server_requests_seconds_bucket{method=\"GET\",route=\"/healthz\",status=\"200\",le=\"0.005\"}")
+                .contains("slipway_jobs_queued ").contains("slipway_jobs_oldest_queued_seconds ").contains("slipway_app_instances ")
+                .contains("slipway_webhook_deliveries_total{outcome=\"delivered\"}").contains("slipway_certificates_soonest_expiry_seconds ");
+        assertThat(body.lines().filter(l -> l.startsWith("# HELP ")))
+                .as("every metric says what it is").allMatch(l -> l.split(" ", 4).length == 4 && !l.split(" ", 4)[3].isBlank());
     }
 }

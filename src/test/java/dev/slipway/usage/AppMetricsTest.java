@@ -138,6 +138,12 @@ class AppMetricsTest {
                 assertThat(r.json().at("/error/code").asText()).isNotEmpty();
             }
 
+            // the platform's own metrics: the deployment's outcome and build time, the long-polls kept apart as waits
+            String platform = server.anonymous().get("/metrics").body();
+            assertThat(platform).contains("slipway_deployments_seconds_count{outcome=\"live\"}").contains("slipway_builds_seconds_bucket{")
+                    .contains("http_server_waits_seconds_count{method=\"GET\",route=\"/v1/migrations/{migration_id}\"}")
+                    .contains("slipway_app_instances 1.0");
+
             // another tenant reads neither the metrics nor the request log of this one
             Http other = server.tenant(Tier.PRO).http();
             var metricsRead = other.get("/v1/projects/" + project + "/metrics");
