@@ -88,7 +88,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         SessionStore sessions = new SessionStore(jdbi, clock, stores.users());
         SignInThrottle signIns = new SignInThrottle(jdbi, clock);
         PasswordResets resets = new PasswordResets(jdbi, clock);
-        Mailer mailer = Mailer.of(config.mail(), config.listeners().appsDomain(), clock);
+        Mailer mailer = stores.mailer();
         WebhookService webhooks = new WebhookService(stores.webhookEndpoints(), stores.webhookDeliveries(), stores.secrets(),
                 new AddressGuard(config.webhooks().allowPrivate()), stores.dispatcher(), clock);
         UploadIntake intake = new UploadIntake(stores.uploads(), pipelines.zips(), config.deployments().uploadLimitBytes());
@@ -132,7 +132,6 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                     disk);
         } catch (RuntimeException e) {
             api.stop();
-            if (mailer != null) mailer.close();
             if (backups != null) backups.close();
             throw e;
         }
@@ -196,7 +195,6 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         logs.close(); // followed logs end now (their clients resume from the last entry), not at the stop's timeout
         api.stop();
         if (sandbox != null) sandbox.stop();
-        if (mailer != null) mailer.close();
         if (backups != null) backups.close();
     }
 

@@ -6,6 +6,7 @@ import dev.slipway.auth.KeyStore;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.deployments.DeploymentStatus;
+import dev.slipway.mail.Mailer;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.deployments.DeploymentStore;
 import dev.slipway.jobs.JobStore;
@@ -52,7 +53,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                      ArtifactStore artifacts, UserStore users, EndpointStore webhookEndpoints,
                      DeliveryStore webhookDeliveries, Dispatcher dispatcher, CertificateStore certificates,
                      StatusStore commitStatuses, StatusSender statusSender,
-                     OperatorEvents operatorEvents, StoreHealth health, Outbox outbox, Metrics metrics)
+                     OperatorEvents operatorEvents, StoreHealth health, Outbox outbox, Metrics metrics, Mailer mailer)
         implements AutoCloseable {
 
     private static final UploadStore.PendingRuns PENDING_RUNS = new UploadStore.PendingRuns(
@@ -64,6 +65,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
         Database database = Database.open(storeUrl(config), config.store().poolSize());
         LogStore logs = null;
         Dispatcher dispatcher = null;
+        Mailer mailer = null;
         StatusSender statusSender = null;
         try {
             SecretBox secrets = config.store().secretKey() != null ? SecretBox.fromBase64(config.store().secretKey())
@@ -73,8 +75,9 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             logs = new LogStore(jdbi, clock);
             EndpointStore endpoints = new EndpointStore(jdbi, clock);
             DeliveryStore deliveries = new DeliveryStore(jdbi, clock);
+            mailer = Mailer.of(config.mail(), config.listeners().appsDomain(), clock);
             dispatcher = new Dispatcher(endpoints, deliveries, secrets, new AddressGuard(config.webhooks().allowPrivate()),
-                    config.webhooks().retries(), clock, nodeId);
+                    config.webhooks().retries(), clock, nodeId, mailer);
             Outbox outbox = new Outbox(endpoints, deliveries, logs, clock, urls, dispatcher::wake);
             StatusStore statuses = new StatusStore(jdbi, clock);
             statusSender = new StatusSender(statuses, new ProjectGitStore(jdbi, secrets), config.deployments().gitHosts(), logs,
@@ -95,7 +98,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
                     new MigrationStore(jdbi, clock, logs, outbox), logs, new JobStore(jdbi, clock),
                     new ArtifactStore(jdbi, config.build().artifactsDir()), new UserStore(jdbi, clock), endpoints,
                     deliveries, dispatcher, new CertificateStore(jdbi, secrets, clock, outbox), statuses, statusSender,
-                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send), outbox, metrics);
+                    operatorEvents, new StoreHealth(database, clock, operatorEvents::send), outbox, metrics, mailer);
             // other servers sharing the store: their project changes drop our cached copies, and their
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
@@ -103,6 +106,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             return stores;
         } catch (RuntimeException | IOException e) {
             if (dispatcher != null) dispatcher.close();
+            if (mailer != null) mailer.close();
             if (statusSender != null) statusSender.close();
             if (logs != null) logs.close();
             database.close();
@@ -119,6 +123,7 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
     public void close() {
         health.close();
         dispatcher.close();
+        if (mailer != null) mailer.close();
         statusSender.close();
         logs.close();
         database.close();

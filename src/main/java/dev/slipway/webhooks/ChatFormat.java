@@ -15,7 +15,10 @@ public final class ChatFormat {
     public static final String SLIPWAY = "slipway";
     public static final String SLACK = "slack";
     public static final String DISCORD = "discord";
-    public static final Set<String> ALL = Set.of(SLIPWAY, SLACK, DISCORD);
+    /** A mail to the endpoint's mailto: address: the line as its subject, and the event below it. */
+    public static final String EMAIL = "email";
+    public static final Set<String> ALL = Set.of(SLIPWAY, SLACK, DISCORD, EMAIL);
+    private static final int MAX_SUBJECT = 150;
     /** Discord refuses longer content. */
     private static final int MAX_TEXT = 1900;
 
@@ -27,6 +30,23 @@ public final class ChatFormat {
         String text = text(payload);
         if (text.length() > MAX_TEXT) text = text.substring(0, MAX_TEXT) + "…";
         return Json.write(Map.of(SLACK.equals(format) ? "text" : "content", text));
+    }
+
+    /** The subject of the mail of an {@code email} endpoint. */
+    static String subject(String payload) {
+        String line = text(payload).replaceAll("[\\r\\n]+", " ");
+        return "[Slipway] " + (line.length() > MAX_SUBJECT ? line.substring(0, MAX_SUBJECT) + "…" : line);
+    }
+
+    /** The text of that mail: the line, then the event as it is stored. */
+    static String mailText(String payload) {
+        String pretty;
+        try {
+            pretty = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(Json.MAPPER.readTree(payload));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            pretty = payload;
+        }
+        return text(payload) + "\n\n" + pretty + "\n";
     }
 
     /** One line about the event: its own {@code summary} when it has one, else made from its type and resource. */

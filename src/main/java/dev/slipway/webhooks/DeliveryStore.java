@@ -76,7 +76,7 @@ public final class DeliveryStore {
                 .bind("pending", DeliveryState.PENDING.label()).bind("e", endpointId).bind("now", clock.instant()).map(MAPPER).findOne());
     }
 
-    public void succeeded(String id, int status) {
+    public void succeeded(String id, Integer status) {
         Instant now = clock.instant();
         jdbi.useHandle(h -> DELIVERIES.moveTo(h, DeliveryState.SUCCEEDED, """
                         attempts = attempts + 1, last_status_code = :status, last_error = NULL, last_attempt_at = :now,

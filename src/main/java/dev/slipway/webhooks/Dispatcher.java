@@ -3,6 +3,7 @@ package dev.slipway.webhooks;
 import dev.slipway.core.DuePoller;
 import dev.slipway.core.Ids;
 import dev.slipway.core.Json;
+import dev.slipway.mail.Mailer;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.secrets.SecretBox;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -53,10 +55,13 @@ public final class Dispatcher implements AutoCloseable {
     private final String node;
     private final String owner;
     private final WebhookClient client;
+    /** Sends the mail of {@code email} endpoints; null when the server has no SMTP server. */
+    private final Mailer mailer;
     private final DuePoller<String> poller;
 
     public Dispatcher(EndpointStore endpoints, DeliveryStore deliveries, SecretBox secrets, AddressGuard guard,
-                      List<Duration> retries, Clock clock, String nodeId) {
+                      List<Duration> retries, Clock clock, String nodeId, Mailer mailer) {
+        this.mailer = mailer;
         this.endpoints = endpoints;
         this.deliveries = deliveries;
         this.secrets = secrets;
@@ -121,9 +126,13 @@ public final class Dispatcher implements AutoCloseable {
         Integer status = null;
         String error;
         try {
-            String body = ChatFormat.body(e.format(), d.payload());
-            status = client.post(URI.create(e.url()), signed(e, d.messageId(), now, body), body);
-            error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
+            if (ChatFormat.EMAIL.equals(e.format())) {
+                error = mail(e, d.payload());
+            } else {
+                String body = ChatFormat.body(e.format(), d.payload());
+                status = client.post(URI.create(e.url()), signed(e, d.messageId(), now, body), body);
+                error = status / 100 == 2 ? null : "the endpoint answered HTTP " + status;
+            }
         } catch (AddressGuard.Refused refused) {
             error = "not sent: " + refused.getMessage();
         } catch (TimeoutException timeout) {
@@ -138,6 +147,25 @@ public final class Dispatcher implements AutoCloseable {
         }
         record(e, d, status, error);
         return true;
+    }
+
+    /** Whether e-mail endpoints can be sent to: the server has an SMTP server. */
+    public boolean mails() {
+        return mailer != null;
+    }
+
+    /** Mails the event to the endpoint's address: null when the SMTP server took it, else why not. */
+    private String mail(Endpoint e, String payload) throws InterruptedException {
+        String to = WebhookInput.mailAddress(URI.create(e.url()));
+        if (mailer == null || to == null) return "not sent: " + (mailer == null ? "the server has no SMTP server" : "not a mail address");
+        try {
+            mailer.send(to, ChatFormat.subject(payload), ChatFormat.mailText(payload)).get(TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS);
+            return null;
+        } catch (java.util.concurrent.ExecutionException failed) {
+            return "the SMTP server did not take it: " + failed.getCause().getMessage();
+        } catch (TimeoutException late) {
+            return "the SMTP server did not answer in time";
+        }
     }
 
     /** Delivery attempts that an endpoint took, and that failed, since this server started (the metrics). */
@@ -187,6 +215,12 @@ public final class Dispatcher implements AutoCloseable {
         boolean taken = false;
         for (Endpoint e : targets) {
             try {
+                if (ChatFormat.EMAIL.equals(e.format())) {
+                    String failed = mail(e, payload);
+                    if (failed == null) taken = true;
+                    else LOG.warn("the {} event could not be mailed for webhook {}: {}", type, e.id(), failed);
+                    continue;
+                }
                 int status = client.post(URI.create(e.url()), signed(e, messageId, now, payload), payload);
                 if (status / 100 == 2) taken = true;
                 else LOG.warn("webhook {} answered HTTP {} to the {} event", e.id(), status, type);

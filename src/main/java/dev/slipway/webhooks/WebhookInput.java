@@ -18,7 +18,10 @@ final class WebhookInput {
 
     private WebhookInput() {}
 
-    /** An absolute http(s) URL with a host and without credentials; null (with a problem recorded) otherwise. */
+    /**
+     * An absolute http(s) URL with a host and without credentials, or {@code mailto:} one address (an endpoint of format
+     * {@code email}); null (with a problem recorded) otherwise.
+     */
     static URI url(Body body, boolean required) {
         String raw = body.string("url", required, MAX_URL, null, null);
         if (raw == null) return null;
@@ -30,8 +33,11 @@ final class WebhookInput {
             return null;
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            body.problem("url", "must be an http or https URL");
+        if (scheme.equals("mailto")) {
+            if (mailAddress(uri) != null) return uri;
+            body.problem("url", "a mailto: URL names one address and nothing else, e.g. mailto:oncall@example.com");
+        } else if (!scheme.equals("http") && !scheme.equals("https")) {
+            body.problem("url", "must be an http or https URL (or mailto: with format email)");
         } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
             body.problem("url", "must name a host");
         } else if (uri.getRawUserInfo() != null) {
@@ -70,8 +76,34 @@ final class WebhookInput {
         return body.bool("enabled");
     }
 
+    /** The one address of a {@code mailto:} URL, or null when it names none, several, or adds headers. */
+    static String mailAddress(URI url) {
+        if (!"mailto".equalsIgnoreCase(url.getScheme()) || url.getRawQuery() != null) return null;
+        String address = url.getSchemeSpecificPart();
+        if (address == null || address.contains(",") || address.contains("?")) return null;
+        try {
+            new jakarta.mail.internet.InternetAddress(address, true);
+        } catch (jakarta.mail.internet.AddressException e) {
+            return null;
+        }
+        return address.contains("@") ? address : null;
+    }
+
+    /** An endpoint of format {@code email} has a mailto: URL, and only it; mail needs the server's SMTP. */
+    static void consistent(URI url, String format, boolean mailOn) {
+        boolean mailto = "mailto".equalsIgnoreCase(url.getScheme());
+        if (mailto != ChatFormat.EMAIL.equals(format)) {
+            throw ApiException.invalidField(mailto ? "format" : "url", mailto ? "must be email for a mailto: URL"
+                    : "must be mailto:<address> for format email");
+        }
+        if (mailto && !mailOn) {
+            throw ApiException.invalidField("url", "e-mail needs the server's SMTP server (SLIPWAY_SMTP_URL), which is not set");
+        }
+    }
+
     /** 400 {@code url_not_allowed} when the target is inside the operator's network. */
     static void reachable(AddressGuard guard, URI url) {
+        if ("mailto".equalsIgnoreCase(url.getScheme())) return; // sent through the operator's SMTP server
         try {
             guard.check(url);
         } catch (AddressGuard.Refused refused) {

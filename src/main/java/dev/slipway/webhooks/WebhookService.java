@@ -53,6 +53,7 @@ public final class WebhookService {
         String description = body.string("description", false, WebhookInput.MAX_DESCRIPTION, null, null);
         String format = body.oneOf("format", false, ChatFormat.ALL);
         body.check();
+        WebhookInput.consistent(url, format, dispatcher.mails());
         WebhookInput.reachable(guard, url);
         String secret = Signer.newSecret();
         Instant now = clock.instant();
@@ -85,6 +86,7 @@ public final class WebhookService {
         String format = body.oneOf("format", false, ChatFormat.ALL);
         if (body.node().isEmpty()) body.problem("body", "must change at least one of url, events, description, enabled, format");
         body.check();
+        WebhookInput.consistent(url != null ? url : URI.create(e.url()), format != null ? format : e.format(), dispatcher.mails());
         if (url != null) WebhookInput.reachable(guard, url);
         boolean on = enabled != null ? enabled : e.enabled();
         Endpoint edited = new Endpoint(e.id(), e.accountId(), url != null ? url.toString() : e.url(),

@@ -109,6 +109,13 @@ class WebhookApiTest {
     }
 
     @Test
+    void anEmailEndpointNeedsTheServersSmtpServer() {
+        var r = create(tenant.http(), "{\"url\":\"mailto:oncall@example.com\",\"events\":[\"*\"],\"format\":\"email\"}");
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.json().at("/error/details/url").asText()).contains("SLIPWAY_SMTP_URL");
+    }
+
+    @Test
     void aLogDrainToAPrivateTargetIsRefusedByTheSameGuard() {
         String project = tenant.http().post("/v1/projects", "{\"source\":\"zip\"}")
                 .json().at("/data/id").asText();

@@ -81,7 +81,7 @@ class WebhookScheduleTest {
         endpoints.insert(e);
         receiver.answer(r -> 500);
         dispatcher = new Dispatcher(endpoints, deliveries, box, new AddressGuard(true), WebhookSettings.DEFAULT_RETRIES,
-                clock, "node-schedule-test");
+                clock, "node-schedule-test", null);
         dispatcher.start();
 
         Delivery queued = deliveries.enqueue(e.id(), "msg_1", EventTypes.TEST, "{\"type\":\"webhook.test\"}");
