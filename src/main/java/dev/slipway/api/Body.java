@@ -65,6 +65,18 @@ public final class Body {
         return s;
     }
 
+    /** A string field that must be a URL (any scheme): null, with a problem recorded, when it is absent or not one. */
+    public java.net.URI uri(String field, boolean required, int maxLength) {
+        String raw = string(field, required, maxLength, null, null);
+        if (raw == null) return null;
+        try {
+            return new java.net.URI(raw);
+        } catch (java.net.URISyntaxException e) {
+            problem(field, "is not a valid URL");
+            return null;
+        }
+    }
+
     public String oneOf(String field, boolean required, Set<String> allowed) {
         String s = string(field, required, 100, null, null);
         if (s != null && !allowed.contains(s)) {

@@ -8,19 +8,20 @@ import io.javalin.http.Context;
 public final class Paging {
     private Paging() {}
 
-    public static PageRequest request(Context ctx) {
-        String limitParam = ctx.queryParam("limit");
-        int limit = PageRequest.DEFAULT_LIMIT;
-        if (limitParam != null) {
-            try {
-                limit = Integer.parseInt(limitParam.trim());
-            } catch (NumberFormatException e) {
-                throw ApiException.invalidField("limit", "must be an integer from 1 to " + PageRequest.MAX_LIMIT);
-            }
-            if (limit < 1 || limit > PageRequest.MAX_LIMIT) {
-                throw ApiException.invalidField("limit", "must be an integer from 1 to " + PageRequest.MAX_LIMIT);
-            }
+    /** A {@code limit} query parameter: {@code fallback} when absent, else 1 to {@code max}; a 400 naming it otherwise. */
+    public static int limit(String raw, int fallback, int max) {
+        if (raw == null || raw.isEmpty()) return fallback;
+        try {
+            int v = Integer.parseInt(raw.trim());
+            if (v >= 1 && v <= max) return v;
+        } catch (NumberFormatException ignored) {
+            // falls through to the error
         }
+        throw ApiException.invalidField("limit", "must be an integer from 1 to " + max);
+    }
+
+    public static PageRequest request(Context ctx) {
+        int limit = limit(ctx.queryParam("limit"), PageRequest.DEFAULT_LIMIT, PageRequest.MAX_LIMIT);
         String cursor = ctx.queryParam("cursor");
         if (cursor == null || cursor.isEmpty()) return new PageRequest(limit, null);
         try {

@@ -14,7 +14,6 @@ import dev.slipway.projects.ProjectStore;
 import io.javalin.http.Context;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -103,15 +102,8 @@ public final class DrainHandlers {
 
     /** syslog://, syslog+tls://, https:// or http:// with a host, without credentials or a fragment. */
     static URI url(Body body) {
-        String raw = body.string("url", true, MAX_URL, null, null);
-        if (raw == null) return null;
-        URI uri;
-        try {
-            uri = new URI(raw);
-        } catch (URISyntaxException e) {
-            body.problem("url", "is not a valid URL");
-            return null;
-        }
+        URI uri = body.uri("url", true, MAX_URL);
+        if (uri == null) return null;
         String scheme = uri.getScheme() == null ? "" : uri.getScheme();
         if (!SCHEMES.contains(scheme)) {
             body.problem("url", "must be a syslog://, syslog+tls://, https:// or http:// URL");

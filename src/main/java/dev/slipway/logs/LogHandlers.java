@@ -113,13 +113,6 @@ public final class LogHandlers {
     }
 
     static int limit(String raw) {
-        if (raw == null || raw.isEmpty()) return DEFAULT_LIMIT;
-        try {
-            int v = Integer.parseInt(raw.trim());
-            if (v >= 1 && v <= MAX_LIMIT) return v;
-        } catch (NumberFormatException ignored) {
-            // falls through to the error
-        }
-        throw ApiException.invalidField("limit", "must be an integer from 1 to " + MAX_LIMIT);
+        return dev.slipway.api.Paging.limit(raw, DEFAULT_LIMIT, MAX_LIMIT);
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.logs;
 
 import java.util.Collection;
+import dev.slipway.store.NewestRows;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -8,8 +9,6 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Log entries in the store, so every server can read every run's log and a restart loses none.
@@ -32,9 +31,7 @@ public final class LogStore implements AutoCloseable {
     private final Jdbi jdbi;
     private final Clock clock;
     private final LogWriter writer;
-    private final int keepLines;
-    /** Lines each log holds, as far as this server wrote them (read from the store at its first write here). */
-    private final ConcurrentHashMap<String, AtomicLong> lines = new ConcurrentHashMap<>();
+    private final NewestRows newest;
 
     public LogStore(Jdbi jdbi, Clock clock) {
         this(jdbi, clock, KEEP_LINES);
@@ -44,7 +41,7 @@ public final class LogStore implements AutoCloseable {
     LogStore(Jdbi jdbi, Clock clock, int keepLines) {
         this.jdbi = jdbi;
         this.clock = clock;
-        this.keepLines = keepLines;
+        this.newest = new NewestRows(jdbi, "log_entries", "owner_id", keepLines);
         this.writer = new LogWriter(this::insertBatch);
     }
 
@@ -89,29 +86,10 @@ public final class LogStore implements AutoCloseable {
         insert(h, ownerId, lines.stream().map(l -> new LogWriter.Pending(0, ownerId, at, l.level(), l.message())).toList());
     }
 
+    /** What an app prints goes through here: a log that grew a tenth past what it keeps loses its oldest lines. */
     private void insertBatch(String ownerId, List<LogWriter.Pending> entries) {
         jdbi.useTransaction(h -> insert(h, ownerId, entries));
-        trimIfLong(ownerId, entries.size());
-    }
-
-    /**
-     * Deletes a log's oldest lines once it holds a tenth more than it keeps: what an app prints goes through here, and a
-     * reader that follows it only skips what went.
-     */
-    private void trimIfLong(String ownerId, int added) {
-        AtomicLong held = lines.get(ownerId);
-        if (held == null) {
-            long counted = jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM log_entries WHERE owner_id = :o")
-                    .bind("o", ownerId).mapTo(Long.class).one());
-            held = lines.computeIfAbsent(ownerId, o -> new AtomicLong(counted));
-        } else {
-            held.addAndGet(added);
-        }
-        if (held.get() <= keepLines + keepLines / 10) return;
-        int deleted = jdbi.withHandle(h -> h.createUpdate("DELETE FROM log_entries WHERE owner_id = :o AND seq <= "
-                        + "(SELECT seq FROM log_entries WHERE owner_id = :o ORDER BY seq DESC LIMIT 1 OFFSET :keep)")
-                .bind("o", ownerId).bind("keep", keepLines).execute());
-        held.addAndGet(-deleted);
+        newest.added(ownerId, entries.size());
     }
 
     /** Locks the owner's row (see {@link #append(Handle, String, Level, String)}), then inserts the entries in order. */

@@ -2,6 +2,7 @@ package dev.slipway.requestlogs;
 
 import dev.slipway.api.Access;
 import dev.slipway.api.ApiException;
+import dev.slipway.api.Paging;
 import dev.slipway.api.Requests;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentStore;
@@ -77,13 +78,6 @@ public final class RequestLogHandlers {
     }
 
     static int limit(String raw) {
-        if (raw == null || raw.isEmpty()) return DEFAULT_LIMIT;
-        try {
-            int v = Integer.parseInt(raw.trim());
-            if (v >= 1 && v <= MAX_LIMIT) return v;
-        } catch (NumberFormatException ignored) {
-            // falls through to the error
-        }
-        throw ApiException.invalidField("limit", "must be an integer from 1 to " + MAX_LIMIT);
+        return Paging.limit(raw, DEFAULT_LIMIT, MAX_LIMIT);
     }
 }

@@ -1,12 +1,11 @@
 package dev.slipway.requestlogs;
 
+import dev.slipway.store.NewestRows;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** {@code request_logs}: a line per relayed request, per deployment, its newest {@link #KEEP_LINES} kept. */
 public final class RequestLogStore {
@@ -17,9 +16,7 @@ public final class RequestLogStore {
             rs.getString("path"), rs.getInt("status"), rs.getLong("duration_us"), rs.getLong("bytes"), rs.getString("client"));
 
     private final Jdbi jdbi;
-    private final int keepLines;
-    /** Lines each deployment holds, as far as this server wrote them (counted in the store at its first write here). */
-    private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+    private final NewestRows newest;
 
     public RequestLogStore(Jdbi jdbi) {
         this(jdbi, KEEP_LINES);
@@ -27,7 +24,7 @@ public final class RequestLogStore {
 
     RequestLogStore(Jdbi jdbi, int keepLines) {
         this.jdbi = jdbi;
-        this.keepLines = keepLines;
+        this.newest = new NewestRows(jdbi, "request_logs", "deployment_id", keepLines);
     }
 
     /** Which requests a read wants: a status ({@code 404}) or class ({@code 5xx}) range, and a path prefix. */
@@ -51,23 +48,7 @@ public final class RequestLogStore {
         });
         Map<String, Long> added = new java.util.HashMap<>();
         lines.forEach(l -> added.merge(l.deploymentId(), 1L, Long::sum));
-        added.forEach(this::trimIfLong);
-    }
-
-    private void trimIfLong(String deploymentId, long added) {
-        AtomicLong count = held.get(deploymentId);
-        if (count == null) {
-            long counted = jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM request_logs WHERE deployment_id = :d")
-                    .bind("d", deploymentId).mapTo(Long.class).one());
-            count = held.computeIfAbsent(deploymentId, d -> new AtomicLong(counted));
-        } else {
-            count.addAndGet(added);
-        }
-        if (count.get() <= keepLines + keepLines / 10) return;
-        int deleted = jdbi.withHandle(h -> h.createUpdate("DELETE FROM request_logs WHERE deployment_id = :d AND seq <= "
-                        + "(SELECT seq FROM request_logs WHERE deployment_id = :d ORDER BY seq DESC LIMIT 1 OFFSET :keep)")
-                .bind("d", deploymentId).bind("keep", keepLines).execute());
-        count.addAndGet(-deleted);
+        added.forEach(newest::added);
     }
 
     /** The deployment's lines that match, newest first, before {@code beforeSeq} (0: from the newest). */

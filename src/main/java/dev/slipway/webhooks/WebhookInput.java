@@ -6,7 +6,6 @@ import dev.slipway.api.ApiException;
 import dev.slipway.api.Body;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,15 +22,8 @@ final class WebhookInput {
      * {@code email}); null (with a problem recorded) otherwise.
      */
     static URI url(Body body, boolean required) {
-        String raw = body.string("url", required, MAX_URL, null, null);
-        if (raw == null) return null;
-        URI uri;
-        try {
-            uri = new URI(raw);
-        } catch (URISyntaxException e) {
-            body.problem("url", "is not a valid URL");
-            return null;
-        }
+        URI uri = body.uri("url", required, MAX_URL);
+        if (uri == null) return null;
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
         if (scheme.equals("mailto")) {
             if (mailAddress(uri) != null) return uri;
