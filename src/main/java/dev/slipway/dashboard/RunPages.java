@@ -15,6 +15,9 @@ import dev.slipway.migrations.Migration;
 import dev.slipway.migrations.MigrationStore;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.ProjectStore;
+import dev.slipway.requestlogs.RequestLine;
+import dev.slipway.requestlogs.RequestLogHandlers;
+import dev.slipway.requestlogs.RequestLogStore;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
@@ -27,6 +30,7 @@ import java.util.Optional;
  */
 public final class RunPages {
     static final int LOG_IN_PAGE = 5000;
+    static final int REQUESTS_IN_PAGE = 50;
     /** How far back from a failed run's end its failure line is looked for. */
     private static final int FAILURE_LINES = 50;
 
@@ -38,9 +42,11 @@ public final class RunPages {
     private final LogHandlers logs;
     private final ProjectPages projectPages;
     private final AppUrls urls;
+    private final RequestLogStore requestLogs;
 
     public RunPages(DeploymentStore deployments, MigrationStore migrations, ProjectStore projects, DeploymentService service,
-                    LogStore logStore, LogHandlers logs, ProjectPages projectPages, AppUrls urls) {
+                    LogStore logStore, LogHandlers logs, ProjectPages projectPages, AppUrls urls, RequestLogStore requestLogs) {
+        this.requestLogs = requestLogs;
         this.deployments = deployments;
         this.migrations = migrations;
         this.projects = projects;
@@ -87,7 +93,43 @@ public final class RunPages {
                 d.buildDurationSeconds() == null ? "—" : d.buildDurationSeconds() + " s", d.region(), d.instanceType());
         page(ctx, viewer, "Deployment " + d.id(), p, Html.fmt("<code>%s</code>", d.id()), rollback, fields, d.id(),
                 "/dashboard/deployments/" + d.id() + "/logs", d.status().finished(),
-                d.status() == DeploymentStatus.FAILED ? failure(d.id(), "Deployment failed: ") : Html.EMPTY);
+                d.status() == DeploymentStatus.FAILED ? failure(d.id(), "Deployment failed: ") : Html.EMPTY, requests(ctx, d));
+    }
+
+    /** The newest requests the router relayed to the deployment, all or of one status class ({@code ?requests=5xx}). */
+    private Safe requests(Context ctx, Deployment d) {
+        String only = ctx.queryParam("requests");
+        List<RequestLine> lines = requestLogs.search(d.id(), RequestLogHandlers.filter(only, null), 0, REQUESTS_IN_PAGE);
+        Safe filters = Html.fmt("""
+                <p class="filters">Show: <a href="?"%s>all</a> · <a href="?requests=4xx"%s>4xx</a> · <a href="?requests=5xx"%s>5xx</a></p>""",
+                current(only == null), current("4xx".equals(only)), current("5xx".equals(only)));
+        Safe body = lines.isEmpty() ? Html.fmt("<p class=\"empty\">No %srequest reached this deployment yet.</p>", only == null ? "" : only + " ")
+                : Html.fmt("""
+                        <div class="table-wrap">
+                        <table class="requests">
+                          <caption class="visually-hidden">Requests, newest first</caption>
+                          <thead><tr><th scope="col">Time</th><th scope="col">Request</th><th scope="col">Status</th>
+                          <th scope="col">Duration</th><th scope="col">Bytes</th><th scope="col">Client</th></tr></thead>
+                          <tbody>%s</tbody>
+                        </table>
+                        </div>""", Html.each(lines, RunPages::requestRow));
+        return Html.fmt("""
+                <section aria-labelledby="requests-title">
+                  <h2 id="requests-title">Requests</h2>
+                  %s%s
+                  <p class="muted">The newest %s; all of them, by status and path: <code>GET /v1/deployments/%s/requests</code>.</p>
+                </section>""", filters, body, Integer.toString(REQUESTS_IN_PAGE), d.id());
+    }
+
+    private static Safe current(boolean on) {
+        return Html.when(on, Html.fmt(" aria-current=\"page\""));
+    }
+
+    private static Safe requestRow(RequestLine l) {
+        return Html.fmt("<tr data-status=\"%s\"><td><time datetime=\"%s\">%s</time></td><td><code>%s %s</code></td><td>%s</td>"
+                        + "<td>%s ms</td><td>%s</td><td>%s</td></tr>", Integer.toString(l.status()), l.at().toString(),
+                l.at().toString().substring(11, 19), l.method(), l.path(), Integer.toString(l.status()),
+                String.format(java.util.Locale.ROOT, "%.1f", l.durationMs()), Long.toString(l.bytes()), l.client());
     }
 
     public void migration(Context ctx, Viewer viewer) {
@@ -112,7 +154,7 @@ public final class RunPages {
                 Format.time(m.createdAt()), Format.timeOr(m.startedAt(), "—"), Format.timeOr(m.completedAt(), "—"));
         page(ctx, viewer, "Migration " + m.id(), p, Html.fmt("Migration <code>%s</code>", m.id()), Html.EMPTY, fields, m.id(),
                 "/dashboard/migrations/" + m.id() + "/logs", m.status().finished(),
-                m.status() == MigrationStatus.FAILED ? failure(m.id(), "Migration failed: ") : Html.EMPTY);
+                m.status() == MigrationStatus.FAILED ? failure(m.id(), "Migration failed: ") : Html.EMPTY, Html.EMPTY);
     }
 
     public void rollback(Context ctx, Viewer viewer, Form form) {
@@ -159,7 +201,7 @@ public final class RunPages {
     }
 
     private void page(Context ctx, Viewer viewer, String title, Project p, Safe heading, Safe actions, Safe fields,
-                      String ownerId, String stream, boolean finished, Safe failure) {
+                      String ownerId, String stream, boolean finished, Safe failure, Safe after) {
         List<LogEntry> entries = logStore.after(ownerId, 0, LOG_IN_PAGE);
         String cursor = entries.isEmpty() ? "" : LogHandlers.encode(entries.getLast().seq());
         // a log longer than the page shows is streamed on from its last entry even when the run is over
@@ -176,9 +218,10 @@ public final class RunPages {
                   </div>
                   <ol id="log" class="log" role="log" aria-labelledby="log-title" data-stream="%s" data-after="%s" data-follow="%s" data-finished="%s">%s</ol>
                   %s
-                </section>""", p.id(), p.name(), heading, actions, failure, fields, finished ? "finished" : "following live…",
+                </section>
+                %s""", p.id(), p.name(), heading, actions, failure, fields, finished ? "finished" : "following live…",
                 stream, cursor, follow, finished, Html.each(entries, RunPages::logLine),
-                Html.when(entries.isEmpty() && finished, Html.fmt("<p class=\"empty\">This run wrote no log.</p>"))));
+                Html.when(entries.isEmpty() && finished, Html.fmt("<p class=\"empty\">This run wrote no log.</p>")), after));
     }
 
     private static Safe logLine(LogEntry e) {

@@ -46,7 +46,8 @@ public final class RequestLogHandlers {
         ctx.json(Map.of("data", new RequestPage(page), "pagination", new Page.Pagination(more, next)));
     }
 
-    static RequestLogStore.Filter filter(String status, String path) {
+    /** A read's filter from its {@code status} and {@code path} parameters; a 400 naming a bad one. */
+    public static RequestLogStore.Filter filter(String status, String path) {
         int from = 100, to = 599;
         if (status != null && !status.isBlank()) {
             Matcher m = STATUS.matcher(status.trim());

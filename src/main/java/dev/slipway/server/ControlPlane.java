@@ -167,7 +167,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new DeleteProjectPages(projectPages, pipelines.deletions()),
                 new NewProjectPages(stores.projects(), pipelines.migrations(), intake, config.deployments().regions(), urls),
                 new RunPages(stores.deployments(), stores.migrations(), stores.projects(), pipelines.deployments(),
-                        stores.logs(), logHandlers, projectPages, urls),
+                        stores.logs(), logHandlers, projectPages, urls, pipelines.requestLogs()),
                 new Assets());
     }
 

@@ -161,6 +161,13 @@ class AppMetricsTest {
             String page = web.get("/dashboard/projects/" + project).body();
             assertThat(page).contains("<h2>Last hour</h2>").contains("data-series=\"requests\"").contains("data-series=\"memory_bytes\"")
                     .contains("data-series=\"latency_p95_ms\"");
+            // and the deployment's page its newest requests, all or one status class
+            String requestsPage = web.get("/dashboard/deployments/" + deployment).body();
+            assertThat(requestsPage).contains("<h2 id=\"requests-title\">Requests</h2>").contains("<code>GET /missing</code>")
+                    .contains("data-status=\"404\"").doesNotContain("secret-in-the-query");
+            String failures = web.get("/dashboard/deployments/" + deployment + "?requests=5xx").body();
+            assertThat(failures).contains("<code>GET /fail</code>").doesNotContain("<code>GET /missing</code>")
+                    .contains("aria-current=\"page\">5xx");
         }
     }
 
