@@ -29,7 +29,7 @@ final class WebhookInput {
             if (mailAddress(uri) != null) return uri;
             body.problem("url", "a mailto: URL names one address and nothing else, e.g. mailto:oncall@example.com");
         } else if (!scheme.equals("http") && !scheme.equals("https")) {
-            body.problem("url", "must be an http or https URL (or mailto: with format email)");
+            body.problem("url", "must be an http or https URL");
         } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
             body.problem("url", "must name a host");
         } else if (uri.getRawUserInfo() != null) {
