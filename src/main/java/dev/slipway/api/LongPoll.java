@@ -38,8 +38,9 @@ public final class LongPoll {
      */
     public static <T> T await(Context ctx, StatusChanges changes, String id, Supplier<T> read,
                               Function<T, String> status, Function<T, Boolean> finished) throws InterruptedException {
-        if (!waitParam(ctx).isZero()) ctx.attribute(Metrics.WAITED, true);
-        return await(waitParam(ctx), Duration.ofMillis(POLL_MILLIS), changes, id, read, status, finished);
+        Duration wait = waitParam(ctx);
+        if (!wait.isZero()) ctx.attribute(Metrics.WAITED, true);
+        return await(wait, Duration.ofMillis(POLL_MILLIS), changes, id, read, status, finished);
     }
 
     static <T> T await(Duration wait, Duration poll, StatusChanges changes, String id, Supplier<T> read,

@@ -1,6 +1,7 @@
 package dev.slipway.drains;
 
 import dev.slipway.net.AddressGuard;
+import dev.slipway.runtime.Backoff;
 import dev.slipway.webhooks.WebhookClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +35,7 @@ public final class DrainShipper implements AutoCloseable {
     static final int BATCH = 1000;
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final long MAX_BACKOFF_SECONDS = 60;
+    private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
     private final DrainStore store;
     private final AddressGuard guard;
@@ -71,13 +72,14 @@ public final class DrainShipper implements AutoCloseable {
     }
 
     synchronized void tick() {
-        long logs = store.highest("log_entries"), requests = store.highest("request_logs");
+        Instant now = clock.instant();
+        List<LogDrain> held = store.take(node, now, now.plus(LEASE));
+        // a server without drains asks the store nothing more; with them, the first tick only learns where the store is
+        long logs = held.isEmpty() ? -1 : store.highest("log_entries"), requests = held.isEmpty() ? -1 : store.highest("request_logs");
         long upToLogs = settledLogs, upToRequests = settledRequests;
         settledLogs = logs;
         settledRequests = requests;
-        if (upToLogs < 0) return; // the first tick only learns where the store is
-        Instant now = clock.instant();
-        List<LogDrain> held = store.take(node, now, now.plus(LEASE));
+        if (upToLogs < 0) held = List.of();
         Set<String> ids = ConcurrentHashMap.newKeySet();
         for (LogDrain d : held) {
             ids.add(d.id());
@@ -116,10 +118,10 @@ public final class DrainShipper implements AutoCloseable {
             store.shipped(d.id(), logCursor, requestCursor, lines.size());
         } catch (AddressGuard.Refused | TimeoutException | java.io.IOException | RuntimeException e) {
             Instant now = clock.instant();
-            long backoff = Math.min(MAX_BACKOFF_SECONDS, 1L << Math.min(d.failures(), 6));
+            Duration backoff = Backoff.delay(d.failures() + 1, Duration.ofSeconds(1), MAX_BACKOFF);
             String why = e instanceof TimeoutException ? "no answer within " + TIMEOUT.toSeconds() + " s"
                     : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            store.failed(d.id(), why, now, now.plusSeconds(backoff));
+            store.failed(d.id(), why, now, now.plus(backoff));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -54,12 +54,17 @@ class RelayCostTest {
                     List<Long> offThreads = relayThreads();
                     offThreads.removeAll(before);
                     offThreads.removeAll(onThreads);
-                    Thread taker = Thread.ofPlatform().daemon().start(() -> take(recorded));
+                    // what the server does with a relay's records each second: takes its counts and its log lines
+                    var taker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+                    taker.scheduleAtFixedRate(() -> {
+                        recorded.stats().drain();
+                        recorded.log().drain();
+                    }, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
                     try {
                         compare(new Side("metrics and request log on", on, ids(onThreads), request(on)),
                                 new Side("off", off, ids(offThreads), request(off)), recorded);
                     } finally {
-                        taker.interrupt();
+                        taker.shutdownNow();
                     }
                 }
             }
@@ -100,19 +105,6 @@ class RelayCostTest {
                 ROUNDS, rate.get(rate.size() / 2), cpu.get(cpu.size() / 2));
         assertThat(recorded.log().dropped()).as("request log lines dropped while taken each second").isZero();
         assertThat(onBytes).isLessThan(MAX_BYTES_PER_REQUEST);
-    }
-
-    /** What the server does with a relay's records each second: takes its counts and its log lines. */
-    private static void take(RecentRequests recorded) {
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            recorded.stats().drain();
-            recorded.log().drain();
-        }
     }
 
     private static byte[] request(AppsListener listener) {
