@@ -30,7 +30,6 @@ public final class AppConfigReader {
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]{0,30}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern STATUS = Pattern.compile("([1-5][0-9][0-9])(?:-([1-5][0-9][0-9]))?");
-    private static final Set<Integer> REDIRECTS = Set.of(301, 302, 307, 308);
 
     /** The file as read, or what is wrong with it. */
     public record Result(AppConfig config, List<ConfigProblem> problems) {
@@ -51,7 +50,7 @@ public final class AppConfigReader {
         AppConfig.Run run = run(top.table("run"));
         List<AppConfig.Volume> volumes = volumes(top, run);
         AppConfig config = new AppConfig(build(top.table("build")), run, health(top.table("health")),
-                processes(top.table("processes")), cron(top), volumes, env(top.table("env")), headers(top), redirects(top));
+                processes(top.table("processes")), cron(top), volumes, env(top.table("env")), SiteRulesReader.headers(top), SiteRulesReader.redirects(top));
         return new Result(problems.isEmpty() ? config : null, List.copyOf(problems));
     }
 
@@ -192,32 +191,5 @@ public final class AppConfigReader {
             if (v != null) out.put(key, v);
         }
         return out;
-    }
-
-    private static List<AppConfig.Header> headers(Section top) {
-        List<AppConfig.Header> out = new ArrayList<>();
-        for (Section s : top.tables("headers")) {
-            s.only(Set.of("path", "values"));
-            String path = s.string("path", true, 255);
-            Section values = s.table("values");
-            Map<String, String> v = new LinkedHashMap<>();
-            if (values != null) for (String k : values.keys()) {
-                String value = values.string(k, true, 1000);
-                if (value != null) v.put(k, value);
-            }
-            out.add(new AppConfig.Header(path, v));
-        }
-        return out.isEmpty() ? null : out;
-    }
-
-    private static List<AppConfig.Redirect> redirects(Section top) {
-        List<AppConfig.Redirect> out = new ArrayList<>();
-        for (Section s : top.tables("redirects")) {
-            s.only(Set.of("from", "to", "status"));
-            Integer status = s.integer("status", 300, 399);
-            if (status != null && !REDIRECTS.contains(status)) s.problem("status", s.name() + ".status must be 301, 302, 307 or 308");
-            out.add(new AppConfig.Redirect(s.string("from", true, 255), s.string("to", true, 1000), status == null ? 308 : status));
-        }
-        return out.isEmpty() ? null : out;
     }
 }

@@ -1,6 +1,7 @@
 package dev.slipway.appconfig;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.slipway.build.Artifact;
 import dev.slipway.build.BuildRequest;
 import dev.slipway.build.detect.CommandLine;
 import dev.slipway.core.Json;
@@ -9,6 +10,8 @@ import dev.slipway.logs.LogSink;
 import dev.slipway.runtime.AppSpec;
 import dev.slipway.runtime.HealthSpec;
 import dev.slipway.runtime.Volume;
+import dev.slipway.router.SiteRules;
+import dev.slipway.router.Target;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -62,7 +65,6 @@ public record RepoConfig(AppConfig config) {
         }
         RepoConfig read = new RepoConfig(r.config());
         log.log(Level.INFO, "Read " + AppConfig.FILE + read.summary());
-        read.unsupported(log);
         return read;
     }
 
@@ -163,14 +165,28 @@ public record RepoConfig(AppConfig config) {
         return s.toString();
     }
 
-    /** Says plainly what of the file this server does not act on. */
-    private void unsupported(LogSink log) {
-        if (config.headers() != null || config.redirects() != null) {
-            log.log(Level.WARNING, AppConfig.FILE + " [[headers]] and [[redirects]] are recorded but not applied by the router yet");
-        }
-        if (config.run() != null && config.run().instanceType() != null) {
-            log.log(Level.WARNING, AppConfig.FILE + " run.instance_type is not applied (a deployment's type is chosen when it is"
-                    + " queued): set the project's instance_type with PATCH /v1/projects/{id}");
+    /** {@code [run] instance_type}, or null. */
+    public String instanceType() {
+        return config == null || config.run() == null ? null : config.run().instanceType();
+    }
+
+    /** A static site of this build: its folder, and its file's headers and redirects. */
+    public Target.StaticSite site(Artifact artifact) {
+        return new Target.StaticSite(artifact.staticRoot(), artifact.spaFallback(), siteRules());
+    }
+
+    SiteRules siteRules() {
+        if (config == null || config.headers() == null && config.redirects() == null) return SiteRules.NONE;
+        return new SiteRules(
+                config.headers() == null ? null : config.headers().stream().map(h -> new SiteRules.Header(h.path(), h.values())).toList(),
+                config.redirects() == null ? null : config.redirects().stream().map(r -> new SiteRules.Redirect(r.from(), r.to(), r.status())).toList());
+    }
+
+    /** An app serves its own answers: says so when its file has rules only a static site's router applies. */
+    public void warnSiteRulesOfApp(LogSink log) {
+        if (!siteRules().none()) {
+            log.log(Level.WARNING, AppConfig.FILE + " [[headers]] and [[redirects]] apply to static sites; this app"
+                    + " answers with its own headers, so they are not applied");
         }
     }
 }

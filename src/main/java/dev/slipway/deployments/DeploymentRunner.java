@@ -134,7 +134,8 @@ public final class DeploymentRunner implements JobRunner {
             // a static site is served by the router: no process, no Procfile
             RepoConfig config = RepoConfig.ofJson(p.builds().artifacts().config(artifact.id()));
             AppSpec spec = artifact.isStatic() ? null : config.apply(new AppSpec(d.id(), project.id(), artifact, run.env(),
-                    run.secretValues(), InstanceType.of(d.instanceType()), run.database()));
+                    run.secretValues(), TypeFromFile.choose(d, project, config, records.deployments(), log), run.database()));
+            if (spec != null) config.warnSiteRulesOfApp(log);
             // the project's own settings win over its file's
             if (spec != null && project.run().health() != null) spec = spec.withHealth(project.run().health());
             if (spec != null) {
@@ -150,7 +151,7 @@ public final class DeploymentRunner implements JobRunner {
             }
             if (spec != null) procfile.run(d, artifact, spec, log);
             cancels.check(d.id());
-            Target target = start(d, artifact, spec, log);
+            Target target = start(d, artifact, config, spec, log);
             String url = serving.urls().production(project.name());
             serving.routes().setDeployment(project.name(), d.shortId(), target);
             records.logs().flush(); // the run's lines are stored before anyone sees it live
@@ -320,10 +321,10 @@ public final class DeploymentRunner implements JobRunner {
         return p.builds().pulls().pull(project.id(), resolved, caller, log);
     }
 
-    private Target start(Deployment d, Artifact artifact, AppSpec spec, LogSink log) {
+    private Target start(Deployment d, Artifact artifact, RepoConfig config, AppSpec spec, LogSink log) {
         if (artifact.isStatic()) {
             log.log(Level.INFO, "Static site: served from the build by the router");
-            return new Target.StaticSite(artifact.staticRoot(), artifact.spaFallback());
+            return config.site(artifact);
         }
         if (d.rollbackOf() != null) {
             // the target may itself be a rollback served by an earlier deployment's process

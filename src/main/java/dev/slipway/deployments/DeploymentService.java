@@ -71,6 +71,11 @@ public final class DeploymentService {
         return d;
     }
 
+    /** Records that a new deployment's request named its instance type, so its build's file does not choose it. */
+    public void typeRequested(Handle h, String deploymentId) {
+        deployments.typeRequested(h, deploymentId);
+    }
+
     /**
      * A new build of the project for a caller of {@code tier}: of the type {@code requested}, or else of
      * production's type while the tier allows it, or else of the tier's default.
@@ -84,7 +89,11 @@ public final class DeploymentService {
     public Deployment create(Tier tier, Project project, String commitSha, Map<String, String> envOverrides, String uploadId,
                              InstanceType requested, String image) {
         InstanceType type = requested != null ? requested : inherited(tier, project);
-        Deployment d = deployments.jdbi().inTransaction(h -> createBuild(h, project, commitSha, envOverrides, uploadId, null, type, image));
+        Deployment d = deployments.jdbi().inTransaction(h -> {
+            Deployment created = createBuild(h, project, commitSha, envOverrides, uploadId, null, type, image);
+            if (requested != null) deployments.typeRequested(h, created.id());
+            return created;
+        });
         workers.wake();
         return d;
     }

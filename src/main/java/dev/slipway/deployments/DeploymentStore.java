@@ -311,12 +311,28 @@ public final class DeploymentStore {
         return ts == null ? null : ts.toInstant();
     }
 
-    /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
+    /** Records that the request named the deployment's instance type (it is not the build's file's to choose). */
+    public void typeRequested(Handle h, String id) {
+        h.createUpdate("UPDATE deployments SET instance_type_requested = TRUE WHERE id = :id").bind("id", id).execute();
+    }
+
+    public boolean typeRequested(String id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT COALESCE(instance_type_requested, FALSE) FROM deployments WHERE id = :id")
+                .bind("id", id).mapTo(Boolean.class).findOne().orElse(false));
+    }
+
+    /** The type the build's file chose, before its app starts. */
+    public void instanceType(String id, String type) {
+        jdbi.useHandle(h -> h.createUpdate("UPDATE deployments SET instance_type = :type WHERE id = :id")
+                .bind("type", type).bind("id", id).execute());
+    }
+
     /** What the build's {@code slipway.toml} said (JSON), when it had one. */
     public Optional<String> config(String artifactId) {
         return jdbi.withHandle(h -> ArtifactStore.config(h, artifactId));
     }
 
+    /** The OCI image of a build ({@code artifacts.image}), when one was pushed. */
     public Optional<String> image(String artifactId) {
         return jdbi.withHandle(h -> ImageStore.find(h, artifactId));
     }

@@ -1,5 +1,6 @@
 package dev.slipway.deployments;
 
+import dev.slipway.appconfig.RepoConfig;
 import dev.slipway.build.ArtifactStore;
 import dev.slipway.projects.Project;
 import dev.slipway.projects.PreviewAddress;
@@ -63,7 +64,9 @@ public final class RouteRestorer {
     private Optional<Target> target(Deployment d) {
         if (d.artifactId() == null) return Optional.empty();
         var artifact = artifacts.find(d.artifactId());
-        if (artifact.isPresent() && artifact.get().isStatic()) return Optional.of(new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
+        if (artifact.isPresent() && artifact.get().isStatic()) {
+            return Optional.of(RepoConfig.ofJson(artifacts.config(artifact.get().id())).site(artifact.get()));
+        }
         return runtime.get(d.id()).or(() -> d.rollbackOf() == null ? Optional.empty() : runtime.get(d.rollbackOf()))
                 .map(i -> Target.app(i.host(), i.ports()));
     }

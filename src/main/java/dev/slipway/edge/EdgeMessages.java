@@ -7,6 +7,7 @@ import dev.slipway.core.Json;
 import dev.slipway.router.RequestLog;
 import dev.slipway.router.RequestStats;
 import dev.slipway.router.RouteTable;
+import dev.slipway.router.SiteRules;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
 import dev.slipway.tls.TlsState;
@@ -189,13 +190,19 @@ final class EdgeMessages {
                 var members = n.putArray("members");
                 pool.members().forEach(u -> members.addObject().put("host", u.host()).put("port", u.port()));
             }
-            case Target.StaticSite s -> n.put("root", s.root().toString()).put("spa", s.spaFallback());
+            case Target.StaticSite s -> {
+                n.put("root", s.root().toString()).put("spa", s.spaFallback());
+                if (!s.rules().none()) n.set("rules", Json.MAPPER.valueToTree(s.rules()));
+            }
         }
         return n;
     }
 
     private static Target target(JsonNode n) {
-        if (n.has("root")) return new Target.StaticSite(Path.of(n.get("root").asText()), n.path("spa").asBoolean());
+        if (n.has("root")) {
+            return new Target.StaticSite(Path.of(n.get("root").asText()), n.path("spa").asBoolean(),
+                    n.has("rules") ? Json.MAPPER.convertValue(n.get("rules"), SiteRules.class) : SiteRules.NONE);
+        }
         if (n.has("members")) {
             List<Target.Upstream> members = new ArrayList<>();
             n.get("members").forEach(m -> members.add(new Target.Upstream(m.get("host").asText(), m.get("port").asInt())));

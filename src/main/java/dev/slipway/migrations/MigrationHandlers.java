@@ -94,8 +94,7 @@ public final class MigrationHandlers {
             upload = Access.owned(principal, uploads.find(id), Upload::accountId, "Upload", id);
         }
         DatabaseService.Plan plan = db == null ? null : service.databases().plan(db.type(), db.action(), db.url(), db.serviceKey());
-        Migration m = service.start(principal.account(), name, input, upload, plan,
-                type != null ? type : InstanceType.defaultFor(principal.account().tier()));
+        Migration m = service.start(principal.account(), name, input, upload, plan, type);
         return Reply.created("/v1/migrations/" + m.id(),
                 new MigrationView.Created(m.id(), m.status().label(), m.projectId(), m.createdAt()));
     }

@@ -58,6 +58,7 @@ public final class MigrationService {
     /**
      * @param requestedName the project name asked for (checked free by the caller), or null: the name in the
      *                      zip's package.json or pyproject.toml, else its top folder, else the repository's, else app
+     * @param type          the instance type asked for, or null: the tier's default unless the build's slipway.toml names one
      */
     public Migration start(Account account, String requestedName, ProjectInput input, Upload upload,
                            DatabaseService.Plan db, InstanceType type) {
@@ -76,7 +77,9 @@ public final class MigrationService {
             projects.git().apply(h, project.id(), input.git());
             // the database is recorded (name, user, sealed password) before anything is made on a server
             String databaseId = db == null ? null : databases.record(h, account.id(), project.id(), migrationId, db);
-            Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId, type);
+            Deployment first = deployments.createBuild(h, project, null, null, upload == null ? null : upload.id(), migrationId,
+                    type != null ? type : InstanceType.defaultFor(account.tier()));
+            if (type != null) deployments.typeRequested(h, first.id());
             Migration m = new Migration(migrationId, account.id(), project.id(), first.id(), input.source(), input.repo(),
                     input.branch(), input.framework(), upload == null ? null : upload.id(),
                     db == null ? null : db.kind().label(), db == null ? null : db.action(), databaseId, status, clock.instant(),

@@ -140,7 +140,7 @@ final class AppsHandler extends Handler.Wrapper {
                 else upstream(request, response, callback);
             }
             case Target.StaticSite s -> offThread(request, callback,
-                    () -> staticSites.handle(request, response, callback, s.root(), s.spaFallback()));
+                    () -> staticSites.handle(request, response, callback, s));
         }
         return true;
     }

@@ -26,7 +26,8 @@ import java.util.Map;
  * or {@code about/index.html}); a path that names no file gets the site's {@code 404.html} with status 404,
  * or {@code index.html} for a single-page app's client-side routes, or a plain 404. Hashed asset folders
  * ({@code /assets/} of Vite, {@code /_next/static/} of Next) are cached for a year, everything else
- * revalidates. Nothing outside the root is ever served, symbolic links included.
+ * revalidates. Nothing outside the root is ever served, symbolic links included. The site's own {@link SiteRules} come
+ * first: a redirect answers before any file is looked for, and its headers are set on every answer to their paths.
  */
 final class StaticSiteHandler {
     static final String IMMUTABLE = "public, max-age=31536000, immutable";
@@ -39,14 +40,25 @@ final class StaticSiteHandler {
     private static final List<String> HASHED = List.of("/assets/", "/_next/static/");
     static final String NOT_FOUND_PAGE = "/404.html";
 
-    void handle(Request request, Response response, Callback callback, Path root, boolean spaFallback) {
+    void handle(Request request, Response response, Callback callback, Target.StaticSite site) {
+        Path root = site.root();
+        String path = Request.getPathInContext(request);
+        site.rules().headersFor(path, response.getHeaders()::put);
         String method = request.getMethod();
         if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
             response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
             ErrorPages.write(response, callback, 405, "Method not allowed", "A static site answers GET and HEAD only.", "");
             return;
         }
-        String path = Request.getPathInContext(request);
+        SiteRules.Redirected redirected = site.rules().redirect(path, request.getHttpURI().getQuery());
+        if (redirected != null) {
+            response.setStatus(redirected.status());
+            response.getHeaders().put(HttpHeader.LOCATION, redirected.location());
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, 0);
+            response.write(true, null, callback);
+            return;
+        }
+        boolean spaFallback = site.spaFallback();
         Path file = page(root, path);
         int status = 200;
         if (file == null) {
@@ -119,11 +131,14 @@ final class StaticSiteHandler {
         Instant modified = attrs.lastModifiedTime().toInstant();
         String etag = "W/\"" + Long.toHexString(attrs.size()) + "-" + Long.toHexString(modified.toEpochMilli()) + "\"";
         var headers = response.getHeaders();
-        headers.put(HttpHeader.CONTENT_TYPE, contentType(file));
-        headers.put(HttpHeader.CACHE_CONTROL, status == 200 ? cacheControl(file, path) : REVALIDATE);
+        // the site's own rules, set before, win over these defaults
+        if (!headers.contains(HttpHeader.CONTENT_TYPE)) headers.put(HttpHeader.CONTENT_TYPE, contentType(file));
+        if (!headers.contains(HttpHeader.CACHE_CONTROL)) {
+            headers.put(HttpHeader.CACHE_CONTROL, status == 200 ? cacheControl(file, path) : REVALIDATE);
+        }
         headers.put(HttpHeader.ETAG, etag);
         headers.put(HttpHeader.LAST_MODIFIED, DateTimeFormatter.RFC_1123_DATE_TIME.format(modified.atOffset(ZoneOffset.UTC)));
-        headers.put("X-Content-Type-Options", "nosniff");
+        if (!headers.contains("X-Content-Type-Options")) headers.put("X-Content-Type-Options", "nosniff");
         String ifNoneMatch = request.getHeaders().get(HttpHeader.IF_NONE_MATCH);
         if (status == 200 && ifNoneMatch != null && (ifNoneMatch.equals(etag) || ifNoneMatch.contains(etag) || ifNoneMatch.equals("*"))) {
             response.setStatus(304);

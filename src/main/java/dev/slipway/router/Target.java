@@ -76,10 +76,16 @@ public sealed interface Target permits Target.Upstream, Target.Pool, Target.Stat
      *
      * @param spaFallback a path that names no file gets {@code index.html} (a single-page app built by Vite
      *                    without a {@code 404.html}); otherwise it gets the site's {@code 404.html}, or a 404 page
+     * @param rules       its own headers and redirects
      */
-    record StaticSite(Path root, boolean spaFallback) implements Target {
+    record StaticSite(Path root, boolean spaFallback, SiteRules rules) implements Target {
         public StaticSite {
             root = root.toAbsolutePath().normalize();
+            if (rules == null) rules = SiteRules.NONE;
+        }
+
+        public StaticSite(Path root, boolean spaFallback) {
+            this(root, spaFallback, SiteRules.NONE);
         }
 
         /** A single-page app. */

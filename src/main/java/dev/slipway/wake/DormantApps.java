@@ -190,7 +190,9 @@ public final class DormantApps implements Waker {
             LOG.info("deployment {} was asked for but its build {} was pruned", d.id(), d.artifactId());
             return new Wake.Down();
         }
-        if (artifact.get().isStatic()) return route(project, d, new Target.StaticSite(artifact.get().staticRoot(), artifact.get().spaFallback()));
+        if (artifact.get().isStatic()) {
+            return route(project, d, RepoConfig.ofJson(records.artifacts().config(artifact.get().id())).site(artifact.get()));
+        }
 
         // the same environment a rollback to this deployment gets
         RunEnvironment run = RunEnvironment.of(d, records.service(), records.projects(), records.databases());

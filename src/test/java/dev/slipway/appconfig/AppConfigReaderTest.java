@@ -105,4 +105,42 @@ class AppConfigReaderTest {
         assertThat(unshared.problems()).extracting(ConfigProblem::toString)
                 .anyMatch(p -> p.startsWith("line 3: volumes[0] is mounted by 2 replicas at once: say shared = true"));
     }
+
+    @Test
+    void aSitesHeadersAndRedirectsAreCheckedForWhatTheRouterWouldWrite() {
+        AppConfigReader.Result good = AppConfigReader.read("""
+                [[headers]]
+                path = "/assets/*"
+                values = { "Cache-Control" = "public, max-age=600", "Access-Control-Allow-Origin" = "*" }
+                [[redirects]]
+                from = "/blog/*"
+                to = "https://blog.example.com/:splat"
+                status = 301
+                """);
+        assertThat(good.problems()).isEmpty();
+        assertThat(good.config().redirects()).containsExactly(new AppConfig.Redirect("/blog/*", "https://blog.example.com/:splat", 301));
+        assertThat(new RepoConfig(good.config()).siteRules().redirect("/blog/a/b", "q=1").location())
+                .isEqualTo("https://blog.example.com/a/b?q=1");
+
+        AppConfigReader.Result bad = AppConfigReader.read("""
+                [[headers]]
+                path = "assets/*"
+                values = { "X-Ok" = "line\\nSet-Cookie: a=b", "Transfer-Encoding" = "chunked", "a:b" = "v" }
+                [[headers]]
+                path = "/x/*/y"
+                [[redirects]]
+                from = "/a"
+                to = "//evil.example"
+                status = 300
+                """);
+        assertThat(bad.problems()).extracting(ConfigProblem::toString)
+                .anyMatch(p -> p.startsWith("line 2: headers[0].path must be a path from /"))
+                .anyMatch(p -> p.startsWith("line 3: headers[0].values.X-Ok must not hold a control character"))
+                .anyMatch(p -> p.startsWith("line 3: Transfer-Encoding is set by the router"))
+                .anyMatch(p -> p.startsWith("line 3: `a:b` is not a header name"))
+                .anyMatch(p -> p.startsWith("line 5: headers[1].path must be a path from /"))
+                .anyMatch(p -> p.contains("headers[1].values is required"))
+                .anyMatch(p -> p.startsWith("line 8: redirects[0].to must be a path from / or an http(s):// URL"))
+                .anyMatch(p -> p.startsWith("line 9: redirects[0].status must be 301, 302, 307 or 308"));
+    }
 }

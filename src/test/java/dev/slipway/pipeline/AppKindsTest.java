@@ -30,14 +30,40 @@ class AppKindsTest {
     @RegisterExtension
     static final GitDeploys deploys = new GitDeploys();
     static final Map<String, String> migrations = new LinkedHashMap<>();
+    static String hostile;
+    static final String SITE_RULES = """
+            [[headers]]
+            path = "/*"
+            values = { "X-Frame-Options" = "DENY", "X-Site" = "all" }
+            [[headers]]
+            path = "/docs/*"
+            values = { "Cache-Control" = "public, max-age=60", "X-Site" = "docs" }
+            [[redirects]]
+            from = "/old-about"
+            to = "/about"
+            status = 301
+            [[redirects]]
+            from = "/blog/*"
+            to = "/docs/:splat"
+            """;
+    static final String HOSTILE_RULES = "[[headers]]\npath = \"/*\"\nvalues = { \"X-A\" = \"a\\r\\nSet-Cookie: stolen=1\" }\n"
+            + "[[headers]]\npath = \"/x\"\nvalues = { \"Content-Length\" = \"0\", \"Bad Name\" = \"v\" }\n"
+            + "[[redirects]]\nfrom = \"/go\"\nto = \"javascript:alert(1)\"\n";
 
     @BeforeAll
     static void start() {
         Map<String, byte[]> procfile = new LinkedHashMap<>(FrameworksTest.fixture("fastapi"));
         procfile.put("Procfile", "web: uvicorn main:app --host 127.0.0.1 --port $PORT\n".getBytes(StandardCharsets.UTF_8));
-        for (String f : new String[] {"koa", "flask", "fastapi-layout", "static-plain", "vite-vanilla", "next-export"}) {
+        for (String f : new String[] {"koa", "flask", "fastapi-layout", "vite-vanilla", "next-export"}) {
             migrations.put(f, migrate(f, FrameworksTest.fixture(f)));
         }
+        Map<String, byte[]> plain = new LinkedHashMap<>(FrameworksTest.fixture("static-plain"));
+        plain.put("slipway.toml", SITE_RULES.getBytes(StandardCharsets.UTF_8));
+        migrations.put("static-plain", migrate("static-plain", plain));
+        // hostile: a header value that would end the header and start one of its own, and headers the router frames with
+        Map<String, byte[]> smuggler = new LinkedHashMap<>(FrameworksTest.fixture("static-plain"));
+        smuggler.put("slipway.toml", HOSTILE_RULES.getBytes(StandardCharsets.UTF_8));
+        hostile = migrate("static-hostile", smuggler);
         migrations.put("fastapi-procfile", migrate("fastapi-procfile", procfile));
         Map<String, String> detected = Map.of("koa", "node", "flask", "python", "fastapi-layout", "python-fastapi",
                 "fastapi-procfile", "python-fastapi", "static-plain", "static", "vite-vanilla", "static", "next-export", "static");
@@ -45,6 +71,7 @@ class AppKindsTest {
             JsonNode done = deploys.runs().await("migrations", id, "complete", BUILD);
             assertThat(done.get("framework").asText()).as(fixture).isEqualTo(detected.get(fixture));
         });
+        deploys.runs().await("migrations", hostile, "failed", BUILD);
     }
 
     private static String migrate(String name, Map<String, byte[]> files) {
@@ -87,6 +114,46 @@ class AppKindsTest {
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.body()).contains("fixture:static-plain not found");
         assertThat(missing.header("Cache-Control")).isEqualTo("no-cache");
+        assertThat(missing.header("X-Site")).isEqualTo("all");
+    }
+
+    @Test
+    void aSitesOwnHeadersAndRedirectsFromItsSlipwayToml() {
+        String site = url("static-plain");
+        Http.Response home = Apps.get(site + "/");
+        assertThat(home.header("X-Frame-Options")).isEqualTo("DENY");
+        assertThat(home.header("X-Site")).isEqualTo("all");
+        assertThat(home.header("Cache-Control")).isEqualTo("no-cache");
+        Http.Response docs = Apps.get(site + "/docs/");
+        assertThat(docs.body()).contains("fixture:static-plain docs");
+        assertThat(docs.header("X-Site")).as("a later rule wins").isEqualTo("docs");
+        assertThat(docs.header("Cache-Control")).as("the site's own over the router's").isEqualTo("public, max-age=60");
+        assertThat(docs.header("X-Frame-Options")).isEqualTo("DENY");
+
+        Http.Response moved = Apps.get(site + "/old-about?ref=mail");
+        assertThat(moved.status()).isEqualTo(301);
+        assertThat(moved.header("Location")).isEqualTo("/about?ref=mail");
+        Http.Response splat = Apps.get(site + "/blog/index.html");
+        assertThat(splat.status()).isEqualTo(308);
+        assertThat(splat.header("Location")).isEqualTo("/docs/index.html");
+        assertThat(Apps.get(site + "/blog").header("Location")).isEqualTo("/docs/");
+        assertThat(Apps.get(site + "/about").status()).isEqualTo(200);
+        assertThat(deploys.runs().messages("migrations", migrations.get("static-plain")))
+                .noneMatch(m -> m.contains("not applied"));
+    }
+
+    @Test
+    void aHostileSiteCannotWriteHeadersOfItsOwnIntoAnswers() {
+        var log = deploys.runs().messages("migrations", hostile);
+        assertThat(log).anyMatch(m -> m.contains("slipway.toml line 3: headers[0].values.X-A must not hold a control character"))
+                .anyMatch(m -> m.contains("slipway.toml line 6: Content-Length is set by the router, not by a site"))
+                .anyMatch(m -> m.contains("slipway.toml line 6: `Bad Name` is not a header name"))
+                .anyMatch(m -> m.contains("slipway.toml line 9: redirects[0].to must be a path from / or an http(s):// URL"));
+        String project = deploys.runs().projectOf(hostile);
+        String address = deploys.runs().http().get("/v1/projects/" + project).json().at("/data/url").asText();
+        Http.Response r = Apps.get(address + "/");
+        assertThat(r.status()).as("nothing was served: " + r.body()).isEqualTo(404);
+        assertThat(r.header("Set-Cookie")).isNull();
     }
 
     @Test
@@ -147,6 +214,9 @@ class AppKindsTest {
             deploys.runs().await("deployments", rollback.json().at("/data/id").asText(), "live", BUILD);
             String body = Apps.get(url(fixture) + path).body();
             assertThat(body).as(fixture).contains(changes.get(fixture)[1]).doesNotContain(changes.get(fixture)[2]);
+            if (fixture.equals("static-plain")) {
+                assertThat(Apps.get(url(fixture) + "/old-about").header("Location")).as("rules kept by the rollback").isEqualTo("/about");
+            }
         });
     }
 }

@@ -7,6 +7,7 @@ import dev.slipway.testing.EachStore;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
+import dev.slipway.testing.Zips;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -119,6 +122,46 @@ class InstanceTypeTest {
         String own = deploy(team, projectId, "");
         assertThat(team.awaitDeployment(own, "live").get("instance_type").asText()).isEqualTo("performance");
         assertThat(memoryLimitOfCell(mark, own)).isEqualTo(2048L * 1024 * 1024);
+    }
+
+    @Test
+    void aRepositorysSlipwayTomlChoosesTheTypeUnlessTheRequestOrTheProjectDoes() {
+        Runs team = new Runs(server.tenant(Tier.TEAM).http());
+        String mark = "toml-" + System.nanoTime();
+        Map<String, String> files = new LinkedHashMap<>(NodeApp.version("toml-type"));
+        files.put("slipway.toml", "[run]\ninstance_type = \"standard\"\n");
+        String upload = upload(team.http(), files);
+        var migrated = team.http().post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload + "\",\"env_vars\":{\"TYPE_MARK\":\"" + mark + "\"}}");
+        assertThat(migrated.status()).as(migrated.body()).isEqualTo(201);
+        String projectId = team.awaitMigration(migrated.json().at("/data/id").asText(), "complete").get("project_id").asText();
+        String first = team.firstDeployment(projectId);
+        assertThat(team.deployment(first).get("instance_type").asText()).isEqualTo("standard");
+        assertThat(memoryLimitOfCell(mark, first)).isEqualTo(512L * 1024 * 1024);
+        assertThat(team.messages("deployments", first)).contains("info Instance type: standard (slipway.toml [run] instance_type)");
+
+        // the request's type wins over the file's
+        var asked = team.http().post("/v1/deployments", "{\"project_id\":\"" + projectId + "\",\"upload_id\":\""
+                + upload(team.http(), files) + "\",\"instance_type\":\"performance\"}");
+        String askedId = asked.json().at("/data/id").asText();
+        assertThat(team.awaitDeployment(askedId, "live").get("instance_type").asText()).isEqualTo("performance");
+        assertThat(memoryLimitOfCell(mark, askedId)).isEqualTo(2048L * 1024 * 1024);
+
+        // a free account's file asking for more than its tier fails the deployment, saying so
+        Runs free = new Runs(server.tenant(Tier.FREE).http());
+        var over = free.http().post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload(free.http(), files) + "\"}");
+        JsonNode failed = free.awaitMigration(over.json().at("/data/id").asText(), "failed");
+        String refused = free.firstDeployment(failed.get("project_id").asText());
+        assertThat(free.messages("deployments", refused))
+                .anyMatch(m -> m.contains("slipway.toml [run] instance_type 'standard' is not available on the free tier (it allows starter)"));
+        assertThat(free.deployment(refused).get("instance_type").asText()).isEqualTo("starter");
+    }
+
+    private static String upload(Http http, Map<String, String> files) {
+        var r = http.send("POST", "/v1/uploads", "application/zip", Zips.of(files));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().at("/data/id").asText();
     }
 
     private static String deploy(Runs who, String projectId, String extra) {

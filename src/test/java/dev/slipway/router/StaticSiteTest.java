@@ -13,6 +13,8 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,6 +56,11 @@ class StaticSiteTest {
         routes.setProduction("spa", new Target.StaticSite(site));
         routes.setProduction("pages", new Target.StaticSite(pages, false));
         routes.setProduction("spa404", new Target.StaticSite(spaWith404, true));
+        routes.setProduction("ruled", new Target.StaticSite(pages, false, new SiteRules(
+                List.of(new SiteRules.Header("/*", Map.of("X-Frame-Options", "DENY")),
+                        new SiteRules.Header("/docs/*", Map.of("Cache-Control", "public, max-age=60", "Content-Type", "text/plain"))),
+                List.of(new SiteRules.Redirect("/about", "https://elsewhere.example/about", 302),
+                        new SiteRules.Redirect("/old/*", "/docs/:splat", 301)))));
         listener = AppsListener.start("127.0.0.1", 0, routes, port -> false);
         client = new AppsClient(listener.port());
     }
@@ -179,5 +186,33 @@ class StaticSiteTest {
         Http.Response r = client.get("spa404.localhost", "/client/route");
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.body()).isEqualTo("spa 404");
+    }
+
+    @Test
+    void aSitesRulesRedirectBeforeFilesAndSetItsHeadersOnEveryAnswer() {
+        String host = "ruled.localhost";
+        Http.Response about = client.get(host, "/about?x=1");
+        assertThat(about.status()).as("a redirect comes before the file of the same path").isEqualTo(302);
+        assertThat(about.header("Location")).isEqualTo("https://elsewhere.example/about?x=1");
+        assertThat(about.header("X-Frame-Options")).isEqualTo("DENY");
+        Http.Response old = client.get(host, "/old/index.html");
+        assertThat(old.status()).isEqualTo(301);
+        assertThat(old.header("Location")).isEqualTo("/docs/index.html");
+        assertThat(client.get(host, "/old").header("Location")).isEqualTo("/docs/");
+        assertThat(client.get(host, "/older").status()).as("a prefix ends at its slash").isEqualTo(404);
+
+        Http.Response docs = client.get(host, "/docs/");
+        assertThat(docs.status()).isEqualTo(200);
+        assertThat(docs.header("Cache-Control")).isEqualTo("public, max-age=60");
+        assertThat(docs.header("Content-Type")).isEqualTo("text/plain");
+        assertThat(docs.header("X-Frame-Options")).isEqualTo("DENY");
+        Http.Response home = client.get(host, "/");
+        assertThat(home.header("Cache-Control")).isEqualTo("no-cache");
+        Http.Response missing = client.get(host, "/nowhere");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.header("X-Frame-Options")).isEqualTo("DENY");
+        Http.Response post = client.send(client.request(host, "/docs/").POST(HttpRequest.BodyPublishers.ofString("x")));
+        assertThat(post.status()).isEqualTo(405);
+        assertThat(post.header("X-Frame-Options")).isEqualTo("DENY");
     }
 }
