@@ -25,8 +25,8 @@ import java.util.regex.Pattern;
 public final class AppConfigReader {
     /** The most instances of {@code web} a file may ask for. */
     public static final int MAX_REPLICAS = dev.slipway.runtime.Replicas.MAX;
-    /** The largest volume, in MB. */
-    public static final int MAX_VOLUME_MB = 10_240;
+    /** The largest volume, in MB: the largest tier's ({@link dev.slipway.accounts.Tier#maxVolumeMb}). */
+    public static final int MAX_VOLUME_MB = dev.slipway.accounts.Tier.TEAM.maxVolumeMb();
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]{0,30}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern STATUS = Pattern.compile("([1-5][0-9][0-9])(?:-([1-5][0-9][0-9]))?");

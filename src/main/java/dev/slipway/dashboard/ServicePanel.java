@@ -54,6 +54,14 @@ public final class ServicePanel {
         Safe jobs = config.cron() == null ? Html.EMPTY : Html.fmt("<dt>Cron jobs</dt><dd>%s</dd>",
                 Html.each(config.cron(), c -> Html.fmt("<code>%s</code> <code>%s</code>%s ", c.name(), c.schedule(),
                         c.timezone() == null ? " UTC" : " " + c.timezone())));
+        Safe processes = config.processes() == null ? Html.EMPTY : Html.fmt("<dt>Processes</dt><dd>%s</dd>",
+                Html.each(List.copyOf(config.processes().entrySet()), e -> Html.fmt("<code>%s</code>: <code>%s</code> ", e.getKey(), e.getValue())));
+        Safe type = config.run() == null || config.run().instanceType() == null ? Html.EMPTY
+                : Html.fmt("<dt>Instance type</dt><dd>%s (unless the project or a deployment names one)</dd>", config.run().instanceType());
+        Safe site = config.headers() == null && config.redirects() == null ? Html.EMPTY
+                : Html.fmt("<dt>Static site rules</dt><dd>%s header rule(s), %s redirect(s)</dd>",
+                Integer.toString(config.headers() == null ? 0 : config.headers().size()),
+                Integer.toString(config.redirects() == null ? 0 : config.redirects().size()));
         List<CronRun> runs = config.cron() == null ? List.of() : cronRuns.page(p.id(), new PageRequest(RUNS_SHOWN, null)).data();
         Safe table = runs.isEmpty() ? Html.EMPTY : Html.fmt("""
                 <div class="table-wrap">
@@ -68,7 +76,7 @@ public final class ServicePanel {
                 Format.time(r.scheduledFor()), Format.orDash(r.reason()))));
         return Html.fmt("""
                 <h2>slipway.toml</h2>
-                <dl class="fields">%s%s%s%s</dl>
-                %s""", instances, health, volumes, jobs, table);
+                <dl class="fields">%s%s%s%s%s%s%s</dl>
+                %s""", instances, type, processes, health, volumes, jobs, site, table);
     }
 }

@@ -145,6 +145,13 @@ public final class DeploymentRunner implements JobRunner {
                     throw new StartFailedException("Cannot run " + replicas + " instances of web" + (project.run().replicas() == null
                             ? " (slipway.toml [run] replicas)" : "") + ": the " + tier.label() + " tier runs at most " + tier.maxReplicas());
                 }
+                for (var volume : spec.volumes()) {
+                    if (volume.sizeMb() > tier.maxVolumeMb()) {
+                        throw new StartFailedException("Cannot make the volume " + volume.name() + " of " + volume.sizeMb()
+                                + " MB (slipway.toml [[volumes]] size_mb): the " + tier.label() + " tier's volumes hold at most "
+                                + tier.maxVolumeMb() + " MB");
+                    }
+                }
                 String problem = config.replicaProblem(replicas);
                 if (problem != null) throw new StartFailedException("Cannot run " + replicas + " instances: " + problem);
                 spec = spec.withReplicas(replicas);

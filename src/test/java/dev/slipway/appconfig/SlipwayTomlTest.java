@@ -199,6 +199,7 @@ class SlipwayTomlTest {
                 String page = web.get("/dashboard/projects/" + project).body();
                 assertThat(page).contains("<h2>slipway.toml</h2>").contains("<dt>Instances of web</dt><dd>1</dd>").contains("<code>GET /healthz</code> answers 200-399")
                         .contains("<code>data</code> at <code>/data</code> (16 MB)").contains("<code>tick</code> <code>* * * * *</code> UTC")
+                        .contains("<dt>Processes</dt><dd><code>clock</code>: <code>node clock.js</code>")
                         .contains("Latest cron runs").contains("data-cron-status=\"succeeded\"");
 
                 // the newest run may be one the real minute just started: read a finished one

@@ -156,6 +156,14 @@ class InstanceTypeTest {
         assertThat(free.messages("deployments", refused))
                 .anyMatch(m -> m.contains("slipway.toml [run] instance_type 'standard' is not available on the free tier (it allows starter)"));
         assertThat(free.deployment(refused).get("instance_type").asText()).isEqualTo("starter");
+
+        // and so does a volume larger than its tier's
+        files.put("slipway.toml", "[[volumes]]\nname = \"data\"\npath = \"/data\"\nsize_mb = 2048\n");
+        var big = free.http().post("/v1/migrations", "{\"source\":\"zip\",\"framework\":\"node-express\",\"upload_id\":\""
+                + upload(free.http(), files) + "\"}");
+        JsonNode noRoom = free.awaitMigration(big.json().at("/data/id").asText(), "failed");
+        assertThat(free.messages("deployments", free.firstDeployment(noRoom.get("project_id").asText())))
+                .anyMatch(m -> m.contains("Cannot make the volume data of 2048 MB (slipway.toml [[volumes]] size_mb): the free tier's volumes hold at most 1024 MB"));
     }
 
     private static String upload(Http http, Map<String, String> files) {
