@@ -18,22 +18,23 @@ import java.util.Optional;
 
 /**
  * Turns each sample of a project's apps on this server into incidents: a crash loop (its processes crashed
- * {@link #CRASHES} times in a row), an out-of-memory kill, or most of its requests failing (at least {@link #ERROR_SHARE}
- * of {@link #MIN_REQUESTS} or more answered 5xx). An incident is opened once and sends {@code app.<kind>}, and sends
- * {@code app.<kind>.resolved} once when a later sample no longer shows it, to the account's webhook endpoints that
- * subscribed (Slack and Discord ones get a line a person reads). One open incident per project, kind and server, held by
- * the store, so a restarted server neither repeats nor forgets it.
+ * {@link #CRASHES} times in a row), an out-of-memory kill, failing requests (its {@link AlertRules.ErrorRate}: by
+ * default half of 10 or more requests answering 5xx) and slow requests (its {@link AlertRules.LatencyP95}, when it set
+ * one). A project's own rule fires once its condition has held in every sample for its minutes. An incident is opened
+ * once and sends {@code app.<kind>}, and sends {@code app.<kind>.resolved} once when a later sample no longer shows it,
+ * to the account's webhook endpoints that subscribed (Slack and Discord ones get a line a person reads, e-mail ones a
+ * mail). One open incident per project, kind and server, held by the store, so a restarted server neither repeats nor
+ * forgets it.
  */
 public final class Alerts {
     private static final Logger LOG = LoggerFactory.getLogger(Alerts.class);
     static final int CRASHES = 3;
-    static final double ERROR_SHARE = 0.5;
-    static final long MIN_REQUESTS = 10;
     /** An out-of-memory incident resolves after this long without another kill. */
     static final Duration OOM_QUIET = Duration.ofMinutes(1);
 
     enum Kind {
-        CRASH_LOOP("crash_loop", "crash loop"), OUT_OF_MEMORY("out_of_memory", "out of memory"), ERRORS("errors", "failing requests");
+        CRASH_LOOP("crash_loop", "crash loop"), OUT_OF_MEMORY("out_of_memory", "out of memory"), ERRORS("errors", "failing requests"),
+        LATENCY("latency", "slow requests");
 
         final String label;
         final String words;
@@ -45,15 +46,19 @@ public final class Alerts {
     }
 
     private final Jdbi jdbi;
+    private final AlertRuleStore rules;
     private final Outbox outbox;
     private final String node;
     private final Clock clock;
     private final Ids ids;
     /** This server's open incidents, key → when opened: only this server opens or resolves them, so it reads them once. */
     private Map<String, Instant> open;
+    /** Since when a rule's condition has held in every sample, by key; gone at the first sample where it does not. */
+    private final Map<String, Instant> holding = new java.util.HashMap<>();
 
-    public Alerts(Jdbi jdbi, Outbox outbox, String node, Clock clock) {
+    public Alerts(Jdbi jdbi, AlertRuleStore rules, Outbox outbox, String node, Clock clock) {
         this.jdbi = jdbi;
+        this.rules = rules;
         this.outbox = outbox;
         this.node = node;
         this.clock = clock;
@@ -62,7 +67,15 @@ public final class Alerts {
 
     /** Opens and resolves incidents from this server's latest samples. */
     public synchronized void evaluate(List<UsageSample> samples) {
+        Map<String, AlertRules> own;
+        try {
+            own = rules.of(samples.stream().map(UsageSample::projectId).distinct().toList());
+        } catch (RuntimeException e) {
+            LOG.warn("alert rules not read: {}", e.toString());
+            return;
+        }
         for (UsageSample s : samples) {
+            AlertRules r = own.getOrDefault(s.projectId(), AlertRules.DEFAULT);
             try {
                 judge(s, Kind.CRASH_LOOP, s.restarts() >= CRASHES, s.restarts() == 0,
                         "its processes crashed " + s.restarts() + " times in a row");
@@ -70,13 +83,39 @@ public final class Alerts {
                         .map(at -> !at.plus(OOM_QUIET).isAfter(clock.instant())).orElse(true);
                 judge(s, Kind.OUT_OF_MEMORY, s.oomKills() > 0, quiet,
                         s.oomKills() + " process(es) killed for going over the memory limit of " + s.memoryLimitBytes() / 1048576 + " MB");
-                boolean failing = s.requests() >= MIN_REQUESTS && s.errors5xx() >= ERROR_SHARE * s.requests();
-                judge(s, Kind.ERRORS, failing, s.requests() >= MIN_REQUESTS && !failing,
-                        s.errors5xx() + " of " + s.requests() + " requests answered 5xx");
+                AlertRules.ErrorRate errors = r.errorRate();
+                boolean failing = errors.firing(s.requests(), s.errors5xx());
+                held(s, Kind.ERRORS, failing, errors.forMinutes(), s.requests() >= errors.minRequests() && !failing,
+                        s.errors5xx() + " of " + s.requests() + " requests answered 5xx" + over(errors.forMinutes()));
+                AlertRules.LatencyP95 latency = r.latencyP95();
+                if (latency != null) {
+                    long p95Ms = s.requests() == 0 ? 0 : s.latency().getValueAtPercentile(95) / 1000;
+                    boolean slow = s.requests() > 0 && p95Ms > latency.aboveMs();
+                    held(s, Kind.LATENCY, slow, latency.forMinutes(), s.requests() > 0 && !slow,
+                            "p95 " + p95Ms + " ms over " + latency.aboveMs() + " ms" + over(latency.forMinutes()));
+                } else {
+                    held(s, Kind.LATENCY, false, 0, true, null);
+                }
             } catch (RuntimeException e) {
                 LOG.warn("alerts of project {} not judged: {}", s.projectId(), e.toString());
             }
         }
+    }
+
+    /** As {@link #judge}, once the condition has held in every sample for {@code minutes}. */
+    private void held(UsageSample s, Kind kind, boolean firing, int minutes, boolean resolved, String detail) {
+        String key = key(s.projectId(), kind);
+        if (!firing) {
+            holding.remove(key);
+            judge(s, kind, false, resolved, detail);
+            return;
+        }
+        Instant since = holding.computeIfAbsent(key, k -> s.at());
+        if (!since.plus(Duration.ofMinutes(minutes)).isAfter(s.at())) judge(s, kind, true, false, detail);
+    }
+
+    private static String over(int minutes) {
+        return minutes == 0 ? "" : ", for " + minutes + " min";
     }
 
     private void judge(UsageSample s, Kind kind, boolean firing, boolean resolved, String detail) {

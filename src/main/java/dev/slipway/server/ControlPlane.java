@@ -120,7 +120,8 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new dev.slipway.usage.UsageHandlers(pipelines.usageStore(), stores.projects(), clock),
                 new dev.slipway.requestlogs.RequestLogHandlers(pipelines.requestLogs(), stores.deployments()),
                 new dev.slipway.drains.DrainHandlers(pipelines.drains(), stores.projects(), new AddressGuard(config.webhooks().allowPrivate()),
-                        urls, clock));
+                        urls, clock),
+                new dev.slipway.alerts.AlertRuleHandlers(new dev.slipway.alerts.AlertRuleStore(jdbi), stores.projects(), clock));
         // the API and the sandbox's own port share one count of connections: one door, two ports
         ClientGate clients = ClientGate.forApi(config.clientLimits(), config.trustedProxies());
         Javalin api = ApiServer.create(listeners.api(), clients, gate, metrics, handlers, clock, listeners.sandbox() == null,

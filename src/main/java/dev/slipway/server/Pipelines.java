@@ -116,7 +116,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         RenamedProjects renames = new RenamedProjects(stores.projects(), engine.routes());
         stores.projectCache().follow(renames);
         UsageStore usageStore = new UsageStore(jdbi, stores.nodeId());
-        Alerts alerts = new Alerts(jdbi, stores.outbox(), stores.nodeId(), clock);
+        Alerts alerts = new Alerts(jdbi, new dev.slipway.alerts.AlertRuleStore(jdbi), stores.outbox(), stores.nodeId(), clock);
         UsageSampler usage = new UsageSampler(engine.runtime(), engine.recent().stats(), stores.deployments(), usageStore, clock,
                 alerts::evaluate);
         RequestLogStore requestLogs = new RequestLogStore(jdbi);

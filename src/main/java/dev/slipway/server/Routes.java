@@ -36,7 +36,7 @@ public final class Routes {
                            OpenApiDocs docs, PlantHandlers plants, Dashboard dashboard, WebhookHandlers webhooks,
                            DomainHandlers domains, PushHandlers pushes, EnvHandlers env, TeardownHandlers teardown,
                            CronHandlers cron, DiskSpace disk, dev.slipway.usage.UsageHandlers usage,
-                           RequestLogHandlers requests, DrainHandlers drains) {}
+                           RequestLogHandlers requests, DrainHandlers drains, dev.slipway.alerts.AlertRuleHandlers alertRules) {}
 
     private Routes() {}
 
@@ -77,6 +77,8 @@ public final class Routes {
         r.get("/v1/projects/{project_id}/log-drains", h.drains()::list);
         r.post("/v1/projects/{project_id}/log-drains", h.drains()::create);
         r.delete("/v1/projects/{project_id}/log-drains/{drain_id}", h.drains()::delete);
+        r.get("/v1/projects/{project_id}/alert-rules", h.alertRules()::get);
+        r.put("/v1/projects/{project_id}/alert-rules", h.alertRules()::put);
         r.get("/v1/projects/{project_id}/cron-runs/{run_id}/logs", h.cron()::logs);
         r.put("/v1/projects/{project_id}/domain", h.domains()::set);
         r.post("/v1/projects/{project_id}/domain/verify", once.wrap(h.domains()::verify));

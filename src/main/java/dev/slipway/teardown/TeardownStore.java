@@ -101,7 +101,7 @@ public final class TeardownStore {
                         .bind("p", projectId).execute();
             }
             h.createUpdate("DELETE FROM jobs WHERE project_id = :p AND id <> :job").bind("p", projectId).bind("job", jobId).execute();
-            for (String table : List.of("cron_runs", "app_usage", "request_logs", "alert_incidents", "log_drains", "commit_statuses", "runtime_instances", "artifacts", "deployments", "migrations",
+            for (String table : List.of("cron_runs", "app_usage", "request_logs", "alert_incidents", "alert_rules", "log_drains", "commit_statuses", "runtime_instances", "artifacts", "deployments", "migrations",
                     "databases", "project_env_vars", "project_registry_logins", "project_git")) {
                 h.createUpdate("DELETE FROM " + table + " WHERE project_id = :p").bind("p", projectId).execute();
             }

@@ -15,7 +15,7 @@ public final class EventTypes {
             "deployment.failed", "deployment.rolled_back", "domain.verified", "certificate.issued", "certificate.failed",
             "backup.failed", "backup.recovered", "disk.low", "disk.recovered", "store.unavailable", "store.recovered",
             "app.crash_loop", "app.crash_loop.resolved", "app.out_of_memory", "app.out_of_memory.resolved", "app.errors",
-            "app.errors.resolved");
+            "app.errors.resolved", "app.latency", "app.latency.resolved");
     private static final Set<String> ACCEPTED;
 
     static {
