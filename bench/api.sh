@@ -2,7 +2,9 @@
 # API benchmark: starts the server on H2 and on PostgreSQL, loads it with wrk (64 connections,
 # DURATION seconds per endpoint) and prints requests/s and p50/p99 for
 #   GET /healthz, authenticated GET /v1/projects/{id}, GET /v1/projects?limit=100
-# plus start-to-ready time and idle resident memory.
+# plus start-to-ready time and idle resident memory; and first, as the baseline, a bare Javalin answering GET /hello
+# with the server's Javalin settings and JVM flags (bench/BareJavalin.java), so that the authenticated read prints as
+# a ratio of it (the goal: >= 0.6, p99 <= 10 ms).
 # Needs: wrk (apt-get install wrk), a JDK >= 21, and for the PostgreSQL run a server reachable at
 # BENCH_POSTGRES_URL (default jdbc:postgresql://127.0.0.1:5432/test?user=postgres) whose user may create databases.
 # STORES="postgres" runs one store only.
@@ -96,6 +98,7 @@ run_store() { # h2|postgres
   local read_rps; read_rps=$(cat "$work/last_rps")
   wrk_run "GET /v1/projects?limit=100" "http://127.0.0.1:$PORT/v1/projects?limit=100" "$key"
   awk -v a="$read_rps" -v h="$health_rps" 'BEGIN {printf "  authenticated read / healthz throughput: %.0f%%\n", 100*a/h}'
+  awk -v a="$read_rps" -v b="$(cat "$work/bare_rps")" 'BEGIN {printf "  authenticated read / bare Javalin: %.2fx (goal >= 0.6)\n", a/b}'
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
   server_pid=""
   if [ "$store" = postgres ]; then
@@ -103,5 +106,22 @@ run_store() { # h2|postgres
   fi
 }
 
+bare_javalin() {
+  local java="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
+  "$java" -Xms32m -XX:+UseSerialGC -cp "$here/target/slipway.jar" "$here/bench/BareJavalin.java" "$PORT" > "$work/bare.log" 2>&1 &
+  server_pid=$!
+  until curl -sf "http://127.0.0.1:$PORT/hello" >/dev/null; do
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/bare.log"; exit 1; }
+    sleep 0.05
+  done
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$PORT/hello" >/dev/null
+  echo "== bare Javalin (the baseline)"
+  wrk_run "GET /hello" "http://127.0.0.1:$PORT/hello"
+  cp "$work/last_rps" "$work/bare_rps"
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
+
 echo "Slipway API benchmark: wrk, $CONNECTIONS connections, ${DURATION}s per endpoint, $(nproc) cores"
+bare_javalin
 for store in ${STORES:-h2 postgres}; do run_store "$store"; done

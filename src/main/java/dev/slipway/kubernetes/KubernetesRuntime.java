@@ -1,6 +1,7 @@
 package dev.slipway.kubernetes;
 
 import dev.slipway.build.ImageRun;
+import dev.slipway.isolation.CellUsage;
 import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 import dev.slipway.net.Cidr;
@@ -65,6 +66,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
     private final Function<String, Optional<String>> imageOfArtifact;
     private final Function<String, String> accountOfProject;
     private final Namespaces namespaces;
+    private final PodUsage pods;
     /** Deployment id to what this server last read of it. */
     private final Map<String, Known> known = new ConcurrentHashMap<>();
     /** Service port to deployment id: {@link #serves} is asked on every request, without a call to the API. */
@@ -93,6 +95,7 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
                              Function<String, String> accountOfProject, Predicate<String> finished) {
         this.finished = finished;
         this.client = client;
+        this.pods = new PodUsage(client, clock);
         this.settings = settings;
         this.clusterRanges = settings.clusterCidrs().stream().map(Cidr::parse).toList();
         this.egressAllow = egressAllow;
@@ -221,7 +224,22 @@ public final class KubernetesRuntime implements AppRuntime, ProductionAddresses,
 
     @Override
     public List<ProcessState> processes(String deploymentId) {
-        return get(deploymentId).map(i -> List.of(new ProcessState(ProcessState.WEB, "running", 0))).orElse(List.of());
+        return get(deploymentId).map(i -> {
+            int crashes = namespaceOf(deploymentId).map(ns -> pods.crashesInARow(ns, deploymentId)).orElse(0);
+            return List.of(new ProcessState(ProcessState.WEB, crashes > 0 ? "crashed" : "running", crashes));
+        }).orElse(List.of());
+    }
+
+    /** From the cluster's metrics API and the pods' statuses ({@link PodUsage}). */
+    @Override
+    public Optional<CellUsage> usage(String deploymentId) {
+        return namespaceOf(deploymentId).flatMap(ns -> pods.read(ns, deploymentId));
+    }
+
+    /** Every server sees every pod: one of them at a time reports their usage. */
+    @Override
+    public boolean sharedUsage() {
+        return true;
     }
 
     @Override

@@ -92,10 +92,18 @@ public interface AppRuntime extends AutoCloseable {
 
     /**
      * What the deployment's processes here use now, summed (its web instances and workers); empty when it runs none here or
-     * nothing measures them (an unconfined runtime, Kubernetes).
+     * nothing measures them (an unconfined runtime).
      */
     default Optional<dev.slipway.isolation.CellUsage> usage(String deploymentId) {
         return Optional.empty();
+    }
+
+    /**
+     * Whether every server reads the same apps' usage (a cluster's pods), so that one server at a time must report it;
+     * false where each server's apps are its own.
+     */
+    default boolean sharedUsage() {
+        return false;
     }
 
     /** The deployment's processes this runtime runs now, its app's first; empty when it runs none of them. */

@@ -37,6 +37,8 @@ public final class UsageSampler implements AutoCloseable {
     public static final Duration ROLLUP = Duration.ofMinutes(5);
     public static final Duration SAMPLES_KEPT = Duration.ofHours(1);
     public static final Duration ROLLUPS_KEPT = Duration.ofDays(7);
+    /** How long the lease of shared usage outlives its holder's last sample: three steps. */
+    static final Duration LEASE = STEP.multipliedBy(3);
 
     private final AppRuntime runtime;
     private final RequestStats requests;
@@ -91,8 +93,10 @@ public final class UsageSampler implements AutoCloseable {
         Map<Integer, RequestStats.Interval> served = requests.drain();
         Map<String, UsageSample> byProject = new LinkedHashMap<>();
         List<Instance> running = runtime.list();
+        // where every server reads the same pods, one reports them: the others count only the requests they relayed
+        boolean reports = !runtime.sharedUsage() || store.holdShared(at, at.plus(LEASE));
         for (Instance i : running) {
-            UsageSample s = of(i, served, at);
+            UsageSample s = of(i, served, at, reports);
             byProject.merge(i.projectId(), s, UsageSampler::plus);
         }
         List<UsageSample> out = new ArrayList<>(byProject.values());
@@ -105,9 +109,9 @@ public final class UsageSampler implements AutoCloseable {
         return out;
     }
 
-    private UsageSample of(Instance i, Map<Integer, RequestStats.Interval> served, Instant at) {
+    private UsageSample of(Instance i, Map<Integer, RequestStats.Interval> served, Instant at, boolean reports) {
         String id = i.deploymentId();
-        CellUsage used = runtime.usage(id).orElse(CellUsage.NONE);
+        CellUsage used = reports ? runtime.usage(id).orElse(CellUsage.NONE) : CellUsage.NONE;
         long before = lastCpu.getOrDefault(id, 0L);
         // a process restarted since: its count began again
         long cpu = used.cpuNanos() >= before ? used.cpuNanos() - before : used.cpuNanos();
@@ -115,7 +119,7 @@ public final class UsageSampler implements AutoCloseable {
         long oomBefore = lastOom.getOrDefault(id, 0L);
         long oom = used.oomKills() >= oomBefore ? used.oomKills() - oomBefore : used.oomKills();
         lastOom.put(id, used.oomKills());
-        List<ProcessState> processes = runtime.processes(id);
+        List<ProcessState> processes = reports ? runtime.processes(id) : List.of();
         int restarts = processes.stream().mapToInt(ProcessState::restarts).sum();
         InstanceType type = types.computeIfAbsent(id, k -> deployments.find(k).map(Deployment::instanceType)
                 .map(InstanceType::of).orElse(InstanceType.STARTER));
@@ -125,7 +129,7 @@ public final class UsageSampler implements AutoCloseable {
             if (got != null) r = r.plus(got);
         }
         return new UsageSample(i.projectId(), at, (int) STEP.toSeconds(), cpu / 1e9, used.memoryBytes(),
-                type.memoryBytes() * Math.max(1, processes.size()), used.processes(), oom, restarts, r.requests(), r.errors5xx(),
+                reports ? type.memoryBytes() * Math.max(1, processes.size()) : 0, used.processes(), oom, restarts, r.requests(), r.errors5xx(),
                 r.bytes(), r.latency());
     }
 

@@ -81,4 +81,23 @@ public final class UsageStore {
     private static Histogram decode(String text) {
         return text == null ? UsageSample.emptyLatency() : RequestStats.decode(text);
     }
+
+    /**
+     * Takes or renews the lease of the usage every server reads alike, until {@code until}: true when this server holds
+     * it (it held it, or the holder's ran out); a server that meets another's insert at the same moment does not.
+     */
+    public boolean holdShared(Instant now, Instant until) {
+        return jdbi.withHandle(h -> {
+            int renewed = h.createUpdate("UPDATE usage_leases SET node = :node, until = :until WHERE name = 'pods' AND (node = :node OR until < :now)")
+                    .bind("node", node).bind("until", until).bind("now", now).execute();
+            if (renewed == 1) return true;
+            if (h.createQuery("SELECT COUNT(*) FROM usage_leases WHERE name = 'pods'").mapTo(Long.class).one() > 0) return false;
+            try {
+                return h.createUpdate("INSERT INTO usage_leases (name, node, until) VALUES ('pods', :node, :until)")
+                        .bind("node", node).bind("until", until).execute() == 1;
+            } catch (org.jdbi.v3.core.statement.UnableToExecuteStatementException taken) {
+                return false;
+            }
+        });
+    }
 }

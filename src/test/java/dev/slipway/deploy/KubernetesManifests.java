@@ -62,6 +62,7 @@ final class KubernetesManifests {
             "/persistentvolumeclaims", Set.of("get", "list", "create", "delete"),
             "/pods", Set.of("get", "list", "watch"),
             "/pods/log", Set.of("get"),
+            "metrics.k8s.io/pods", Set.of("get", "list"),
             "/events", Set.of("list", "watch"));
     static final Set<String> FORBIDDEN_VERBS = Set.of("*", "escalate", "bind", "impersonate");
     static final Set<Class<? extends HasMetadata>> KINDS = Set.of(

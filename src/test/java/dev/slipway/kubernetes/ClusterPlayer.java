@@ -2,6 +2,9 @@ package dev.slipway.kubernetes;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetrics;
+import io.fabric8.kubernetes.api.model.metrics.v1beta1.PodMetricsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -29,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       for its pod (it answers {@code app <deployment id>}), a Pod object marked Ready and
  *       {@code status.readyReplicas}; scaled to zero, the server stops and the Pod goes. A deployment named
  *       in {@link #neverReady} gets no ready pod;</li>
+ *   <li>metrics-server: each such pod has a {@code metrics.k8s.io} PodMetrics of {@link #POD_CPU} and {@link #POD_MEMORY};</li>
  *   <li>kube-proxy: each Slipway Service gets a TCP forwarder on a loopback port and {@code clusterIP
  *       127.0.0.2} with that port written into it; each connection reads the Service's selector from the
  *       API and goes to the pod of the deployment it selects (refused when none runs: no endpoints).</li>
@@ -41,6 +45,8 @@ final class ClusterPlayer implements AutoCloseable {
      * the network address it stands for (no pooled connections), as it would a real cluster IP.
      */
     static final String CLUSTER_IP = "127.0.0.2";
+    /** What metrics-server says each pod uses. */
+    static final String POD_CPU = "100m", POD_MEMORY = "48Mi";
     private final KubernetesClient client;
     private final Map<String, HttpServer> pods = new ConcurrentHashMap<>();
     private final Map<String, ServerSocket> proxies = new ConcurrentHashMap<>();
@@ -87,6 +93,11 @@ final class ClusterPlayer implements AutoCloseable {
                     .withNewMetadata().withName(name + "-pod").withNamespace(ns).withLabels(d.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
                     .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
                     .build()).createOr(op -> op.update());
+            // metrics-server's reading of the pod
+            client.resource(new PodMetricsBuilder().withNewMetadata().withName(name + "-pod").withNamespace(ns)
+                    .withLabels(d.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
+                    .addNewContainer().withName("app").withUsage(Map.of("cpu", new Quantity(POD_CPU), "memory", new Quantity(POD_MEMORY)))
+                    .endContainer().build()).createOr(op -> op.update());
             setReady(ns, name, 1);
         } else if (want == 0 && pods.containsKey(key)) {
             stopPod(key, ns, name);
@@ -97,6 +108,7 @@ final class ClusterPlayer implements AutoCloseable {
         // not ready first, as a kubelet reports a terminating pod: a waiter must not see a stale ready replica
         if (client.apps().deployments().inNamespace(ns).withName(name).get() != null) setReady(ns, name, 0);
         client.pods().inNamespace(ns).withName(name + "-pod").delete();
+        client.resources(PodMetrics.class).inNamespace(ns).withName(name + "-pod").delete();
         HttpServer s = pods.remove(key);
         if (s != null) s.stop(0);
     }

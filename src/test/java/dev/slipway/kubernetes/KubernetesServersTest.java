@@ -14,6 +14,8 @@ import dev.slipway.testing.Statuses;
 import dev.slipway.testing.TestServer;
 import dev.slipway.testing.TestStore;
 import dev.slipway.testing.GitServer;
+import dev.slipway.usage.UsageSample;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -121,6 +123,14 @@ class KubernetesServersTest {
                     assertThat(Apps.get(viaA).body()).isEqualTo("app " + deploymentId);
                     assertThat(client.services().inNamespace("slipway-apps").withName(Names.production(project)).get()
                             .getSpec().getSelector()).containsEntry(Names.DEPLOYMENT, deploymentId);
+
+                    // the pods' usage, from the metrics API: one server reports it (it holds the lease), the other only
+                    // the requests it relayed, so the project's memory is its pods' once, not once per server
+                    List<UsageSample> fromA = a.slipway().usage().sample(), fromB = b.usage().sample();
+                    long pods = a.slipway().engine().runtime().list().stream().filter(i -> i.projectId().equals(project)).count();
+                    List<Long> memory = java.util.stream.Stream.concat(fromA.stream(), fromB.stream())
+                            .filter(u -> u.projectId().equals(project)).map(UsageSample::memoryBytes).sorted().toList();
+                    assertThat(memory).containsExactly(0L, pods * Quantity.getAmountInBytes(new Quantity(ClusterPlayer.POD_MEMORY)).longValue());
 
                     // a Procfile's release command and workers do not run on Kubernetes yet: the deployment says so
                     // and fails, and production stays
