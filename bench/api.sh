@@ -62,7 +62,7 @@ run_store() { # h2|postgres
   fi
   local t0 t1
   t0=$(date +%s%N)
-  env "${env[@]}" SLIPWAY_DATA_DIR="$data" "$here/slipway" server --api-port "$PORT" --apps-port $((PORT + 1)) \
+  env "${env[@]}" SLIPWAY_STOP_APPS_WITH_SERVER=true SLIPWAY_DATA_DIR="$data" "$here/slipway" server --api-port "$PORT" --apps-port $((PORT + 1)) \
       > "$data/server.log" 2>&1 &
   server_pid=$!
   until curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null; do

@@ -15,8 +15,11 @@ import java.util.function.Function;
 /**
  * Projects as {@code GET /v1/projects/{id}} reads them, kept in memory while the store tells this server of
  * every change: on PostgreSQL a trigger notifies each server of the project a commit touched
- * ({@link ChangeFeed}), and this server's own writes say so after their commit. Without that feed
- * (embedded store, or the feed's connection lost) nothing is kept and every read goes to the store.
+ * ({@link ChangeFeed}), and this server's own writes say so after their commit; on the embedded store, whose only
+ * writer is this server, every committed write to a table a read shows says so ({@link
+ * dev.slipway.store.EmbeddedWrites}). While the feed's connection is lost nothing is kept and every read goes to the
+ * store. Each project is kept with what its read shows beside it (its registry login and git settings), as
+ * {@link ProjectStore.Shown}.
  *
  * <p>A read that raced a change must not be kept: every change moves {@link #generation}, and a value read
  * from the store is kept only if no change came in between. {@link #MAX_AGE} bounds how stale an entry can
@@ -26,10 +29,12 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     static final Duration MAX_AGE = Duration.ofSeconds(1);
     private static final int MAX_ENTRIES = 10_000;
 
-    private record Entry(Project project, Instant readAt) {}
+    private record Entry<T>(T value, Instant readAt) {}
 
     private final Clock clock;
-    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Entry<Project>> entries = new ConcurrentHashMap<>();
+    /** Projects with what their reads show beside them (registry login, git settings). */
+    private final ConcurrentHashMap<String, Entry<ProjectStore.Shown>> shown = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean informed;
     private final List<ProjectChanges> followers = new CopyOnWriteArrayList<>();
@@ -40,16 +45,25 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
 
     /** The project, from memory when a fresh copy is there, else read with {@code load}. */
     public Optional<Project> get(String id, Function<String, Optional<Project>> load) {
+        return get(entries, id, load);
+    }
+
+    /** The project as a read shows it, kept as {@link #get} keeps projects. */
+    public Optional<ProjectStore.Shown> shown(String id, Function<String, Optional<ProjectStore.Shown>> load) {
+        return get(shown, id, load);
+    }
+
+    private <T> Optional<T> get(ConcurrentHashMap<String, Entry<T>> kept, String id, Function<String, Optional<T>> load) {
         Instant now = clock.instant();
-        Entry entry = entries.get(id);
-        if (entry != null && informed && entry.readAt().plus(MAX_AGE).isAfter(now)) return Optional.of(entry.project());
+        Entry<T> entry = kept.get(id);
+        if (entry != null && informed && entry.readAt().plus(MAX_AGE).isAfter(now)) return Optional.of(entry.value());
         long before = generation.get();
-        Optional<Project> read = load.apply(id);
+        Optional<T> read = load.apply(id);
         if (read.isPresent() && informed) {
-            if (entries.size() >= MAX_ENTRIES) entries.clear();
-            entries.put(id, new Entry(read.get(), now));
+            if (kept.size() >= MAX_ENTRIES) kept.clear();
+            kept.put(id, new Entry<>(read.get(), now));
             // a change since the read began may have been removed before this put: take the put back
-            if (generation.get() != before) entries.remove(id);
+            if (generation.get() != before) kept.remove(id);
         }
         return read;
     }
@@ -57,8 +71,13 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     @Override
     public void changed(String projectId) {
         generation.incrementAndGet();
-        if (projectId == null || projectId.isEmpty()) entries.clear();
-        else entries.remove(projectId);
+        if (projectId == null || projectId.isEmpty()) {
+            entries.clear();
+            shown.clear();
+        } else {
+            entries.remove(projectId);
+            shown.remove(projectId);
+        }
     }
 
     /**
@@ -82,6 +101,15 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
         changed(null);
         informed = true;
         for (ProjectChanges f : followers) f.changed(null);
+    }
+
+    /**
+     * The embedded store's single server is told of every write by the store itself ({@link
+     * dev.slipway.store.EmbeddedWrites}): keep projects from now on, with no feed and no follower to tell.
+     */
+    public void toldOfEveryWrite() {
+        changed(null);
+        informed = true;
     }
 
     /** Changes may go untold (the feed is down): keep nothing until {@link #listening()} again. */

@@ -107,14 +107,16 @@ public final class ProjectGitStore {
     /** The git settings of each of the projects that has any. */
     public Map<String, ProjectGit> shown(Collection<String> projectIds) {
         if (projectIds.isEmpty()) return Map.of();
-        return jdbi.withHandle(h -> {
-            Map<String, ProjectGit> out = new HashMap<>();
-            h.createQuery("SELECT * FROM project_git WHERE project_id IN (<ids>)")
-                    .bindList("ids", List.copyOf(projectIds))
-                    .map((rs, ctx) -> Map.entry(rs.getString("project_id"), SHOWN.map(rs, ctx)))
-                    .forEach(e -> out.put(e.getKey(), e.getValue()));
-            return out;
-        });
+        return jdbi.withHandle(h -> shown(h, projectIds));
+    }
+
+    static Map<String, ProjectGit> shown(Handle h, Collection<String> projectIds) {
+        Map<String, ProjectGit> out = new HashMap<>();
+        h.createQuery("SELECT * FROM project_git WHERE project_id IN (<ids>)")
+                .bindList("ids", List.copyOf(projectIds))
+                .map((rs, ctx) -> Map.entry(rs.getString("project_id"), SHOWN.map(rs, ctx)))
+                .forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
     }
 
     private static List<String> paths(String json) {

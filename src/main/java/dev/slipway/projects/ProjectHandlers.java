@@ -67,8 +67,8 @@ public final class ProjectHandlers {
 
     public void get(Context ctx) {
         String id = ctx.pathParam("project_id");
-        Project p = Access.owned(Requests.principal(ctx), projects.read(id), Project::accountId, "Project", id);
-        ctx.json(new Envelope<>(view(p)));
+        ProjectStore.Shown s = Access.owned(Requests.principal(ctx), projects.shown(id), x -> x.project().accountId(), "Project", id);
+        ctx.json(new Envelope<>(ProjectView.of(s.project(), urls, certificates, s.registryAuth(), s.git())));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.slipway.pushes;
 
 import dev.slipway.core.Ids;
+import dev.slipway.projects.ProjectChanges;
 import dev.slipway.projects.ProjectGitStore;
 import dev.slipway.secrets.SecretBox;
 import org.jdbi.v3.core.Jdbi;
@@ -30,6 +31,7 @@ public final class PushHookStore {
     private final SecretBox secrets;
     private final Clock clock;
     private final Ids ids;
+    private final ProjectChanges changes;
 
     /** A project's push webhook: {@code secret} verifies what the git host signs. */
     public record Hook(String id, String projectId, String secret, Instant createdAt) {
@@ -40,6 +42,12 @@ public final class PushHookStore {
     }
 
     public PushHookStore(Jdbi jdbi, SecretBox secrets, Clock clock) {
+        this(jdbi, secrets, clock, ProjectChanges.NONE);
+    }
+
+    /** @param changes told of a project whose webhook changed (its read shows the webhook's URL) */
+    public PushHookStore(Jdbi jdbi, SecretBox secrets, Clock clock, ProjectChanges changes) {
+        this.changes = changes;
         this.jdbi = jdbi;
         this.secrets = secrets;
         this.clock = clock;
@@ -62,6 +70,7 @@ public final class PushHookStore {
                             WHERE project_id = :p""")
                     .bind("id", hook.id()).bind("secret", secrets.encrypt(hook.secret())).bind("at", hook.createdAt())
                     .bind("p", projectId).execute();
+            changes.changedAfterCommit(h, projectId);
         });
         return hook;
     }

@@ -112,7 +112,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
                 new PlantHandlers(authenticator, gate, jdbi, clock), dashboard,
                 new WebhookHandlers(stores.webhookEndpoints(), stores.webhookDeliveries(), webhooks, urls, clock),
                 new DomainHandlers(stores.projects(), pipelines.domains(), engine.routes(), urls),
-                new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock), stores.projects(), stores.accounts(),
+                new PushHandlers(new PushHookStore(jdbi, stores.secrets(), clock, stores.projectCache()), stores.projects(), stores.accounts(),
                         pipelines.deployments(), stores.deployments(), urls, engine.admission()::refusal, engine.retiring()::retire),
                 new EnvHandlers(stores.projects(), pipelines.deployments(), disk::requireRoom),
                 new TeardownHandlers(pipelines.deletions()),

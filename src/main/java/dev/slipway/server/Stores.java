@@ -103,6 +103,11 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             // status changes end our long-polls
             database.listen(Map.of(ChangeNotices.PROJECTS, projectCache, StatusNotices.CHANNEL,
                     StatusNotices.to(List.of(stores.deployments().changes(), stores.migrations().changes()))));
+            // the embedded store's only writer is this server: it tells its own cache of every write
+            if (!database.dialect().shared()) {
+                dev.slipway.store.EmbeddedWrites.install(jdbi, () -> projectCache.changed(null));
+                projectCache.toldOfEveryWrite();
+            }
             return stores;
         } catch (RuntimeException | IOException e) {
             if (dispatcher != null) dispatcher.close();

@@ -56,7 +56,7 @@ public final class Database implements AutoCloseable {
             Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ChangeNotices(), new StatusNotices(), new VerifiedDomains())
+                    .javaMigrations(new ChangeNotices(), new StatusNotices(), new VerifiedDomains(), new ShownChangeNotices())
                     .load()
                     .migrate();
         } catch (RuntimeException e) {
