@@ -12,9 +12,20 @@ public final class Ids {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Clock clock;
+    private final boolean secure;
 
     public Ids(Clock clock) {
+        this(clock, true);
+    }
+
+    private Ids(Clock clock, boolean secure) {
         this.clock = clock;
+        this.secure = secure;
+    }
+
+    /** Ids that only name something (a request's id): the same shape from a fast generator, not a secure one. */
+    public static Ids names(Clock clock) {
+        return new Ids(clock, false);
     }
 
     public String next(String prefix) {
@@ -25,7 +36,8 @@ public final class Ids {
             millis >>>= 5;
         }
         byte[] random = new byte[10];
-        RANDOM.nextBytes(random);
+        if (secure) RANDOM.nextBytes(random);
+        else java.util.concurrent.ThreadLocalRandom.current().nextBytes(random);
         long hi = 0, lo = 0;
         for (int i = 0; i < 5; i++) hi = (hi << 8) | (random[i] & 0xff);
         for (int i = 5; i < 10; i++) lo = (lo << 8) | (random[i] & 0xff);

@@ -93,15 +93,19 @@ public final class Metrics {
                     .record(nanos, TimeUnit.NANOSECONDS);
             return;
         }
-        Timer.builder("http.server.requests")
+        requests.computeIfAbsent(new RequestKey(ctx.method().name(), route, ctx.statusCode()), k -> Timer.builder("http.server.requests")
                 .description("API and dashboard requests by method, route template and status: their latency in a histogram")
-                .tag("method", ctx.method().name())
-                .tag("route", route)
-                .tag("status", Integer.toString(ctx.statusCode()))
+                .tag("method", k.method())
+                .tag("route", k.route())
+                .tag("status", Integer.toString(k.status()))
                 .serviceLevelObjectives(BUCKETS)
-                .register(registry)
-                .record(nanos, TimeUnit.NANOSECONDS);
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
     }
+
+    /** A request's timer, found without building its id each time (routes and statuses are few). */
+    private record RequestKey(String method, String route, int status) {}
+
+    private final java.util.concurrent.ConcurrentHashMap<RequestKey, Timer> requests = new java.util.concurrent.ConcurrentHashMap<>();
 
     private String route(Context ctx) {
         try {
@@ -178,6 +182,18 @@ public final class Metrics {
         Gauge.builder("slipway.certificates.soonest.expiry.seconds", soonestExpiry,
                         s -> s.get().map(t -> (double) Duration.between(clock.instant(), t).toSeconds()).orElse(Double.NaN))
                 .description("seconds until the first of the issued certificates expires (NaN when there is none)").register(registry);
+    }
+
+    /** The apps' processes by state, as the last app sample counted them ({@code byState}). */
+    public void watchProcesses(java.util.function.ToIntFunction<String> byState) {
+        watched.add(byState);
+        for (String state : List.of("running", "restarting", "crashed", "stopped")) {
+            java.util.function.Supplier<Number> count = () -> byState.applyAsInt(state);
+            watched.add(count);
+            Gauge.builder("slipway.app.processes", count)
+                    .description("app processes (web instances and workers, or pods) by state at the last sample, every 10 s")
+                    .tag("state", state).register(registry);
+        }
     }
 
     public void scrape(Context ctx) {

@@ -83,6 +83,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         Gate gate = new Gate(authenticator, limiter, Routes.PUBLIC_V1, engine.admission()::refusal);
         Metrics metrics = stores.metrics();
         metrics.watch(() -> engine.runtime().list().size(), stores.dispatcher()::delivered, stores.dispatcher()::failed, clock);
+        metrics.watchProcesses(pipelines.usage()::processes);
         LogHandlers logHandlers = new LogHandlers(stores.logs());
         Idempotency idempotency = new Idempotency(jdbi, clock, urls);
         SessionStore sessions = new SessionStore(jdbi, clock, stores.users());

@@ -23,12 +23,12 @@ public final class EmbeddedWrites implements StatementCustomizer, HandleListener
             Pattern.CASE_INSENSITIVE);
 
     /** Open handles on this thread, and whether a statement on one of them wrote to a shown table. */
-    private static final class Thread {
+    private static final class OnThread {
         int open;
         boolean wrote;
     }
 
-    private final ThreadLocal<Thread> threads = ThreadLocal.withInitial(Thread::new);
+    private final ThreadLocal<OnThread> threads = ThreadLocal.withInitial(OnThread::new);
     private final Runnable told;
 
     private EmbeddedWrites(Runnable told) {
@@ -55,7 +55,7 @@ public final class EmbeddedWrites implements StatementCustomizer, HandleListener
 
     @Override
     public void handleClosed(Handle handle) {
-        Thread t = threads.get();
+        OnThread t = threads.get();
         if (--t.open > 0) return;
         threads.remove();
         if (t.wrote) told.run();

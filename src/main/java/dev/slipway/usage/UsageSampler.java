@@ -54,6 +54,8 @@ public final class UsageSampler implements AutoCloseable {
     private Instant lastAt;
     /** The start of the last window this server rolled up, or null before its first. */
     private Instant lastRolledUp;
+    /** The processes of the last sample by state ({@code running}, {@code restarting}, …): what /metrics shows. */
+    private volatile Map<String, Integer> processStates = Map.of();
     /** Told each sample once it is stored (the alerts). */
     private final java.util.function.Consumer<List<UsageSample>> then;
 
@@ -65,6 +67,11 @@ public final class UsageSampler implements AutoCloseable {
         this.deployments = deployments;
         this.store = store;
         this.clock = clock;
+    }
+
+    /** Processes in this state at the last sample (this server's, or the cluster's while it reports them). */
+    public int processes(String state) {
+        return processStates.getOrDefault(state, 0);
     }
 
     /** Where the samples go. */
@@ -95,10 +102,12 @@ public final class UsageSampler implements AutoCloseable {
         List<Instance> running = runtime.list();
         // where every server reads the same pods, one reports them: the others count only the requests they relayed
         boolean reports = !runtime.sharedUsage() || store.holdShared(at, at.plus(LEASE));
+        Map<String, Integer> states = new java.util.HashMap<>();
         for (Instance i : running) {
-            UsageSample s = of(i, served, at, reports);
+            UsageSample s = of(i, served, at, reports, states);
             byProject.merge(i.projectId(), s, UsageSampler::plus);
         }
+        processStates = Map.copyOf(states);
         List<UsageSample> out = new ArrayList<>(byProject.values());
         store.save(out);
         then.accept(out);
@@ -109,7 +118,8 @@ public final class UsageSampler implements AutoCloseable {
         return out;
     }
 
-    private UsageSample of(Instance i, Map<Integer, RequestStats.Interval> served, Instant at, boolean reports) {
+    private UsageSample of(Instance i, Map<Integer, RequestStats.Interval> served, Instant at, boolean reports,
+                           Map<String, Integer> states) {
         String id = i.deploymentId();
         CellUsage used = reports ? runtime.usage(id).orElse(CellUsage.NONE) : CellUsage.NONE;
         long before = lastCpu.getOrDefault(id, 0L);
@@ -120,6 +130,7 @@ public final class UsageSampler implements AutoCloseable {
         long oom = used.oomKills() >= oomBefore ? used.oomKills() - oomBefore : used.oomKills();
         lastOom.put(id, used.oomKills());
         List<ProcessState> processes = reports ? runtime.processes(id) : List.of();
+        processes.forEach(p -> states.merge(p.state(), 1, Integer::sum));
         int restarts = processes.stream().mapToInt(ProcessState::restarts).sum();
         InstanceType type = types.computeIfAbsent(id, k -> deployments.find(k).map(Deployment::instanceType)
                 .map(InstanceType::of).orElse(InstanceType.STARTER));

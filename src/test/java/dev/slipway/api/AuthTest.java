@@ -123,7 +123,7 @@ class AuthTest {
                 .as("a request refused before its route ran is labelled with its route")
                 .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/v1/projects/{project_id}\",status=\"401\"}")
                 .as("latency in histogram buckets").contains("http_server_requests_seconds_bucket{method=\"GET\",route=\"/healthz\",status=\"200\",le=\"0.005\"}")
-                .contains("slipway_jobs_queued ").contains("slipway_jobs_oldest_queued_seconds ").contains("slipway_app_instances ")
+                .contains("slipway_jobs_queued ").contains("slipway_jobs_oldest_queued_seconds ").contains("slipway_app_instances ").contains("slipway_app_processes{state=\"restarting\"} ")
                 .contains("slipway_webhook_deliveries_total{outcome=\"delivered\"}").contains("slipway_certificates_soonest_expiry_seconds ");
         assertThat(body.lines().filter(l -> l.startsWith("# HELP ")))
                 .as("every metric says what it is").allMatch(l -> l.split(" ", 4).length == 4 && !l.split(" ", 4)[3].isBlank());

@@ -142,7 +142,8 @@ class AppMetricsTest {
             String platform = server.anonymous().get("/metrics").body();
             assertThat(platform).contains("slipway_deployments_seconds_count{outcome=\"live\"}").contains("slipway_builds_seconds_bucket{")
                     .contains("http_server_waits_seconds_count{method=\"GET\",route=\"/v1/migrations/{migration_id}\"}")
-                    .contains("slipway_app_instances 1.0");
+                    .contains("slipway_app_instances 1.0")
+                    .as("the app's process at the last sample").contains("slipway_app_processes{state=\"running\"} 1.0");
 
             // another tenant reads neither the metrics nor the request log of this one
             Http other = server.tenant(Tier.PRO).http();
