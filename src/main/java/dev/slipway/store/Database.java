@@ -40,6 +40,12 @@ public final class Database implements AutoCloseable {
         return EmbeddedStore.url(dataDir);
     }
 
+    /** The migrations written in Java (PostgreSQL's triggers), beside the SQL ones under db/migration. */
+    public static org.flywaydb.core.api.migration.JavaMigration[] javaMigrations() {
+        return new org.flywaydb.core.api.migration.JavaMigration[]{new ChangeNotices(), new StatusNotices(), new VerifiedDomains(),
+                new ShownChangeNotices()};
+    }
+
     public static Database open(String jdbcUrl, int poolSize) {
         Dialect kind = Dialect.of(jdbcUrl);
         HikariConfig config = new HikariConfig();
@@ -56,7 +62,7 @@ public final class Database implements AutoCloseable {
             Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ChangeNotices(), new StatusNotices(), new VerifiedDomains(), new ShownChangeNotices())
+                    .javaMigrations(javaMigrations())
                     .load()
                     .migrate();
         } catch (RuntimeException e) {

@@ -63,7 +63,7 @@ class SchemaCompatibilityTest {
             try (Database current = Database.open(store.jdbcUrl(), 2)) {
                 Flyway.configure().dataSource(current.dataSource())
                         .locations("classpath:db/migration", "filesystem:" + future.toAbsolutePath())
-                        .javaMigrations(new ChangeNotices(), new StatusNotices(), new VerifiedDomains())
+                        .javaMigrations(Database.javaMigrations())
                         .load().migrate();
             }
             // the next release has migrated the store; this version starts on it, reads and writes
