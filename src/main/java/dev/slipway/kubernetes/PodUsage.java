@@ -26,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * rate times the time since the one before.
  */
 final class PodUsage {
+    /** Reads further apart than this (another server reported meanwhile) add no CPU time: the rate is not known between. */
+    static final Duration MAX_GAP = Duration.ofMinutes(1);
     private final KubernetesClient client;
     private final Clock clock;
     private final Map<String, Totals> totals = new ConcurrentHashMap<>();
@@ -66,9 +68,11 @@ final class PodUsage {
         }
         Instant now = clock.instant();
         synchronized (t) {
-            if (t.readAt != null && measured) {
+            // the first read takes the kills the pods already show as known: they happened before this server looked
+            boolean first = t.readAt == null;
+            if (!first && measured) {
                 long elapsed = Duration.between(t.readAt, now).toNanos();
-                if (elapsed > 0) t.cpuNanos += cores.multiply(BigDecimal.valueOf(elapsed)).longValue();
+                if (elapsed > 0 && elapsed <= MAX_GAP.toNanos()) t.cpuNanos += cores.multiply(BigDecimal.valueOf(elapsed)).longValue();
             }
             t.readAt = now;
             int containers = 0;
@@ -80,7 +84,7 @@ final class PodUsage {
                     if (last != null && "OOMKilled".equals(last.getReason())
                             && !Integer.valueOf(restarts(s)).equals(t.oomCounted.get(key))) {
                         t.oomCounted.put(key, restarts(s));
-                        t.oomKills++;
+                        if (!first) t.oomKills++;
                     }
                 }
             }

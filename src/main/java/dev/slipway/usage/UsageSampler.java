@@ -122,13 +122,16 @@ public final class UsageSampler implements AutoCloseable {
                            Map<String, Integer> states) {
         String id = i.deploymentId();
         CellUsage used = reports ? runtime.usage(id).orElse(CellUsage.NONE) : CellUsage.NONE;
-        long before = lastCpu.getOrDefault(id, 0L);
-        // a process restarted since: its count began again
-        long cpu = used.cpuNanos() >= before ? used.cpuNanos() - before : used.cpuNanos();
-        lastCpu.put(id, used.cpuNanos());
-        long oomBefore = lastOom.getOrDefault(id, 0L);
-        long oom = used.oomKills() >= oomBefore ? used.oomKills() - oomBefore : used.oomKills();
-        lastOom.put(id, used.oomKills());
+        long cpu = 0, oom = 0;
+        if (reports) { // a server that does not report keeps no count to take the next report's difference from
+            long before = lastCpu.getOrDefault(id, 0L);
+            // a process restarted since: its count began again
+            cpu = used.cpuNanos() >= before ? used.cpuNanos() - before : used.cpuNanos();
+            lastCpu.put(id, used.cpuNanos());
+            long oomBefore = lastOom.getOrDefault(id, 0L);
+            oom = used.oomKills() >= oomBefore ? used.oomKills() - oomBefore : used.oomKills();
+            lastOom.put(id, used.oomKills());
+        }
         List<ProcessState> processes = reports ? runtime.processes(id) : List.of();
         processes.forEach(p -> states.merge(p.state(), 1, Integer::sum));
         int restarts = processes.stream().mapToInt(ProcessState::restarts).sum();

@@ -62,6 +62,13 @@ class PodUsageTest {
         assertThat(usage.read(NS, "dep_1").orElseThrow().oomKills()).as("a second kill").isEqualTo(2);
         pod("dep_1", "a", "running", 4, "OOMKilled");
         assertThat(usage.crashesInARow(NS, "dep_1")).as("up again: none in a row").isZero();
+
+        // a server that looks for the first time takes the kills already shown as before its time
+        PodUsage another = new PodUsage(client, clock);
+        assertThat(another.read(NS, "dep_1").orElseThrow().oomKills()).isZero();
+        // reads more than a minute apart (another server reported meanwhile) add no CPU time
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(another.read(NS, "dep_1").orElseThrow().cpuNanos()).isZero();
     }
 
     private void pod(String deployment, String name, String state, int restarts, String lastReason) {
