@@ -1,7 +1,5 @@
 package dev.slipway.alerts;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.api.Access;
 import dev.slipway.api.Body;
 import dev.slipway.api.Envelope;
@@ -11,6 +9,7 @@ import dev.slipway.projects.ProjectStore;
 import io.javalin.http.Context;
 
 import java.time.Clock;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -52,45 +51,25 @@ public final class AlertRuleHandlers {
         Project p = project(ctx);
         Body body = Requests.json(ctx, Requests.MAX_JSON_BODY);
         body.only(FIELDS);
-        ObjectNode error = body.object("error_rate", false);
+        Body error = body.nested("error_rate", false);
         AlertRules.ErrorRate errorRate = AlertRules.ErrorRate.DEFAULT;
         if (error != null) {
-            only(body, "error_rate", error, Set.of("above_percent", "for_minutes", "min_requests"));
-            errorRate = new AlertRules.ErrorRate(number(body, "error_rate", error, "above_percent", 1, 100, null),
-                    number(body, "error_rate", error, "for_minutes", 0, MAX_MINUTES, 0),
-                    number(body, "error_rate", error, "min_requests", 1, 1_000_000, AlertRules.ErrorRate.DEFAULT.minRequests()));
+            error.only(Set.of("above_percent", "for_minutes", "min_requests"));
+            errorRate = new AlertRules.ErrorRate(error.requiredInteger("above_percent", 1, 100),
+                    Objects.requireNonNullElse(error.integer("for_minutes", 0, MAX_MINUTES), 0),
+                    Objects.requireNonNullElse(error.integer("min_requests", 1, 1_000_000), AlertRules.ErrorRate.DEFAULT.minRequests()));
         }
-        ObjectNode latency = body.object("latency_p95", false);
+        Body latency = body.nested("latency_p95", false);
         AlertRules.LatencyP95 latencyP95 = null;
         if (latency != null) {
-            only(body, "latency_p95", latency, Set.of("above_ms", "for_minutes"));
-            latencyP95 = new AlertRules.LatencyP95(number(body, "latency_p95", latency, "above_ms", 1, 3_600_000, null),
-                    number(body, "latency_p95", latency, "for_minutes", 0, MAX_MINUTES, 0));
+            latency.only(Set.of("above_ms", "for_minutes"));
+            latencyP95 = new AlertRules.LatencyP95(latency.requiredInteger("above_ms", 1, 3_600_000),
+                    Objects.requireNonNullElse(latency.integer("for_minutes", 0, MAX_MINUTES), 0));
         }
         body.check();
         AlertRules rules = new AlertRules(errorRate, latencyP95);
         store.put(p.id(), rules, clock.instant());
         ctx.json(new Envelope<>(View.of(rules)));
-    }
-
-    private static void only(Body body, String parent, ObjectNode node, Set<String> known) {
-        node.fieldNames().forEachRemaining(f -> {
-            if (!known.contains(f)) body.problem(parent + "." + f, "is not a field of " + parent);
-        });
-    }
-
-    /** A whole number from min to max; {@code fallback} when absent (a problem when there is none). */
-    private static int number(Body body, String parent, ObjectNode node, String field, int min, int max, Integer fallback) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            if (fallback == null) body.problem(parent + "." + field, "is required");
-            return fallback == null ? min : fallback;
-        }
-        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min || v.intValue() > max) {
-            body.problem(parent + "." + field, "must be a whole number from " + min + " to " + max);
-            return min;
-        }
-        return v.intValue();
     }
 
     private Project project(Context ctx) {

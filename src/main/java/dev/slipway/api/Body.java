@@ -15,16 +15,33 @@ import java.util.regex.Pattern;
  */
 public final class Body {
     private final ObjectNode node;
-    private final Map<String, String> problems = new LinkedHashMap<>();
+    private final Map<String, String> problems;
+    /** Before each field's name in a problem: {@code "<parent>."} for a {@link #nested} object's fields. */
+    private final String prefix;
 
     public Body(ObjectNode node) {
+        this(node, new LinkedHashMap<>(), "");
+    }
+
+    private Body(ObjectNode node, Map<String, String> problems, String prefix) {
         this.node = node;
+        this.problems = problems;
+        this.prefix = prefix;
     }
 
     public ObjectNode node() { return node; }
 
     public void problem(String field, String problem) {
-        problems.putIfAbsent(field, problem);
+        problems.putIfAbsent(prefix + field, problem);
+    }
+
+    /**
+     * The object in {@code field} read as a body of its own, whose problems are this body's, named {@code field.<key>};
+     * null when absent or null (a problem when {@code required}) or not an object (a problem).
+     */
+    public Body nested(String field, boolean required) {
+        ObjectNode child = object(field, required);
+        return child == null ? null : new Body(child, problems, prefix + field + ".");
     }
 
     public boolean has(String field) {
@@ -147,6 +164,13 @@ public final class Body {
             return null;
         }
         return (ObjectNode) v;
+    }
+
+    /** A whole number from {@code min} to {@code max}, required: {@code min} after recording the problem when it is not. */
+    public int requiredInteger(String field, int min, int max) {
+        if (!has(field)) problem(field, "is required");
+        Integer v = integer(field, min, max);
+        return v == null ? min : v;
     }
 
     public void check() {
