@@ -29,12 +29,10 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     static final Duration MAX_AGE = Duration.ofSeconds(1);
     private static final int MAX_ENTRIES = 10_000;
 
-    private record Entry<T>(T value, Instant readAt) {}
+    private record Entry(ProjectStore.Shown shown, Instant readAt) {}
 
     private final Clock clock;
-    private final ConcurrentHashMap<String, Entry<Project>> entries = new ConcurrentHashMap<>();
-    /** Projects with what their reads show beside them (registry login, git settings). */
-    private final ConcurrentHashMap<String, Entry<ProjectStore.Shown>> shown = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean informed;
     private final List<ProjectChanges> followers = new CopyOnWriteArrayList<>();
@@ -44,26 +42,17 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     }
 
     /** The project, from memory when a fresh copy is there, else read with {@code load}. */
-    public Optional<Project> get(String id, Function<String, Optional<Project>> load) {
-        return get(entries, id, load);
-    }
-
-    /** The project as a read shows it, kept as {@link #get} keeps projects. */
-    public Optional<ProjectStore.Shown> shown(String id, Function<String, Optional<ProjectStore.Shown>> load) {
-        return get(shown, id, load);
-    }
-
-    private <T> Optional<T> get(ConcurrentHashMap<String, Entry<T>> kept, String id, Function<String, Optional<T>> load) {
+    public Optional<ProjectStore.Shown> get(String id, Function<String, Optional<ProjectStore.Shown>> load) {
         Instant now = clock.instant();
-        Entry<T> entry = kept.get(id);
-        if (entry != null && informed && entry.readAt().plus(MAX_AGE).isAfter(now)) return Optional.of(entry.value());
+        Entry entry = entries.get(id);
+        if (entry != null && informed && entry.readAt().plus(MAX_AGE).isAfter(now)) return Optional.of(entry.shown());
         long before = generation.get();
-        Optional<T> read = load.apply(id);
+        Optional<ProjectStore.Shown> read = load.apply(id);
         if (read.isPresent() && informed) {
-            if (kept.size() >= MAX_ENTRIES) kept.clear();
-            kept.put(id, new Entry<>(read.get(), now));
+            if (entries.size() >= MAX_ENTRIES) entries.clear();
+            entries.put(id, new Entry(read.get(), now));
             // a change since the read began may have been removed before this put: take the put back
-            if (generation.get() != before) kept.remove(id);
+            if (generation.get() != before) entries.remove(id);
         }
         return read;
     }
@@ -71,13 +60,8 @@ public final class ProjectCache implements ProjectChanges, ChangeFeed.Listener {
     @Override
     public void changed(String projectId) {
         generation.incrementAndGet();
-        if (projectId == null || projectId.isEmpty()) {
-            entries.clear();
-            shown.clear();
-        } else {
-            entries.remove(projectId);
-            shown.remove(projectId);
-        }
+        if (projectId == null || projectId.isEmpty()) entries.clear();
+        else entries.remove(projectId);
     }
 
     /**

@@ -225,9 +225,13 @@ public final class ProjectStore {
     /** A project as a read shows it, with its registry login (or null) and its git settings. */
     public record Shown(Project project, ProjectView.RegistryAuth registryAuth, ProjectGit git) {}
 
-    /** {@link #read} and what its view shows beside it, on one connection: the API's hottest read. */
+    /**
+     * The project and what its read shows beside it, from the project cache when it holds a fresh copy, else on one
+     * connection: for reads that show a project and nothing else (the API's hottest). Writes and decisions read with
+     * {@link #find}.
+     */
     public Optional<Shown> shown(String id) {
-        return cache.shown(id, x -> jdbi.withHandle(h -> find(h, x).map(p -> new Shown(p, registryAuths(h, List.of(x)).get(x),
+        return cache.get(id, x -> jdbi.withHandle(h -> find(h, x).map(p -> new Shown(p, registryAuths(h, List.of(x)).get(x),
                 ProjectGitStore.shown(h, List.of(x)).getOrDefault(x, ProjectGit.NONE)))));
     }
 
@@ -247,14 +251,6 @@ public final class ProjectStore {
         }).list();
         if (found[0] == null) return Optional.<Project>empty();
         return Optional.of(found[0].with(names, database[0]));
-    }
-
-    /**
-     * {@link #find}, from the project cache when it holds a fresh copy: for reads that show a project and
-     * nothing else. Writes and decisions read with {@link #find}.
-     */
-    public Optional<Project> read(String id) {
-        return cache.get(id, this::find);
     }
 
     /** The names of the given projects in one query (id → name); ids of no project are absent. */

@@ -19,15 +19,15 @@ class ProjectCacheTest {
     private final AtomicInteger reads = new AtomicInteger();
 
     /** Reads "from the store": a project whose branch tells how many reads there were. */
-    private final Function<String, Optional<Project>> store = id -> Optional.of(project(id, "read-" + reads.incrementAndGet()));
+    private final Function<String, Optional<ProjectStore.Shown>> store = id -> Optional.of(project(id, "read-" + reads.incrementAndGet()));
 
-    private static Project project(String id, String branch) {
-        return new Project(id, "acc_1", "p", "github", "acme/p", branch, "node-express", "local", null, null,
-                Instant.EPOCH, List.of());
+    private static ProjectStore.Shown project(String id, String branch) {
+        return new ProjectStore.Shown(new Project(id, "acc_1", "p", "github", "acme/p", branch, "node-express", "local", null, null,
+                Instant.EPOCH, List.of()), null, ProjectGit.NONE);
     }
 
     private String branch(String id) {
-        return cache.get(id, store).orElseThrow().branch();
+        return cache.get(id, store).orElseThrow().project().branch();
     }
 
     @Test
@@ -55,12 +55,12 @@ class ProjectCacheTest {
     void aReadThatRacedAChangeIsNotKept() {
         cache.listening();
         // the notice of a change arrives while the read is under way: the read may have seen the old row
-        Function<String, Optional<Project>> racing = id -> {
-            Optional<Project> old = store.apply(id);
+        Function<String, Optional<ProjectStore.Shown>> racing = id -> {
+            Optional<ProjectStore.Shown> old = store.apply(id);
             cache.accept(id);
             return old;
         };
-        assertThat(cache.get("prj_a", racing).orElseThrow().branch()).isEqualTo("read-1");
+        assertThat(cache.get("prj_a", racing).orElseThrow().project().branch()).isEqualTo("read-1");
         assertThat(branch("prj_a")).isEqualTo("read-2");
         assertThat(branch("prj_a")).isEqualTo("read-2");
     }
@@ -91,7 +91,7 @@ class ProjectCacheTest {
     void aProjectThatDoesNotExistIsNotKept() {
         cache.listening();
         AtomicInteger misses = new AtomicInteger();
-        Function<String, Optional<Project>> none = id -> {
+        Function<String, Optional<ProjectStore.Shown>> none = id -> {
             misses.incrementAndGet();
             return Optional.empty();
         };

@@ -84,7 +84,7 @@ class ProjectChangeFeedTest {
     }
 
     private String branch() {
-        return projects.read(id).orElseThrow().branch();
+        return projects.shown(id).orElseThrow().project().branch();
     }
 
     @Test
@@ -100,29 +100,29 @@ class ProjectChangeFeedTest {
 
     @Test
     void envVarsAndTheDatabaseOfAProjectAreTold() {
-        assertThat(projects.read(id).orElseThrow().envVarNames()).isEmpty();
+        assertThat(projects.shown(id).orElseThrow().project().envVarNames()).isEmpty();
         write("INSERT INTO project_env_vars (project_id, name, value_enc) VALUES (?, 'API_TOKEN', 'x')", id);
-        Await.until(NOTICE, "the env var name", () -> projects.read(id).orElseThrow().envVarNames().equals(List.of("API_TOKEN")));
+        Await.until(NOTICE, "the env var name", () -> projects.shown(id).orElseThrow().project().envVarNames().equals(List.of("API_TOKEN")));
         write("""
                 INSERT INTO databases (id, account_id, project_id, type, action, host, port, db_name, username, state,
                     created_at, updated_at)
                 VALUES ('db_1' || ?, ?, ?, 'postgres', 'create', 'h', 5432, 'd', 'u', 'provisioning', now(), now())""",
                 id, accountId, id);
-        Await.until(NOTICE, "the database", () -> projects.read(id).orElseThrow().database() != null);
+        Await.until(NOTICE, "the database", () -> projects.shown(id).orElseThrow().project().database() != null);
         write("UPDATE databases SET state = 'ready' WHERE project_id = ?", id);
-        Await.until(NOTICE, "the database's state", () -> projects.read(id).orElseThrow().database().state().equals("ready"));
+        Await.until(NOTICE, "the database's state", () -> projects.shown(id).orElseThrow().project().database().state().equals("ready"));
     }
 
     @Test
     void thisServersOwnWriteIsReadAtOnceAfterItsCommit() {
-        assertThat(projects.read(id).orElseThrow().productionDeploymentId()).isNull();
+        assertThat(projects.shown(id).orElseThrow().project().productionDeploymentId()).isNull();
         listening.jdbi().useTransaction(h -> {
             projects.setProduction(h, id, "dep_1");
             // another request reading before the commit sees the old row, and must not keep it past the commit
-            String seen = CompletableFuture.supplyAsync(() -> projects.read(id).orElseThrow().productionDeploymentId()).join();
+            String seen = CompletableFuture.supplyAsync(() -> projects.shown(id).orElseThrow().project().productionDeploymentId()).join();
             assertThat(seen).isNull();
         });
-        assertThat(projects.read(id).orElseThrow().productionDeploymentId()).isEqualTo("dep_1");
+        assertThat(projects.shown(id).orElseThrow().project().productionDeploymentId()).isEqualTo("dep_1");
     }
 
     @Test
