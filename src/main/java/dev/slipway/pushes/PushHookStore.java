@@ -41,10 +41,6 @@ public final class PushHookStore {
         }
     }
 
-    public PushHookStore(Jdbi jdbi, SecretBox secrets, Clock clock) {
-        this(jdbi, secrets, clock, ProjectChanges.NONE);
-    }
-
     /** @param changes told of a project whose webhook changed (its read shows the webhook's URL) */
     public PushHookStore(Jdbi jdbi, SecretBox secrets, Clock clock, ProjectChanges changes) {
         this.changes = changes;
