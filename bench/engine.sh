@@ -342,7 +342,7 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "  round $r (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   wrk_measure direct "$(tree "$plain_pid" | tr '\n' ' ')" "http://127.0.0.1:$plain_port/" "$plain_host"
   wrk_measure nginx "$(tree "$nginx_pid" | tr '\n' ' ')" "http://127.0.0.1:$NGINX_PORT/" "$plain_host"
-  wrk_measure slipway "$server_pid" "http://127.0.0.1:$apps_port/" "$plain_host"
+  wrk_measure slipway "$server_pid $(pgrep -f "dev.slipway.Main edge --data-dir $data" | tr '\n' ' ')" "http://127.0.0.1:$apps_port/" "$plain_host"
 done
 paste "$work/m_slipway" "$work/m_nginx" | awk '{print $1/$4}' > "$work/r_rps"
 paste "$work/m_slipway" "$work/m_nginx" | awk '{print $2/$5}' > "$work/r_p99"

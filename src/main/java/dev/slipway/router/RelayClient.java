@@ -479,8 +479,11 @@ final class RelayClient implements RelayLoop.Io {
         if (!recent.measured()) return;
         long nanos = loop.now - exchangeStart;
         recent.stats().record(target.port(), answered, responseBytes, nanos);
-        recent.log().record(new RequestLog.Line(requestAt, target.port(), requestMethod, requestPath, answered, nanos / 1000,
-                responseBytes, peer.clientText()));
+        RequestLog log = recent.log();
+        if (log.admits(target.port(), requestAt, answered)) {
+            log.record(new RequestLog.Line(requestAt, target.port(), requestMethod, requestPath, answered, nanos / 1000,
+                    responseBytes, peer.clientText()));
+        }
     }
 
     /** The response was written in full. */
