@@ -32,13 +32,17 @@
 # By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
 # platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
 # VERBOSE=1 prints each platform run's and rollback's deployment log with its timestamps.
-#   5. router vs nginx: the plain Node `http` app (fixtures/node-plain) deployed on the platform, then
-#      wrk (2 threads, CONNECTIONS connections, DURATION s) straight to its port, through nginx (Debian's, 1 worker,
-#      keep-alive upstream, the same X-Forwarded-* headers; started here with its own config in a temp dir on a
-#      loopback port) and through the apps listener: ROUNDS rounds (default 3), the three interleaved in each
-#      round, after a warm-up (WARMUP s through the apps listener, default 20: the JIT), then the median ratios
-#      (target: Slipway req/s >= 1.0x nginx's, p99 <= 1.5x nginx's), the CPU each used per request (far less
-#      noisy than req/s on a shared machine), and the load.
+#   5. router vs nginx: the plain Node `http` app (fixtures/node-plain) deployed on two servers at once, one
+#      with ISOLATION=none (its app runs bare) and one with ISOLATION (its app in its sandbox, unless this machine
+#      has none); then wrk (2 threads, CONNECTIONS connections, DURATION s) straight to each app's port, through
+#      nginx (Debian's, 1 worker, keep-alive upstream, the same X-Forwarded-* headers; started here with its own
+#      config in a temp dir on loopback ports) in front of each, and through each server's apps listener:
+#      ROUNDS rounds (default 3), all interleaved in each round, after a warm-up (WARMUP s through each apps
+#      listener, default 20: the JIT). It prints the medians, the CPU each proxy used per request (its server and
+#      edge processes together; far less noisy than req/s on a shared machine), and three comparisons: the two
+#      proxies on the same bare app (target: Slipway req/s >= 1.0x nginx's, p99 <= 1.2x), the two on the
+#      sandboxed app's port (>= 1.0x), and Slipway with the app in its sandbox against nginx in front of the bare
+#      app (>= 0.9x), with what the sandbox's inbound path alone costs (direct to its port / direct to the bare app).
 # PARTS=overhead runs part 1 only, PARTS=rollback part 2 only, PARTS=cold part 4 only, PARTS=router part 5 only;
 # the default, PARTS=all, runs all five.
 # Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 3 minutes with the defaults.
@@ -285,38 +289,54 @@ wrk_measure() {
   [ "$(cat "$work/last_bad")" = 0 ] || { echo "bench: $label answered errors or non-2xx; its numbers would mean nothing" >&2; exit 1; }
   echo "$(cat "$work/last_rps") $(cat "$work/last_p99") $(awk -v c=$(( c1 - c0 )) -v hz="$(getconf CLK_TCK)" -v r="$(cat "$work/last_rps")" -v d="$DURATION" 'BEGIN {printf "%.1f", c * 1e6 / hz / (r * d)}')" >> "$work/m_$label"
 }
+# deploy_plain: the plain Node app on the current server; sets plain_port, plain_pid, plain_host
+deploy_plain() {
+  local mig project logs
+  mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$(upload "$work/plain.zip")\"}")
+  project=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
+  await_migration "$(echo "$mig" | jq -r .data.id)"
+  logs=$(logs_of "$(call GET "/v1/projects/$project" | jq -r .data.production_deployment_id)")
+  plain_port=$(log_port "$logs"); plain_pid=$(log_pid "$logs"); app_pids+=("$plain_pid")
+  [ -n "$plain_port" ] || { echo "bench: no port in the plain app's log" >&2; exit 1; }
+  plain_host="$(call GET "/v1/projects/$project" | jq -r .data.name).localhost:$apps_port"
+  await_body "http://127.0.0.1:$apps_port/" "$plain_host" "fixture:node-plain" 30 0.02
+}
+# ratio A B FIELD: the median over rounds of A's FIELD (1 req/s, 2 p99, 3 CPU) divided by B's, and the rounds'
+ratio() {
+  paste "$work/m_$1" "$work/m_$2" | awk -v f="$3" '{print $f / $(f + 3)}' > "$work/r"
+  printf "%.2fx (rounds: %s)" "$(median < "$work/r")" "$(paste -sd' ' "$work/r" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')"
+}
 if [ "$PARTS" = all ] || [ "$PARTS" = router ]; then
-start_server $((PORT + 4)) $((PORT + 5))   # SLIPWAY_JAVA_OPTS (e.g. a JFR recording) reaches it
-section "router vs nginx: GET / of a plain Node http app; direct, nginx (1 worker, keep-alive upstream), Slipway; $ROUNDS rounds of ${DURATION}s"
+section "router vs nginx: GET / of a plain Node http app, $ROUNDS rounds of ${DURATION}s; nginx: 1 worker, keep-alive upstream"
 plain="$work/src-plain"; rm -rf "$plain"; cp -r "$here/src/test/resources/fixtures/node-plain" "$plain"
 (cd "$plain" && zip -q -r -X "$work/plain.zip" .)
-mig=$(call POST /v1/migrations "{\"source\":\"zip\",\"upload_id\":\"$(upload "$work/plain.zip")\"}")
-plain_project=$(echo "$mig" | jq -er .data.project_id) || { echo "bench: migration refused: $mig" >&2; exit 1; }
-await_migration "$(echo "$mig" | jq -r .data.id)"
-plain_name=$(call GET "/v1/projects/$plain_project" | jq -r .data.name)
-logs=$(logs_of "$(call GET "/v1/projects/$plain_project" | jq -r .data.production_deployment_id)")
-plain_port=$(log_port "$logs"); plain_pid=$(log_pid "$logs"); app_pids+=("$plain_pid")
-[ -n "$plain_port" ] || { echo "bench: no port in the plain app's log" >&2; exit 1; }
-plain_host="$plain_name.localhost:$apps_port"
-await_body "http://127.0.0.1:$apps_port/" "$plain_host" "fixture:node-plain" 30 0.02
+# a server whose app runs bare (the same upstream for both proxies), and one whose app runs in its sandbox
+ISOLATION=none start_server $((PORT + 4)) $((PORT + 5))
+deploy_plain
+bare_port=$plain_port; bare_pid=$plain_pid; bare_host=$plain_host; bare_apps=$apps_port
+bare_slipway="$server_pid $(pgrep -f "dev.slipway.Main edge --data-dir $data" | tr '\n' ' ')"
+other_servers+=("$server_pid"); server_pid=""
+start_server $((PORT + 6)) $((PORT + 7))   # ISOLATION (default auto); SLIPWAY_JAVA_OPTS (a JFR recording) reaches both
+cell_isolation=$(curl -s "$api/readyz" | jq -r .isolation)
+cell_port=""
+if [ "$cell_isolation" = sandbox ]; then
+  deploy_plain
+  cell_port=$plain_port; cell_pid=$plain_pid; cell_host=$plain_host; cell_apps=$apps_port
+  cell_slipway="$server_pid $(pgrep -f "dev.slipway.Main edge --data-dir $data" | tr '\n' ' ')"
+else
+  echo "  no sandbox on this machine (isolation: $cell_isolation): the sandboxed rows are left out"
+fi
 
-# nginx: 1 worker, upstream keep-alive, the headers the apps listener adds; everything under a temp dir
-ngx="$work/nginx"; mkdir -p "$ngx/logs"; NGINX_PORT=$((PORT + 6))
-cat > "$ngx/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $ngx/nginx.pid;
-error_log $ngx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $ngx/client_body; proxy_temp_path $ngx/proxy;
-  fastcgi_temp_path $ngx/fastcgi; uwsgi_temp_path $ngx/uwsgi; scgi_temp_path $ngx/scgi;
-  upstream app { server 127.0.0.1:$plain_port; keepalive 64; }
+# nginx: 1 worker, upstream keep-alive, the headers the apps listener adds; one server block in front of the bare
+# app, one in front of the sandboxed app's port (its pasta); everything under a temp dir
+ngx="$work/nginx"; mkdir -p "$ngx/logs"; NGINX_PORT=$((PORT + 8))
+ngx_server() { # ngx_server PORT UPSTREAM
+  cat <<NGINX
+  upstream $2 { server 127.0.0.1:$3; keepalive 64; }
   server {
-    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$1;
     location / {
-      proxy_pass http://app;
+      proxy_pass http://$2;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host \$http_host;
@@ -326,37 +346,59 @@ http {
       proxy_set_header X-Forwarded-Port \$server_port;
     }
   }
-}
 NGINX
+}
+{
+  printf 'worker_processes 1;\ndaemon off;\npid %s/nginx.pid;\nerror_log %s/logs/error.log warn;\nevents { worker_connections 4096; }\n' "$ngx" "$ngx"
+  printf 'http {\n  access_log off;\n  client_body_temp_path %s/cb; proxy_temp_path %s/p; fastcgi_temp_path %s/f; uwsgi_temp_path %s/u; scgi_temp_path %s/s;\n' \
+    "$ngx" "$ngx" "$ngx" "$ngx" "$ngx"
+  ngx_server "$NGINX_PORT" bare "$bare_port"
+  [ -z "$cell_port" ] || ngx_server $((NGINX_PORT + 1)) cell "$cell_port"
+  echo "}"
+} > "$ngx/nginx.conf"
 nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log" &
 extra_pids+=("$!"); nginx_pid=$!
-await_body "http://127.0.0.1:$NGINX_PORT/" "$plain_host" "fixture:node-plain" 10 0.05
+await_body "http://127.0.0.1:$NGINX_PORT/" "$bare_host" "fixture:node-plain" 10 0.05
 
-# warm-up: nginx's pool; the JVM's JIT, which on a busy 2-core machine takes tens of seconds to compile the
+# warm-up: nginx's pools; the JVMs' JIT, which on a busy 2-core machine takes tens of seconds to compile the
 # proxy's path (a server runs for days: the comparison is with its steady state)
-wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $plain_host" "http://127.0.0.1:$plain_port/" >/dev/null
-wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $plain_host" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
-wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $plain_host" "http://127.0.0.1:$apps_port/" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $bare_host" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $bare_host" "http://127.0.0.1:$bare_apps/" >/dev/null
+if [ -n "$cell_port" ]; then
+  wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $cell_host" "http://127.0.0.1:$((NGINX_PORT + 1))/" >/dev/null
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $cell_host" "http://127.0.0.1:$cell_apps/" >/dev/null
+fi
 rm -f "$work"/m_*
+rows=(direct nginx slipway)
+[ -z "$cell_port" ] || rows+=(cell_direct cell_nginx cell_slipway)
 for r in $(seq 1 "$ROUNDS"); do
   echo "  round $r (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  wrk_measure direct "$(tree "$plain_pid" | tr '\n' ' ')" "http://127.0.0.1:$plain_port/" "$plain_host"
-  wrk_measure nginx "$(tree "$nginx_pid" | tr '\n' ' ')" "http://127.0.0.1:$NGINX_PORT/" "$plain_host"
-  wrk_measure slipway "$server_pid $(pgrep -f "dev.slipway.Main edge --data-dir $data" | tr '\n' ' ')" "http://127.0.0.1:$apps_port/" "$plain_host"
+  wrk_measure direct "$(tree "$bare_pid" | tr '\n' ' ')" "http://127.0.0.1:$bare_port/" "$bare_host"
+  wrk_measure nginx "$(tree "$nginx_pid" | tr '\n' ' ')" "http://127.0.0.1:$NGINX_PORT/" "$bare_host"
+  wrk_measure slipway "$bare_slipway" "http://127.0.0.1:$bare_apps/" "$bare_host"
+  if [ -n "$cell_port" ]; then
+    wrk_measure cell_direct "$(pgrep '^pas(ta|st)' -d' ')" "http://127.0.0.1:$cell_port/" "$cell_host"
+    wrk_measure cell_nginx "$(tree "$nginx_pid" | tr '\n' ' ')" "http://127.0.0.1:$((NGINX_PORT + 1))/" "$cell_host"
+    wrk_measure cell_slipway "$cell_slipway" "http://127.0.0.1:$cell_apps/" "$cell_host"
+  fi
 done
-paste "$work/m_slipway" "$work/m_nginx" | awk '{print $1/$4}' > "$work/r_rps"
-paste "$work/m_slipway" "$work/m_nginx" | awk '{print $2/$5}' > "$work/r_p99"
-for m in direct nginx slipway; do
-  printf "  median %-8s %10.0f req/s   p99 %6.2f ms   CPU %6.1f us/request\n" "$m" "$(awk '{print $1}' "$work/m_$m" | median)" \
+echo "  medians (CPU: the proxy's processes per request; the direct rows: the bare app's, and the sandboxed app's pastas)"
+for m in "${rows[@]}"; do
+  printf "  %-13s %10.0f req/s   p99 %6.2f ms   CPU %6.1f us/request\n" "$m" "$(awk '{print $1}' "$work/m_$m" | median)" \
     "$(awk '{print $2}' "$work/m_$m" | median)" "$(awk '{print $3}' "$work/m_$m" | median)"
 done
-printf "  Slipway / nginx: req/s %.2fx (rounds: %s; target >= 1.0), p99 %.2fx (rounds: %s; target <= 1.5); load %s\n" \
-  "$(median < "$work/r_rps")" "$(paste -sd' ' "$work/r_rps" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')" \
-  "$(median < "$work/r_p99")" "$(paste -sd' ' "$work/r_p99" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)"
-paste "$work/m_slipway" "$work/m_nginx" | awk '{print $3/$6}' > "$work/r_cpu"
-printf "  Slipway / nginx: CPU per request %.2fx (the app's own: direct row)\n" "$(median < "$work/r_cpu")"
+echo "  the same upstream, a bare app: Slipway / nginx req/s $(ratio slipway nginx 1) (target >= 1.0),"
+echo "    p99 $(ratio slipway nginx 2) (target <= 1.2), CPU per request $(ratio slipway nginx 3)"
+if [ -n "$cell_port" ]; then
+  echo "  the same upstream, the sandboxed app's port: Slipway / nginx req/s $(ratio cell_slipway cell_nginx 1) (target >= 1.0),"
+  echo "    p99 $(ratio cell_slipway cell_nginx 2), CPU per request $(ratio cell_slipway cell_nginx 3)"
+  echo "  sandboxed end to end: Slipway with the app in its sandbox / nginx in front of the bare app: req/s $(ratio cell_slipway nginx 1) (target >= 0.9),"
+  echo "    p99 $(ratio cell_slipway nginx 2); the sandbox's inbound path alone: direct to its port / direct to the bare app $(ratio cell_direct direct 1)"
+fi
+echo "  load $(cut -d' ' -f1-3 /proc/loadavg)"
 kill "$nginx_pid" 2>/dev/null; wait "$nginx_pid" 2>/dev/null || true
 stop_server
+for p in "${other_servers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+other_servers=()
 fi
 echo "Total $SECONDS s"

@@ -14,6 +14,7 @@ done
 
 work="$(mktemp -d /tmp/slipway-bench.XXXXXX)"
 server_pid=""
+other_servers=() # servers started before the current one, still running
 extra_pids=()   # processes the benchmark started itself (by-hand apps)
 app_pids=()     # app processes the servers started (killed if a server did not stop them)
 databases=()    # PostgreSQL databases to drop
@@ -25,7 +26,7 @@ kill_ours() { # stops an app this run started, if still running: its working dir
 }
 cleanup() {
   set +e
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  for p in "$server_pid" "${other_servers[@]}"; do [ -n "$p" ] && kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   for p in "${extra_pids[@]}" "${app_pids[@]}"; do kill_ours "$p"; done
   for db in "${databases[@]}"; do psql "$(psql_url)" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done
   wait 2>/dev/null

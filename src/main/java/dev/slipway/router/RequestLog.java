@@ -21,7 +21,7 @@ public final class RequestLog {
     /** Lines held at most: about 200 bytes each. */
     public static final int CAPACITY = 50_000;
     /** Lines kept per app port and second, of answers below 500 and again of answers of 500 and above. */
-    public static final int LINES_PER_SECOND = 1_000;
+    public static final int LINES_PER_SECOND = 200;
     /** A path longer than this is cut (the request itself is relayed whole). */
     static final int MAX_PATH = 1024;
     private static final int PORTS = 65_536;
