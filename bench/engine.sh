@@ -45,7 +45,7 @@
 #      app (>= 0.9x), with what the sandbox's inbound path alone costs (direct to its port / direct to the bare app).
 # PARTS=overhead runs part 1 only, PARTS=rollback part 2 only, PARTS=cold part 4 only, PARTS=router part 5 only;
 # the default, PARTS=all, runs all five.
-# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 3 minutes with the defaults.
+# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 8 minutes with the defaults (part 5: 5).
 set -euo pipefail
 N="${N:-3}"
 PARTS="${PARTS:-all}"
