@@ -53,6 +53,9 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
         /** What it uses now. */
         CellUsage usage();
 
+        /** Sets its CPU quota in thousandths of a core (the share it weighs under contention stays as made). */
+        void cpuQuota(int cpuMillis) throws IOException;
+
         /** SIGKILLs every process in it, then removes it (retrying while the kernel lets the last ones go). */
         void destroy();
     }
@@ -186,6 +189,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 }
 
                 @Override
+                public void cpuQuota(int cpuMillis) throws IOException {
+                    write(dirs.get(1).resolve("cpu.cfs_quota_us"), Long.toString(cpuMillis * 100L));
+                }
+
+                @Override
                 public List<Path> procsFiles() {
                     return dirs.stream().map(d -> d.resolve("cgroup.procs")).toList();
                 }
@@ -267,6 +275,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 @Override
                 public void add(long pid) throws IOException {
                     write(dir.resolve("cgroup.procs"), Long.toString(pid));
+                }
+
+                @Override
+                public void cpuQuota(int cpuMillis) throws IOException {
+                    write(dir.resolve("cpu.max"), (cpuMillis * 100L) + " 100000");
                 }
 
                 @Override

@@ -15,6 +15,8 @@ public final class Confined {
     private final Supplier<Boolean> outOfMemory;
     private final Limits limits;
     private final Supplier<OptionalInt> recordedExit;
+    /** Puts the cell at its type's CPU quota after the start's (once; null: nothing to settle). */
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> settle = new java.util.concurrent.atomic.AtomicReference<>();
     /** Reads what the cell uses; null: nothing measures it (an unconfined process). */
     private volatile Supplier<CellUsage> usage;
 
@@ -69,6 +71,21 @@ public final class Confined {
     Confined measuredBy(Supplier<CellUsage> reader) {
         this.usage = reader;
         return this;
+    }
+
+    /** The cell started with more CPU than its type's: {@code settle} puts it back. */
+    Confined settledBy(Runnable settle) {
+        this.settle.set(settle);
+        return this;
+    }
+
+    /**
+     * Its app's start is over (it answered, or its start failed): from now on it has its type's CPU, no longer the
+     * start's. Idempotent.
+     */
+    public void settle() {
+        Runnable s = settle.getAndSet(null);
+        if (s != null) s.run();
     }
 
     /** True when the kernel killed a process of this cell for going over its memory limit. */

@@ -38,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Cell networks made ahead ({@link WarmNetworks}): an app starts in the ready network behind its reserved port,
  * a build step in a ready closed one; every cell's network is its own, behind the same firewall; a cell that
- * needs a forward to a database on this host gets a network made for it; close() leaves no pasta behind.
+ * needs a forward to a database on this host gets a network made for it; close() leaves no pasta behind. An app's
+ * cell starts with twice its CPU quota until its start is over.
  */
 @EndToEnd
 class WarmNetworksTest {
@@ -67,6 +68,7 @@ class WarmNetworksTest {
     static Database database;
     static Sandbox sandbox;
     static Path runDir;
+    static String scope;
     static Path workDir;
     /** A service of the host's loopback (as the API or the store are): no cell may reach it. */
     static ServerSocket platform;
@@ -81,7 +83,7 @@ class WarmNetworksTest {
         database = Database.open(store.jdbcUrl(), 2);
         platform = new ServerSocket(0);
         databaseServer = new ServerSocket(0);
-        String scope = "wn" + UUID.randomUUID().toString().substring(0, 8);
+        scope = "wn" + UUID.randomUUID().toString().substring(0, 8);
         runDir = Path.of("/run/slipway-test", scope);
         workDir = Files.createTempDirectory(Path.of("/var/tmp"), "slipway-wn-");
         Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -327,6 +329,41 @@ class WarmNetworksTest {
             var port = sandbox.reservePort();
             return port.isPresent() ? port.getAsInt() : null;
         });
+    }
+
+    @Test
+    void anAppsCellStartsWithTwiceItsCpuUntilItsStartIsOverAndABuildStepWithItsOwn() throws Exception {
+        int port = reserve();
+        Confined app = sandbox.start(app("wn-boost-1", port, Map.of()));
+        try {
+            assertThat(cpuMillis("wn-boost-1")).as("while it starts").isEqualTo(Math.max(500, Math.min(1000, Cgroups.CORES * 1000)));
+            app.settle();
+            assertThat(cpuMillis("wn-boost-1")).as("once its start is over").isEqualTo(500);
+            app.settle();
+            assertThat(cpuMillis("wn-boost-1")).isEqualTo(500);
+        } finally {
+            app.release();
+        }
+        String step = Sandbox.BUILD_PREFIX + "wn-boost-2";
+        Confined build = sandbox.start(new Cell(step, "prj_wn_boost", List.of("/usr/bin/node", "-e", "setTimeout(() => {}, 30000)"),
+                workDir, Map.of("PATH", "/usr/bin"), List.of(workDir), List.of(), List.of(), limits(), 0, false));
+        try {
+            assertThat(cpuMillis(step)).as("a build step: its own quota from the start").isEqualTo(500);
+        } finally {
+            build.release();
+        }
+    }
+
+    /** The CPU quota of the cell's group, in thousandths of a core. */
+    private static long cpuMillis(String cell) throws IOException {
+        Cgroups cgroups = Cgroups.detect().orElseThrow();
+        String group = scope + "." + cell;
+        return switch (cgroups) {
+            case Cgroups.V1 v1 -> Long.parseLong(Files.readString(v1.cpu().resolve(Cgroups.PARENT).resolve(group)
+                    .resolve("cpu.cfs_quota_us")).strip()) / 100;
+            case Cgroups.V2 v2 -> Long.parseLong(Files.readString(v2.root().resolve(Cgroups.PARENT).resolve(group)
+                    .resolve("cpu.max")).strip().split(" ")[0]) / 100;
+        };
     }
 
     private static Cell app(String name, int port, Map<String, String> env) {

@@ -98,6 +98,7 @@ class InstanceTypeTest {
         String first = team.firstDeployment(projectId);
         assertThat(team.deployment(first).get("instance_type").asText()).isEqualTo("standard");
         assertThat(memoryLimitOfCell(mark, first)).isEqualTo(512L * 1024 * 1024);
+        assertThat(cpuQuotaOfCell(mark, first)).as("half a core, its start's boost over once it answered").isEqualTo(50_000);
 
         // a later deployment without a type keeps production's; one with a type takes it
         String kept = deploy(team, projectId, "");
@@ -184,28 +185,41 @@ class InstanceTypeTest {
      * carry the mark (a rollback may adopt its target's warm cell).
      */
     private static long memoryLimitOfCell(String mark, String... deploymentIds) {
+        return Long.parseLong(ofCell(mark, "memory", "memory.limit_in_bytes", "memory.max", deploymentIds));
+    }
+
+    /** The CPU quota of that cell, in microseconds of a 100 ms period. */
+    private static long cpuQuotaOfCell(String mark, String... deploymentIds) {
+        return Long.parseLong(ofCell(mark, "cpu", "cpu.cfs_quota_us", "cpu.max", deploymentIds).split(" ")[0]);
+    }
+
+    /** A file of that cell's cgroup: the v1 controller's {@code v1} file, or the group's {@code v2} one. */
+    private static String ofCell(String mark, String controller, String v1, String v2, String... deploymentIds) {
         Set<Path> cells = new HashSet<>();
         Await.until(Duration.ofSeconds(20), "a cell of " + String.join(" or ", deploymentIds) + " carrying " + mark, () -> {
             cells.clear();
             for (long pid : Runs.processesWithEnv("TYPE_MARK", mark)) {
-                memoryLimitFile(pid).filter(f -> Arrays.stream(deploymentIds)
+                cgroupFile(pid, controller, v1, v2).filter(f -> Arrays.stream(deploymentIds)
                         .anyMatch(id -> f.getParent().getFileName().toString().endsWith("." + id))).ifPresent(cells::add);
             }
             return cells.size() == 1;
         });
         try {
-            return Long.parseLong(Files.readString(cells.iterator().next()).trim());
+            return Files.readString(cells.iterator().next()).trim();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
-    private static Optional<Path> memoryLimitFile(long pid) {
+
+    private static Optional<Path> cgroupFile(long pid, String controller, String v1, String v2) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
                 String[] parts = line.split(":", 3);
                 if (!parts[2].contains("/slipway/")) continue;
-                if (parts[1].equals("memory")) return Optional.of(Path.of("/sys/fs/cgroup/memory", parts[2], "memory.limit_in_bytes"));
-                if (parts[0].equals("0") && parts[1].isEmpty()) return Optional.of(Path.of("/sys/fs/cgroup", parts[2], "memory.max"));
+                if (Arrays.asList(parts[1].split(",")).contains(controller)) {
+                    return Optional.of(Path.of("/sys/fs/cgroup", parts[1], parts[2], v1));
+                }
+                if (parts[0].equals("0") && parts[1].isEmpty()) return Optional.of(Path.of("/sys/fs/cgroup", parts[2], v2));
             }
         } catch (IOException gone) {
             // the process ended between the listing and the read

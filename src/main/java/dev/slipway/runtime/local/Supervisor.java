@@ -235,12 +235,17 @@ final class Supervisor {
 
     /** As {@link #awaitHealthy()}; {@code nothingListens} hears once that the app listens on no port at all yet. */
     HealthCheck.Outcome awaitHealthy(java.util.function.Consumer<Duration> nothingListens) {
-        Process p;
+        Confined c;
         synchronized (this) {
-            p = confined == null ? null : confined.process();
+            c = confined;
         }
+        Process p = c == null ? null : c.process();
         if (p == null) return new HealthCheck.Outcome.Exited(-1);
-        return ctx.health().await(port, spec.health(), p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
+        try {
+            return ctx.health().await(port, spec.health(), p, ctx.options().healthTimeout(), ctx.options().healthPoll(), nothingListens);
+        } finally {
+            c.settle(); // its start is over: the CPU of its type from here on
+        }
     }
 
     /** From now on a crash restarts the app, and so does its health check failing while it runs (when it has one). */
