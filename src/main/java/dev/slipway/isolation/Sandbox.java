@@ -220,7 +220,11 @@ public final class Sandbox implements Confinement {
         }
         long oomBefore = group.oomKills();
         Confined confined = new Confined(p, release, () -> group.oomKills() > oomBefore, cell.limits()).measuredBy(group::usage);
-        return boosted ? confined.settledBy(() -> settle(cell, group)) : confined;
+        if (cell.inboundPort() <= 0) return confined;
+        return confined.settledBy(() -> {
+            if (boosted) settle(cell, group);
+            warm.started();
+        });
     }
 
     /**
@@ -547,6 +551,11 @@ public final class Sandbox implements Confinement {
     /** How many networks are ready now, open and closed. */
     int[] readyNetworks() {
         return warm.ready();
+    }
+
+    /** Whether the next ready network waits for a starting app now ({@link WarmNetworks#QUIET_WHILE_STARTING}). */
+    boolean quietForStart() {
+        return warm.quiet();
     }
 
     /** The run dir goes when no cell is left in it (a build still stopping keeps it; the next start sweeps it). */

@@ -354,6 +354,32 @@ class WarmNetworksTest {
         }
     }
 
+    @Test
+    void theNextNetworkWaitsForTheAppThatTookTheReadyOneToAnswer() throws Exception {
+        Await.until(Duration.ofSeconds(30), "a ready open network", () -> sandbox.readyNetworks()[0] >= 1);
+        long reserved = System.nanoTime();
+        int port = reserve();
+        Confined held = sandbox.start(app("wn-quiet-1", port, Map.of()));
+        try {
+            // its start never ends here (no settle): the next network is made once the quiet is over
+            Await.until(Duration.ofSeconds(30), "the next ready network", () -> sandbox.readyNetworks()[0] >= 1);
+            assertThat(Duration.ofNanos(System.nanoTime() - reserved)).isGreaterThanOrEqualTo(WarmNetworks.QUIET_WHILE_STARTING);
+        } finally {
+            held.release();
+        }
+        int next = reserve();
+        assertThat(sandbox.quietForStart()).as("an app about to start in a ready network").isTrue();
+        Confined answered = sandbox.start(app("wn-quiet-2", next, Map.of()));
+        try {
+            answered.settle();
+            assertThat(sandbox.quietForStart()).as("its start is over").isFalse();
+            // made now, not after the quiet: and the filler is idle again when this class closes the sandbox
+            Await.until(Duration.ofSeconds(30), "the next ready network", () -> sandbox.readyNetworks()[0] >= 1);
+        } finally {
+            answered.release();
+        }
+    }
+
     /** The CPU quota of the cell's group, in thousandths of a core. */
     private static long cpuMillis(String cell) throws IOException {
         Cgroups cgroups = Cgroups.detect().orElseThrow();
