@@ -341,6 +341,7 @@ class WarmNetworksTest {
         Confined app = sandbox.start(app("wn-boost-1", port, Map.of()));
         try {
             assertThat(cpuMillis("wn-boost-1")).as("while it starts").isEqualTo(Math.max(500, Math.min(1000, Cgroups.CORES * 1000)));
+            Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
             app.settle();
             assertThat(cpuMillis("wn-boost-1")).as("once its start is over").isEqualTo(500);
             app.settle();
@@ -349,10 +350,11 @@ class WarmNetworksTest {
             app.release();
         }
         String step = Sandbox.BUILD_PREFIX + "wn-boost-2";
-        Confined build = sandbox.start(new Cell(step, "prj_wn_boost", List.of("/usr/bin/node", "-e", "setTimeout(() => {}, 30000)"),
-                workDir, Map.of("PATH", "/usr/bin"), List.of(workDir), List.of(), List.of(), limits(), 0, false));
+        Confined build = sandbox.start(new Cell(step, "prj_wn_boost", List.of("/usr/bin/true"), workDir, Map.of("PATH", "/usr/bin"),
+                List.of(workDir), List.of(), List.of(), limits(), 0, false, null, true));
         try {
             assertThat(cpuMillis(step)).as("a build step: its own quota from the start").isEqualTo(500);
+            assertThat(build.process().waitFor()).isZero();
         } finally {
             build.release();
         }
@@ -375,6 +377,7 @@ class WarmNetworksTest {
         assertThat(sandbox.quietForStart()).as("an app about to start in a ready network").isTrue();
         Confined answered = sandbox.start(app("wn-quiet-2", next, Map.of()));
         try {
+            Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(next, "/"));
             answered.settle();
             assertThat(sandbox.quietForStart()).as("its start is over").isFalse();
             // made now, not after the quiet: and the filler is idle again when this class closes the sandbox
