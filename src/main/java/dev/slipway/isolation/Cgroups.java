@@ -166,11 +166,12 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
             write(cpu.resolve(PARENT).resolve("cpu.shares"), Long.toString(1024L * CORES));
             if (limits.cpuMillis() > 0) {
                 write(dirs.get(1).resolve("cpu.cfs_period_us"), "100000");
-                write(dirs.get(1).resolve("cpu.cfs_quota_us"), Long.toString(limits.cpuMillis() * 100L));
                 write(dirs.get(1).resolve("cpu.shares"), Long.toString(Math.max(2, limits.cpuMillis() * 1024L / 1000)));
             }
             if (limits.processes() > 0) write(dirs.get(2).resolve("pids.max"), Integer.toString(limits.processes()));
-            return group(name);
+            Group group = group(name);
+            if (limits.cpuMillis() > 0) group.cpuQuota(limits.cpuMillis());
+            return group;
         }
 
         @Override
@@ -256,12 +257,11 @@ public sealed interface Cgroups permits Cgroups.V1, Cgroups.V2 {
                 if (Files.exists(swap)) write(swap, "0");
             }
             write(parent.resolve("cpu.weight"), Long.toString(Math.min(10_000, 100L * CORES)));
-            if (limits.cpuMillis() > 0) {
-                write(dir.resolve("cpu.max"), (limits.cpuMillis() * 100L) + " 100000");
-                write(dir.resolve("cpu.weight"), Long.toString(Math.max(1, Math.min(10_000, limits.cpuMillis() / 10))));
-            }
+            if (limits.cpuMillis() > 0) write(dir.resolve("cpu.weight"), Long.toString(Math.max(1, Math.min(10_000, limits.cpuMillis() / 10))));
             if (limits.processes() > 0) write(dir.resolve("pids.max"), Integer.toString(limits.processes()));
-            return group(name);
+            Group group = group(name);
+            if (limits.cpuMillis() > 0) group.cpuQuota(limits.cpuMillis());
+            return group;
         }
 
         @Override

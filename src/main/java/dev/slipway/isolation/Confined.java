@@ -1,6 +1,7 @@
 package dev.slipway.isolation;
 
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -16,7 +17,7 @@ public final class Confined {
     private final Limits limits;
     private final Supplier<OptionalInt> recordedExit;
     /** Puts the cell at its type's CPU quota after the start's (once; null: nothing to settle). */
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> settle = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<Runnable> settle = new AtomicReference<>();
     /** Reads what the cell uses; null: nothing measures it (an unconfined process). */
     private volatile Supplier<CellUsage> usage;
 

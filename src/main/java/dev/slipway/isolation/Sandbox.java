@@ -172,10 +172,11 @@ public final class Sandbox implements Confinement {
             throw e;
         }
         Runnable release = releaser(cell, group, network);
-        boolean boosted = startBoost(cell) > cell.limits().cpuMillis();
+        int startQuota = startBoost(cell);
+        boolean boosted = startQuota > cell.limits().cpuMillis();
         if (boosted) {
             try {
-                group.cpuQuota(startBoost(cell));
+                group.cpuQuota(startQuota);
             } catch (IOException e) {
                 release.run();
                 throw new SandboxProblem.Failure(SandboxProblem.cgroups("the cell's CPU quota could not be set: " + e.getMessage()), e);

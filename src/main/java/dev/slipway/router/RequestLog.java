@@ -38,7 +38,6 @@ public final class RequestLog {
 
     private final ArrayBlockingQueue<Line> lines = new ArrayBlockingQueue<>(CAPACITY);
     private final LongAdder dropped = new LongAdder();
-    private final LongAdder sampledOut = new LongAdder();
     /** Per port: the sample of answers below 500 at [0], of 500 and above at [1]; made at the port's first request. */
     private final AtomicReferenceArray<Sample[]> samples = new AtomicReferenceArray<>(PORTS);
     private final int perSecond;
@@ -59,9 +58,7 @@ public final class RequestLog {
             samples.compareAndSet(port, null, new Sample[] {new Sample(), new Sample()});
             s = samples.get(port);
         }
-        if (s[status >= 500 ? 1 : 0].admits(atMillis / 1000, perSecond)) return true;
-        sampledOut.increment();
-        return false;
+        return s[status >= 500 ? 1 : 0].admits(atMillis / 1000, perSecond);
     }
 
     public void record(Line line) {
@@ -78,11 +75,6 @@ public final class RequestLog {
     /** Lines dropped since the start because the writer had not taken the ones before. */
     public long dropped() {
         return dropped.sum();
-    }
-
-    /** Requests since the start that got no line because their app was busier than {@link #LINES_PER_SECOND}. */
-    public long sampledOut() {
-        return sampledOut.sum();
     }
 
     /**
