@@ -13,6 +13,7 @@ import dev.slipway.build.detect.StartCommands;
 import dev.slipway.build.node.DevDependencies;
 import dev.slipway.build.node.NextStandalone;
 import dev.slipway.build.node.NodeBuild;
+import dev.slipway.build.node.NothingToInstall;
 import dev.slipway.build.node.PackageWorkspaces;
 import dev.slipway.build.python.PythonBuild;
 import dev.slipway.build.statics.StaticOutput;
@@ -227,6 +228,12 @@ public final class Builder {
             Toolchain toolchain = toolchains.prepare(installDir, log);
             Steps nodeSteps = toolchain.on(steps);
             NodeBuild node = new NodeBuild(nodeSteps, toolchain.packageManager());
+            if (installDir.equals(app) && NothingToInstall.at(app, toolchain.packageManager().kind())) {
+                log.log(Level.INFO, "package.json declares no packages and no install script: nothing to install");
+                if (request.commands().build() != null) ownBuild(nodeSteps, app);
+                else node.build(app, p, null, log);
+                return new Installed(toolchain, true);
+            }
             try (BuildCache.Use cached = buildCache.open(request.accountId(), request.projectId(), workspace, installDir, app,
                     toolchain, nodeSteps.env().get("PATH"), request.env(), p.dependsOn("next"), log)) {
                 if (!cached.restore()) {

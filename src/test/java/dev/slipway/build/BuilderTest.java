@@ -107,10 +107,27 @@ class BuilderTest {
         assertThat(a.framework()).isEqualTo("node-express");
         assertThat(a.startCommand()).containsExactly("node", "server.js");
         assertThat(a.isStatic()).isFalse();
-        assertThat(log.messages()).contains("Detected framework node-express (set on the project)")
-                .anyMatch(m -> m.startsWith("Running npm install --no-audit --no-fund"));
+        assertThat(log.messages()).contains("Detected framework node-express (set on the project)",
+                        "package.json declares no packages and no install script: nothing to install")
+                .noneMatch(m -> m.startsWith("Running npm"));
         assertThat(log.entries()).anyMatch(e -> e.level() == Level.SUCCESS && e.message().startsWith("Build finished in "));
         assertRecordedAndFrozen(a, "server.js");
+        assertServes(a, "fixture:node-plain");
+    }
+
+    @Test
+    void anInstallScriptIsRunByNpmInstallEvenWithNoPackages() throws Exception {
+        RecordingLog log = new RecordingLog();
+        Path source = Fixtures.copy("node-plain", sources);
+        Files.writeString(source.resolve("package.json"), """
+                {"name": "fixture-node-plain", "version": "1.0.0", "private": true, "main": "server.js",
+                 "scripts": {"start": "node server.js",
+                             "postinstall": "node -e \\"require('fs').writeFileSync('installed.txt', 'by postinstall')\\""}}
+                """);
+        Artifact a = build(source, "node-express", log);
+        assertThat(log.messages()).anyMatch(m -> m.startsWith("Running npm install --no-audit --no-fund"))
+                .doesNotContain("package.json declares no packages and no install script: nothing to install");
+        assertThat(a.root().resolve("installed.txt")).hasContent("by postinstall");
         assertServes(a, "fixture:node-plain");
     }
 
