@@ -43,7 +43,8 @@ public final class JavaProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(java));
         // a test's server or command ends within seconds to a minute, before C2 pays off: less CPU on a CPU-bound run
         cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.addAll(List.of("-cp", classPath, "dev.slipway.Main"));
+        cmd.addAll(classPath.equals(System.getProperty("java.class.path")) ? StartCache.args() : List.of("-cp", classPath));
+        cmd.add("dev.slipway.Main");
         cmd.addAll(List.of(args));
         return cmd;
     }
