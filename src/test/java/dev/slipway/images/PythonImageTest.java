@@ -8,7 +8,6 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
-import dev.slipway.testing.TestStore;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -157,7 +156,6 @@ class PythonImageTest {
         } finally {
             app.destroy();
             if (!app.waitFor(10, TimeUnit.SECONDS)) app.destroyForcibly();
-            TestStore.deleteTree(unpacked);
         }
     }
 
