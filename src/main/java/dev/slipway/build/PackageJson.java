@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,6 +15,9 @@ import java.util.Optional;
 public record PackageJson(Map<String, String> dependencies, Map<String, String> devDependencies,
                    Map<String, String> scripts, String main) {
     public static final String FILE = "package.json";
+    /** The scripts a package manager runs during an install: their text is part of what an install does. */
+    public static final List<String> INSTALL_SCRIPTS = List.of("preinstall", "install", "postinstall", "prepublish",
+            "preprepare", "prepare", "postprepare", "dependencies");
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** Empty when the directory has no package.json; a clear {@link BuildException} when it is not valid. */

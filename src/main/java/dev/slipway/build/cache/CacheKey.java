@@ -41,8 +41,6 @@ final class CacheKey {
     private static final List<String> INSTALL_FIELDS = List.of("name", "version", "dependencies", "devDependencies",
             "optionalDependencies", "peerDependencies", "peerDependenciesMeta", "bundleDependencies", "bundledDependencies",
             "overrides", "resolutions", "workspaces", "pnpm", "packageManager", "engines", "os", "cpu", "bin", "directories");
-    private static final List<String> INSTALL_SCRIPTS = List.of("preinstall", "install", "postinstall", "prepublish",
-            "preprepare", "prepare", "postprepare", "dependencies");
     /** The platform's own variables of a build (its deployment's marker): never the app's, and new at each build. */
     private static final String PLATFORM_PREFIX = "SLIPWAY_";
 
@@ -176,7 +174,7 @@ final class CacheKey {
         ObjectNode kept = Json.MAPPER.createObjectNode();
         for (String field : INSTALL_FIELDS) if (root.has(field)) kept.set(field, root.get(field));
         JsonNode scripts = root.path("scripts");
-        for (String script : INSTALL_SCRIPTS) if (scripts.has(script)) kept.set("scripts." + script, scripts.get(script));
+        for (String script : PackageJson.INSTALL_SCRIPTS) if (scripts.has(script)) kept.set("scripts." + script, scripts.get(script));
         return kept.toString();
     }
 

@@ -20,8 +20,6 @@ import java.util.List;
 public final class NothingToInstall {
     private static final List<String> PACKAGE_FIELDS = List.of("dependencies", "devDependencies", "optionalDependencies",
             "peerDependencies", "bundleDependencies", "bundledDependencies", "workspaces", "overrides");
-    private static final List<String> INSTALL_SCRIPTS = List.of("preinstall", "install", "postinstall", "prepublish",
-            "preprepare", "prepare", "postprepare", "dependencies");
     private static final List<String> INSTALLED = List.of("package-lock.json", "npm-shrinkwrap.json", "node_modules");
 
     private NothingToInstall() {}
@@ -40,7 +38,7 @@ public final class NothingToInstall {
             if (!empty(root.get(field))) return false;
         }
         JsonNode scripts = root.path("scripts");
-        return INSTALL_SCRIPTS.stream().noneMatch(scripts::hasNonNull);
+        return PackageJson.INSTALL_SCRIPTS.stream().noneMatch(scripts::hasNonNull);
     }
 
     private static boolean empty(JsonNode value) {
