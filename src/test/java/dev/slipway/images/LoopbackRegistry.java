@@ -12,6 +12,7 @@ import java.util.List;
 import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
 import com.google.cloud.tools.jib.api.buildplan.FilePermissions;
 import dev.slipway.testing.Await;
+import dev.slipway.testing.TestStore;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 import java.net.InetAddress;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -241,5 +242,6 @@ public final class LoopbackRegistry implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        TestStore.deleteTree(dir);
     }
 }

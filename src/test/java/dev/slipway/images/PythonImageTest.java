@@ -8,6 +8,7 @@ import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.Http;
 import dev.slipway.testing.ServerPerStore;
 import dev.slipway.testing.Statuses;
+import dev.slipway.testing.TestStore;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -156,6 +157,7 @@ class PythonImageTest {
         } finally {
             app.destroy();
             if (!app.waitFor(10, TimeUnit.SECONDS)) app.destroyForcibly();
+            TestStore.deleteTree(unpacked);
         }
     }
 

@@ -97,6 +97,8 @@ class EdgeHttpsTest {
                 if (second != null) second.close();
             }
             Await.until(SERVED, "the edge to stop with the server that closed", () -> ProcessHandle.of(edge).isEmpty());
+        } finally {
+            TestStore.deleteTree(dir);
         }
     }
 

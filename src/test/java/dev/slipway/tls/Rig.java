@@ -137,6 +137,7 @@ final class Rig implements AutoCloseable {
     /** A one-page static site served for {@code project} and its domain on server {@code s}. */
     static void route(Slipway s, String project, String domain, String page) throws Exception {
         Path site = Files.createTempDirectory("site-");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> TestStore.deleteTree(site))); // served until the JVM ends
         Files.writeString(site.resolve("index.html"), page);
         s.engine().routes().setProduction(project, new Target.StaticSite(site));
         if (domain != null) s.engine().routes().setDomain(domain, project);
