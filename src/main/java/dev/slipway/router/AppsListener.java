@@ -16,11 +16,14 @@ import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.websocket.client.WebSocketClient;
 import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.TimeoutException;
 
 import java.util.function.IntPredicate;
 
@@ -34,6 +37,8 @@ public final class AppsListener implements AutoCloseable {
     /** Frames are relayed one by one, never whole messages, so only a single frame is bounded. */
     private static final long MAX_WEBSOCKET_FRAME = 16L * 1024 * 1024;
     private static final String INTERNAL_HOST = "127.0.0.1";
+    private static final long STOP_TIMEOUT_MS = 5_000;
+    private static final Logger LOG = LoggerFactory.getLogger(AppsListener.class);
 
     private final Server server;
     private final int port;
@@ -145,7 +150,7 @@ public final class AppsListener implements AutoCloseable {
         // an edge's handler must keep it so) instead of assuming any handler may block and running every
         // request on another thread
         server.setDynamic(false);
-        server.setStopTimeout(5_000);
+        server.setStopTimeout(STOP_TIMEOUT_MS);
         try {
             server.start();
         } catch (Exception e) {
@@ -189,6 +194,10 @@ public final class AppsListener implements AutoCloseable {
         if (relay != null) relay.close();
         try {
             server.stop();
+        } catch (TimeoutException e) {
+            // Jetty stops every connector and bean after its graceful phase times out: what was still open (a stalled
+            // tenant's upgrade waiting for its handshake) is cut, which is what a stop should do
+            LOG.warn("apps listener: connections still open after the {} ms stop timeout were closed", STOP_TIMEOUT_MS);
         } catch (Exception e) {
             throw new IllegalStateException("apps listener did not stop cleanly: " + e.getMessage(), e);
         }

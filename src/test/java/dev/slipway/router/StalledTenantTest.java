@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The apps listener serves plain requests on its selector threads (AppsHandler is non-blocking), so
@@ -121,6 +122,23 @@ class StalledTenantTest {
             String status = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
             assertThat(status).isEqualTo("HTTP/1.1 504");
         }
+    }
+
+    @Test
+    void aListenerStoppedWhileAStalledAppHoldsAnUpgradeStopsAndCutsIt() throws Exception {
+        AppsListener own = AppsListener.start("127.0.0.1", 0, routes, port -> false);
+        int held = heldByTheBlackHole.size();
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), own.port())) {
+            s.getOutputStream().write(("GET /ws HTTP/1.1\r\nHost: stall.localhost\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Sec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            Await.until(Duration.ofSeconds(10), "the stalled app holds the upgrade", () -> heldByTheBlackHole.size() > held);
+            own.close(); // a stop does not wait past its timeout for a tenant that never answers, nor fails for it
+            s.setSoTimeout((int) WebSocketTunnel.CONNECT_TIMEOUT_MS * 4);
+            assertThat(s.getInputStream().readAllBytes()).as("what the stopped listener still sent").isEmpty();
+        }
+        assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), own.port()).close())
+                .as("the stopped listener's port").isInstanceOf(IOException.class);
     }
 
     /** Whether the router wrote anything on the socket yet (non-blocking peek). */
