@@ -24,12 +24,14 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -55,10 +57,13 @@ public final class Slipway implements AutoCloseable {
     /** Null when HTTPS is off. */
     private final AppsTls tls;
     private final Thread recovery;
+    /** Set when the server stops: guards the start of its loops at the end of a recovery that may still run then. */
+    private final AtomicBoolean stopped;
     private final ScheduledExecutorService housekeeping;
 
     private Slipway(ServerConfig config, Stores stores, Engine engine, Pipelines pipelines, ControlPlane control,
-                    AppsListener apps, EdgeLink edge, AppsTls tls, Thread recovery, ScheduledExecutorService housekeeping) {
+                    AppsListener apps, EdgeLink edge, AppsTls tls, Thread recovery, AtomicBoolean stopped,
+                    ScheduledExecutorService housekeeping) {
         this.edge = edge;
         this.tls = tls;
         this.config = config;
@@ -68,6 +73,7 @@ public final class Slipway implements AutoCloseable {
         this.control = control;
         this.apps = apps;
         this.recovery = recovery;
+        this.stopped = stopped;
         this.housekeeping = housekeeping;
     }
 
@@ -111,7 +117,8 @@ public final class Slipway implements AutoCloseable {
             stores.dispatcher().start(); // independent of the recovery: the outbox of an earlier run is sent at once
             stores.statusSender().start();
             EdgeLink edge = listeners.edge();
-            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines, edge));
+            AtomicBoolean stopped = new AtomicBoolean();
+            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines, edge, stopped));
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
@@ -124,7 +131,7 @@ public final class Slipway implements AutoCloseable {
             ServerConfig bound = config.toBuilder().ports(listeners.api().port(), listeners.appsPort())
                     .sandboxPort(listeners.sandbox() == null ? null : listeners.sandbox().port())
                     .appsHttpsPort(listeners.appsHttpsPort()).build();
-            return new Slipway(bound, stores, engine, pipelines, control, apps, listeners.edge(), tls, recovery, housekeeping);
+            return new Slipway(bound, stores, engine, pipelines, control, apps, listeners.edge(), tls, recovery, stopped, housekeeping);
         } catch (RuntimeException | IOException e) {
             while (!opened.isEmpty()) {
                 try {
@@ -158,7 +165,7 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
-    private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge) {
+    private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge, AtomicBoolean stopped) {
         try {
             sweepBuildLeftovers(pipelines);
             engine.runtime().recover(id -> stores.logs().sink(stores.deployments().outputLogOf(id), List.of()));
@@ -169,8 +176,19 @@ public final class Slipway implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("recovery after restart failed", e);
         } finally {
-            if (edge != null) edge.publish();
-            pipelines.dormant().open();
+            startLoops(pipelines, edge, stopped);
+        }
+    }
+
+    /** After the recovery, unless the server stopped meanwhile: a loop started then would outlive its store. */
+    private static void startLoops(Pipelines pipelines, EdgeLink edge, AtomicBoolean stopped) {
+        if (edge != null) edge.publish();
+        pipelines.dormant().open(); // the wakes that waited for the recovery go on
+        synchronized (stopped) {
+            if (stopped.get()) {
+                LOG.info("the server stopped during its start's recovery: its job workers and loops were not started");
+                return;
+            }
             pipelines.domains().start(); // after the routes: a domain verified now enters them
             try {
                 pipelines.workers().start(pipelines.runners());
@@ -243,34 +261,47 @@ public final class Slipway implements AutoCloseable {
     }
 
     private void stop(boolean leaveApps) {
+        synchronized (stopped) {
+            stopped.set(true); // a recovery still under way starts no loop from now on
+        }
         try {
             engine.admission().close(); // first: at the JVM's exit the embedded store may close before the rest is done
         } catch (RuntimeException e) {
             LOG.info("the store keeps what this server's start found about its sandbox: {}", e.toString());
         }
-        housekeeping.shutdownNow();
-        pipelines.workers().close();
-        pipelines.cron().close();
-        pipelines.domains().close();
-        pipelines.domainRoutes().close();
-        pipelines.deletedElsewhere().close();
-        pipelines.replicas().close();
-        pipelines.renames().close();
-        pipelines.usage().close();
-        pipelines.requestLogWriter().close();
-        pipelines.drainShipper().close();
-        control.close();
+        // each part is stopped even when one before it failed: a part left running outlives the store it writes to
+        List<RuntimeException> failed = new ArrayList<>();
+        for (Runnable step : List.<Runnable>of(housekeeping::shutdownNow, pipelines.workers()::close, pipelines.cron()::close,
+                pipelines.domains()::close, pipelines.domainRoutes()::close, pipelines.deletedElsewhere()::close,
+                pipelines.replicas()::close, pipelines.renames()::close, pipelines.usage()::close,
+                pipelines.requestLogWriter()::close, pipelines.drainShipper()::close, control::close, this::joinRecovery,
+                () -> { if (tls != null) tls.close(); }, () -> closeApps(leaveApps),
+                leaveApps ? engine::leave : engine::close, stores::close)) { // the store last: the apps' last log lines are written
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping the server: {}", e.toString());
+                failed.add(e);
+            }
+        }
+        if (!failed.isEmpty()) {
+            RuntimeException first = failed.getFirst();
+            failed.subList(1, failed.size()).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    private void joinRecovery() {
         try {
             recovery.join(Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (tls != null) tls.close();
+    }
+
+    private void closeApps(boolean leaveApps) {
         if (apps != null) apps.close();
         else if (leaveApps) edge.leave(); // it serves its last routes until the next start adopts it
         else edge.close();
-        if (leaveApps) engine.leave();
-        else engine.close();
-        stores.close(); // after the apps: their last log lines are written
     }
 }
