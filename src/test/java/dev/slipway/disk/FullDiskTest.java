@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -90,11 +91,19 @@ class FullDiskTest {
 
             Files.delete(filler);
             Files.delete(last);
-            JsonNode again = Await.value(DEADLINE, "a deploy to be taken again once the space is free", () -> {
-                var r = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
-                assertThat(r.status()).as(r.body()).isNotEqualTo(500);
-                return r.status() == 201 ? r.json().get("data") : null;
-            });
+            AtomicReference<String> lastAnswer = new AtomicReference<>();
+            JsonNode again;
+            try {
+                again = Await.value(DEADLINE, "a deploy to be taken again once the space is free", () -> {
+                    var r = http.post("/v1/deployments", "{\"project_id\":\"" + project + "\"}");
+                    assertThat(r.status()).as(r.body()).isNotEqualTo(500);
+                    lastAnswer.set(r.status() + " " + r.body());
+                    return r.status() == 201 ? r.json().get("data") : null;
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; the last answer: " + lastAnswer.get() + "; /readyz: "
+                        + server.anonymous().get("/readyz").body() + "; free: " + Files.getFileStore(disk.path()).getUsableSpace(), e);
+            }
             Statuses.await(http, "deployments", again.get("id").asText(), "live", Duration.ofMinutes(3));
             assertThat(Apps.get(url).body()).startsWith("app:before");
             Await.until(DEADLINE, "/readyz to say ready", () -> server.anonymous().get("/readyz").status() == 200);
