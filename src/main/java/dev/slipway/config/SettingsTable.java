@@ -66,7 +66,7 @@ public final class SettingsTable {
             one(RuntimeSettings.HEALTH_TIMEOUT), one(RuntimeSettings.STOP_GRACE), one(RuntimeSettings.STOP_APPS_WITH_SERVER), one(dev.slipway.edge.EdgeSettings.EDGE), one(RuntimeSettings.RETIRE_AFTER),
             one(DatabaseAdminSettings.POSTGRES_URL), one(DatabaseAdminSettings.MYSQL_URL),
             one(WebhookSettings.ALLOW_PRIVATE), one(WebhookSettings.RETRY_SCHEDULE),
-            one(IsolationSettings.ISOLATION), one(SandboxSettings.TOOLS), one(SandboxSettings.TUN_DEVICE),
+            one(IsolationSettings.ISOLATION), one(SandboxSettings.TOOLS), one(SandboxSettings.TUN_DEVICE), one(SandboxSettings.CELL_NET),
             one(BuildSettings.MEMORY_MB), one(BuildSettings.CACHE_MB), one(EgressAllow.ALLOW), one(IsolationSettings.WARM_NETWORKS),
             one(ImageSettings.REGISTRY), one(KubernetesSettings.RUNTIME), one(KubernetesSettings.KUBECONFIG),
             new Row(List.of(KubernetesSettings.NAMESPACES, KubernetesSettings.NAMESPACE, KubernetesSettings.ROUTER_NAMESPACE,

@@ -11,8 +11,16 @@ import java.util.List;
  * @param madeAt {@link System#nanoTime()} when it was made (ready networks are remade after a while)
  */
 record CellNetwork(Path handle, Path owner, Path pastaPid, int port, List<Integer> forwards, long madeAt) {
+    static final String VETH = ".veth";
+
     CellNetwork {
         forwards = List.copyOf(forwards);
+    }
+
+    /** The record of its veth pair (its slot and port; none when the way in is its pasta's), beside its handle. */
+    Path veth() {
+        String name = handle.getFileName().toString();
+        return handle.resolveSibling(name.substring(0, name.lastIndexOf('.')) + VETH);
     }
 
     /** The same network, made now as far as its age goes (a reserved one is not remade while it waits for its cell). */

@@ -123,14 +123,18 @@ public record NetworkPolicy(List<Endpoint> denied, List<InetAddress> hostAddress
      * The nftables ruleset loaded into each cell's network namespace, first match wins: the cell's own loopback;
      * the platform's endpoints and this host's addresses refused; pasta's DNS forwarder, the database servers'
      * ports and what the operator opened accepted; IPv6's neighbour discovery (with the gateway, which may be on
-     * a unique-local address) passed; every other non-public address refused.
+     * a unique-local address) passed; every other non-public address refused. Out of its veth pair ({@link Veths})
+     * only replies pass, and the cells' network ({@code cells}) is refused even where the operator opened it.
      */
-    String nftRules() {
+    String nftRules(Cidr cells) {
         StringBuilder r = new StringBuilder();
         r.append("table inet slipway {\n  chain output {\n    type filter hook output priority 0; policy accept;\n");
         r.append("    oifname \"lo\" accept\n");
+        r.append("    oifname \"").append(Veths.CELL_LINK).append("\" ct state established accept\n");
+        r.append("    oifname \"").append(Veths.CELL_LINK).append("\" reject\n");
         for (Endpoint e : denied) rule(r, e, "reject");
         for (InetAddress a : hostAddresses) rule(r, new Endpoint(a, 0), "reject");
+        r.append("    ").append(cells.family()).append(" daddr ").append(cells).append(" reject\n");
         for (InetAddress f : dns.forwarders()) {
             r.append("    ").append(family(f)).append(" daddr ").append(f.getHostAddress()).append(" udp dport 53 accept\n");
         }

@@ -58,15 +58,30 @@ final class Networks {
     private final Path upstream;
     /** True when an unprivileged pasta cannot open the tun device itself: it gets a device node of its own. */
     private final boolean ownTunNode;
+    /** The veth pairs into cells that serve a port; null while the way in is their pastas' (why: {@link #pastaInbound}). */
+    private volatile Veths veths;
+    /** Why the way in is pasta's here, or null while cells get veth pairs. */
+    private volatile String pastaInbound;
 
     Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) throws IOException {
         this.tools = tools;
         this.runDir = runDir;
-        this.rules = policy.nftRules();
+        this.rules = policy.nftRules(tools.cellNetwork());
         this.dns = policy.dns();
         this.upstream = runDir.resolve(UPSTREAM);
         writeUpstream();
         this.ownTunNode = !tools.tunDevice().equals(SandboxSettings.TUN) || !openToEveryone(tools.tunDevice());
+        if (tools.ip() == null) {
+            pastaInbound = "no `ip` (apt-get install iproute2)";
+        } else {
+            Veths v = new Veths(tools, tools.cellNetwork());
+            try {
+                v.prepareHost();
+                veths = v;
+            } catch (IOException e) {
+                pastaInbound = "the host's table for veth pairs could not be loaded (" + e.getMessage() + ")";
+            }
+        }
     }
 
     private void writeUpstream() throws IOException {
@@ -84,6 +99,12 @@ final class Networks {
         }
     }
 
+    /** The way into a cell here, for the server's start-up line. */
+    String inbound() {
+        return pastaInbound == null ? "a veth pair per serving cell in " + tools.cellNetwork()
+                : "through pastas, as veth pairs cannot be made here: " + pastaInbound;
+    }
+
     /** How pastas reach the tun device here, for the server's start-up line. */
     String tunAccess() {
         if (rootPastas != null) return "pastas run as root: " + rootPastas;
@@ -98,15 +119,27 @@ final class Networks {
      */
     CellNetwork makeChecked(String name) throws IOException {
         remove(named(name, 0, List.of())); // what a check of an earlier run left
+        CellNetwork network;
         try {
-            return make(name, 0, List.of());
+            network = make(name, 0, List.of());
         } catch (SandboxProblem.Failure e) {
             if (rootPastas != null || !e.problem().part().equals(SandboxProblem.TUN_PART)) throw e;
             rootPastas = "an unprivileged pasta cannot have the tun device " + tools.tunDevice() + " (" + e.problem().detail() + ")";
-            CellNetwork network = make(name, 0, List.of());
+            network = make(name, 0, List.of());
             LOG.warn("cell networks' pastas run as root on this machine: {}", rootPastas);
-            return network;
         }
+        Veths v = veths;
+        if (v != null) {
+            try {
+                v.attach(network.handle(), 0, network.veth());
+            } catch (IOException e) {
+                veths = null;
+                pastaInbound = "a veth pair could not be made (" + e.getMessage() + ")";
+                v.detach(network.veth());
+                LOG.warn("the way into cells is their pastas' on this machine: {}", pastaInbound);
+            }
+        }
+        return network;
     }
 
     private CellNetwork named(String name, int port, List<Integer> forwards) {
@@ -144,6 +177,8 @@ final class Networks {
             }
             step(() -> ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules),
                     SandboxProblem::firewall);
+            Veths v = veths;
+            if (v != null && port > 0) step(() -> v.attach(handle, port, network.veth()), SandboxProblem::network);
             List<String> pasta = new ArrayList<>(nice);
             if (!tools.tunDevice().equals(SandboxSettings.TUN) || (uid != 0 && ownTunNode)) pasta.addAll(withOwnTunNode());
             if (Files.exists(RESOLV_CONF)) { // a shell of root's shows pasta the resolvers it forwards to, then is pasta
@@ -276,8 +311,9 @@ final class Networks {
         return all;
     }
 
-    /** Stops its pasta (waiting until its port is free) and lets the namespace go. */
+    /** Unmaps its port and removes its veth pair, stops its pasta (waiting until its port is free) and lets the namespace go. */
     void remove(CellNetwork network) {
+        detachVeth(network.veth());
         try {
             stopPasta(network.pastaPid());
         } catch (RuntimeException e) {
@@ -285,6 +321,14 @@ final class Networks {
         }
         unmount(network.handle());
         unmount(network.owner());
+    }
+
+    /** Removes a recorded veth pair, also where this run has none (a run before it made it). */
+    private void detachVeth(Path record) {
+        if (!Files.exists(record)) return;
+        Veths v = veths;
+        if (v != null) v.detach(record);
+        else if (tools.ip() != null) new Veths(tools, tools.cellNetwork()).detach(record);
     }
 
     private void unmount(Path handle) {
@@ -317,7 +361,7 @@ final class Networks {
      */
     void sweep(Set<CellNetwork> adopted) {
         Set<Path> spared = new HashSet<>();
-        for (CellNetwork n : adopted) spared.addAll(List.of(n.handle(), n.owner(), n.pastaPid()));
+        for (CellNetwork n : adopted) spared.addAll(List.of(n.handle(), n.owner(), n.pastaPid(), n.veth()));
         sweep(runDir, spared);
     }
 
@@ -327,11 +371,12 @@ final class Networks {
     }
 
     private void sweep(Path dir, Set<Path> spared) {
-        for (String suffix : List.of(".pasta", ".net", ".user")) {
+        for (String suffix : List.of(CellNetwork.VETH, ".pasta", ".net", ".user")) {
             try (var entries = Files.list(dir)) {
                 for (Path p : entries.toList()) {
                     if (!p.getFileName().toString().endsWith(suffix) || spared.contains(p)) continue;
                     if (suffix.equals(".pasta")) stopPasta(p);
+                    else if (suffix.equals(CellNetwork.VETH)) detachVeth(p);
                     else unmount(p);
                 }
             } catch (IOException e) {

@@ -105,7 +105,7 @@ public final class Sandbox implements Confinement {
     @Override
     public String summary() {
         return "apps and builds are sandboxed (bubblewrap, a uid per project, pasta networking, "
-                + tools.cgroups().describe() + " limits; " + networks.tunAccess() + ")";
+                + tools.cgroups().describe() + " limits; " + networks.tunAccess() + "; the way in: " + networks.inbound() + ")";
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.slipway.isolation;
 
+import dev.slipway.net.Cidr;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,10 +12,12 @@ import java.util.Set;
 
 /**
  * The system tools the sandbox runs, by absolute path (the server's PATH cannot substitute them), and
- * what is missing for a sandbox on this machine.
+ * what is missing for a sandbox on this machine. {@code ip} (iproute2) is the one it can do without: without it, the
+ * way into a cell is its pasta's, as where veth pairs cannot be made, and the server says so at start.
  */
 public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path nsenter, Path unshare, Path mount, Path umount,
-                           Path setsid, Path truth, Path sh, Path nice, Path renice, Path mknod, Cgroups cgroups, Path tunDevice) {
+                           Path setsid, Path truth, Path sh, Path nice, Path renice, Path mknod, Cgroups cgroups, Path tunDevice,
+                           Path ip, Cidr cellNetwork) {
     public static final String INSTALL = "apt-get install bubblewrap passt nftables";
 
     /** The tools in the standard directories, with /dev/net/tun. */
@@ -63,7 +67,8 @@ public record SandboxTools(Path bwrap, Path pasta, Path nft, Path setpriv, Path 
                     "no writable cgroups (v1 memory, cpu and pids, or v2 with those controllers)"));
         }
         return new Detection(new SandboxTools(bwrap, pasta, nft, setpriv, nsenter, unshare, mount, umount, setsid, truth, sh, nice,
-                renice, mknod, cgroups.get(), settings.tunDevice()), List.of(), null);
+                renice, mknod, cgroups.get(), settings.tunDevice(), find(settings.toolDirs(), "ip").orElse(null), settings.cellNetwork()),
+                List.of(), null);
     }
 
     /** @param problem null when the tools are there */

@@ -14,12 +14,13 @@ final class ToolRun {
 
     private ToolRun() {}
 
-    static void run(List<String> argv, String stdin) throws IOException {
-        run(Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
+    /** @return what it printed */
+    static String run(List<String> argv, String stdin) throws IOException {
+        return run(Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
     }
 
     /** As above; {@code name} names the tool in its failure (the one that matters when others start it). */
-    static void run(String name, List<String> argv, String stdin) throws IOException {
+    static String run(String name, List<String> argv, String stdin) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", PATH);
@@ -47,5 +48,6 @@ final class ToolRun {
             throw new IOException(name + " failed with exit code "
                     + p.exitValue() + (said.isEmpty() ? "" : ": " + said));
         }
+        return new String(out, StandardCharsets.UTF_8);
     }
 }

@@ -257,10 +257,14 @@ class HostileTenantTest {
                 "127.0.0.1:" + server.slipway().appsPort(), "127.0.0.1:" + victimInstance.port(),
                 "169.254.169.254:80", "127.0.0.1:5432", "127.0.0.1:3306", "127.0.0.1:6379",
                 CLOSED_V4 + ":" + LAN_PORT, CLOSED_V6 + ":" + LAN_PORT));
+        List<String> hostEnds = hostAddresses().stream().filter(WarmNetworksTest::inCellNetwork).toList();
+        assertThat(hostEnds).as("the veth pairs' host ends (the victim's among them)").isNotEmpty();
         for (String address : hostAddresses()) {
             tcp.add(address + ":" + server.slipway().apiPort());
             tcp.add(address + ":" + victimInstance.port());
         }
+        // the other end of every pair: the victim's cell is one of them, and its port there is its app's
+        for (String hostEnd : hostEnds) tcp.add(WarmNetworksTest.next(hostEnd) + ":" + victimInstance.port());
         Map<String, String> env = new LinkedHashMap<>();
         env.put("PROBE_FILES", String.join(",", files));
         env.put("PROBE_TCP", String.join(",", tcp));

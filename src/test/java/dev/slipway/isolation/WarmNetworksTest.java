@@ -44,11 +44,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EndToEnd
 class WarmNetworksTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    /** Serves on $PORT: GET / answers the cell's network namespace, /probe?port=N whether 127.0.0.1:N connects. */
+    /**
+     * Serves on $PORT: GET / answers the cell's network namespace, /probe?port=N[&host=A] whether A:N (127.0.0.1 by
+     * default) connects, /peer the address its request came from.
+     */
     private static final String APP = """
             const http = require('http'), net = require('net'), fs = require('fs');
-            const probe = (port) => new Promise((done) => {
-              const s = net.connect(port, '127.0.0.1');
+            const probe = (port, host) => new Promise((done) => {
+              const s = net.connect(port, host || '127.0.0.1');
               s.setTimeout(1000);
               s.on('connect', () => { s.destroy(); done('connected'); });
               s.on('error', (e) => done(e.code));
@@ -59,7 +62,8 @@ class WarmNetworksTest {
             } else {
               http.createServer(async (req, res) => {
                 const u = new URL(req.url, 'http://x');
-                res.end(u.pathname === '/probe' ? await probe(+u.searchParams.get('port')) : fs.readlinkSync('/proc/self/ns/net'));
+                res.end(u.pathname === '/probe' ? await probe(+u.searchParams.get('port'), u.searchParams.get('host'))
+                  : u.pathname === '/peer' ? req.socket.remoteAddress : fs.readlinkSync('/proc/self/ns/net'));
               }).listen(+process.env.PORT, '127.0.0.1');
             }
             """;
@@ -124,7 +128,7 @@ class WarmNetworksTest {
     @Test
     void anAppStartsInTheReadyNetworkBehindItsReservedPortAndEachNetworkIsItsOwn() throws Exception {
         int port = reserve();
-        assertThat(connects(port)).as("the network behind a reserved port is up before the app starts").isTrue();
+        assertThat(held(port)).as("the network behind a reserved port holds it before the app starts").isTrue();
         Set<Long> ready = readyNamespaces();
         Confined first = sandbox.start(app("wn-app-1", port, Map.of()));
         try {
@@ -289,7 +293,7 @@ class WarmNetworksTest {
             assertThat(Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")))
                     .as("the root pasta of before").anyMatch(l -> l.matches("Uid:\\s+0\\s+0\\s+0\\s+0"));
             assertThat(network.owner()).doesNotExist();
-            assertThat(connects(port)).as("its port is forwarded in").isTrue();
+            assertThat(held(port)).as("its port is forwarded in").isTrue();
         } finally {
             networks.remove(network);
             networks.close();
@@ -326,6 +330,99 @@ class WarmNetworksTest {
         assertThat(tools.cgroups().existing()).noneMatch(name -> name.startsWith(node + "."));
         assertThat(runDir).as("a live server's run dir").exists();
         Await.until(Duration.ofSeconds(10), "a live server's ready networks", () -> !Pastas.of(runDir).isEmpty());
+    }
+
+    /**
+     * The way in is a veth pair of the cell's own: the host's connections to its loopback port go down it (the host
+     * end's counters move), and reach the app from loopback's address, as through pasta. The app cannot use the pair:
+     * not to its host end (where the host's services listen on every address), not to another cell's address; once
+     * released, the pair, its record and its port's mapping are gone.
+     */
+    @Test
+    void anAppIsReachedDownAVethPairOfItsOwnWhichItCannotUse() throws Exception {
+        int port = reserve();
+        Confined app = sandbox.start(app("wn-veth-1", port, Map.of()));
+        int other = reserve();
+        Confined neighbour = sandbox.start(app("wn-veth-2", other, Map.of()));
+        Path record;
+        String slot;
+        try {
+            Await.value(Duration.ofSeconds(10), "the app to answer", () -> get(port, "/"));
+            Await.value(Duration.ofSeconds(10), "the other app to answer", () -> get(other, "/"));
+            record = vethRecord(port);
+            slot = Files.readString(record).strip().split(" ")[0];
+            Path link = Path.of("/sys/class/net", Veths.HOST_PREFIX + slot);
+            assertThat(link).as("the pair's host end").exists();
+            String cellAddress = mapped(port);
+            assertThat(SandboxSettings.CELL_NETWORK.contains(java.net.InetAddress.getByName(cellAddress)))
+                    .as("the cell's address " + cellAddress).isTrue();
+            long before = Long.parseLong(Files.readString(link.resolve("statistics/rx_bytes")).strip());
+            assertThat(get(port, "/peer")).as("where the app sees its requests come from").isIn("127.0.0.1", "::ffff:127.0.0.1");
+            long after = Long.parseLong(Files.readString(link.resolve("statistics/rx_bytes")).strip());
+            assertThat(after - before).as("bytes the app sent up its pair for one request").isPositive();
+
+            String hostEnd = WarmNetworksTest.next(cellAddress, -1);
+            // a platform service listening on every address of the host, reached by the pair's host end
+            try (ServerSocket everywhere = new ServerSocket(0)) {
+                assertThat(get(port, "/probe?port=" + everywhere.getLocalPort() + "&host=" + hostEnd))
+                        .as("the pair's host end").isEqualTo("ECONNREFUSED");
+            }
+            String neighbourAddress = mapped(other);
+            assertThat(neighbourAddress).isNotEqualTo(cellAddress);
+            assertThat(get(port, "/probe?port=" + other + "&host=" + neighbourAddress)).as("another cell's address").isEqualTo("ECONNREFUSED");
+        } finally {
+            neighbour.release();
+            app.release();
+        }
+        assertThat(record).as("the pair's record, released").doesNotExist();
+        assertThat(Path.of("/sys/class/net", Veths.HOST_PREFIX + slot)).as("the pair, released").doesNotExist();
+        assertThat(mappedOrNull(port)).as("the port's mapping, released").isNull();
+    }
+
+    /** The address after {@code address} (the cell end of the pair whose host end it is). */
+    static String next(String address) {
+        return next(address, 1);
+    }
+
+    private static String next(String address, int by) {
+        int last = address.lastIndexOf('.') + 1;
+        return address.substring(0, last) + (Integer.parseInt(address.substring(last)) + by);
+    }
+
+    static boolean inCellNetwork(String address) {
+        try {
+            return SandboxSettings.CELL_NETWORK.contains(java.net.InetAddress.getByName(address));
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** The record of the veth pair that serves {@code port}. */
+    private static Path vethRecord(int port) throws IOException {
+        try (var files = Files.list(runDir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(CellNetwork.VETH)).filter(p -> {
+                try {
+                    return Files.readString(p).strip().endsWith(" " + port);
+                } catch (IOException gone) {
+                    return false;
+                }
+            }).findFirst().orElseThrow(() -> new AssertionError("no veth record for port " + port + " in " + runDir));
+        }
+    }
+
+    /** The cell address the host's table maps {@code port} to. */
+    private static String mapped(int port) throws Exception {
+        String address = mappedOrNull(port);
+        assertThat(address).as("the mapping of port " + port).isNotNull();
+        return address;
+    }
+
+    private static String mappedOrNull(int port) throws Exception {
+        Process p = new ProcessBuilder("nft", "get element ip slipway_cells inbound { " + port + " }").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) return null;
+        var m = java.util.regex.Pattern.compile(port + " : ([0-9.]+)").matcher(out);
+        return m.find() ? m.group(1) : null;
     }
 
     private static int reserve() {
@@ -447,6 +544,15 @@ class WarmNetworksTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
+        }
+    }
+
+    /** Whether a process of the host holds the loopback port (a cell's pasta does, for the cell). */
+    private static boolean held(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return false;
+        } catch (IOException taken) {
+            return true;
         }
     }
 
