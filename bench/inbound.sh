@@ -2,7 +2,7 @@
 # The inbound path into a network namespace, without Slipway: what a cell's way in costs on this machine.
 # The plain Node http app (fixtures/node-plain) runs three times: bare on the host's loopback; in a network namespace
 # that pasta connects (as a cell's is, a loopback port forwarded in); and in a network namespace joined to the host
-# by a veth pair (a /30 of 10.203.0.0/16, nftables DNAT from its address to the app's loopback, route_localnet).
+# by a veth pair (a /30 of 10.204.0.0/16, nftables DNAT from its address to the app's loopback, route_localnet).
 # nginx (1 worker, keep-alive upstream) stands in front of each; wrk runs straight to each app and through nginx,
 # the rows interleaved, ROUNDS rounds of DURATION s. Prints req/s and p99, and each path as a ratio of the bare one.
 # Needs root, wrk, nginx, node, pasta, nft, ip.
@@ -43,26 +43,26 @@ ip netns add "$pns"
 pasta --runas 0 --quiet --pid "$work/pasta.pid" --netns "/run/netns/$pns" --config-net --no-map-gw \
   -t "127.0.0.1/$pasta_port:$pasta_port" -u none -T none -U none
 ip netns exec "$pns" env PORT="$pasta_port" node "$app" > /dev/null & pids+=("$!")
-# veth: the namespace at 10.203.0.2, the host at 10.203.0.1
+# veth: the namespace at 10.204.0.2, the host at 10.204.0.1
 ip netns add "$ns"
 ip link add "$host_if" type veth peer name "$cell_if"
 ip link set "$cell_if" netns "$ns"
-ip addr add 10.203.0.1/30 dev "$host_if"; ip link set "$host_if" up
-ip netns exec "$ns" ip addr add 10.203.0.2/30 dev "$cell_if"
+ip addr add 10.204.0.1/30 dev "$host_if"; ip link set "$host_if" up
+ip netns exec "$ns" ip addr add 10.204.0.2/30 dev "$cell_if"
 ip netns exec "$ns" ip link set "$cell_if" up; ip netns exec "$ns" ip link set lo up
 ip netns exec "$ns" sysctl -qw "net.ipv4.conf.$cell_if.route_localnet=1" net.ipv4.conf.all.route_localnet=1
 ip netns exec "$ns" nft -f - <<EOF
 table ip bench { chain pre { type nat hook prerouting priority dstnat; tcp dport $veth_port dnat to 127.0.0.1:$veth_port; }; }
 EOF
 ip netns exec "$ns" env PORT="$veth_port" node "$app" > /dev/null & pids+=("$!")
-wait_port "127.0.0.1:$bare"; wait_port "127.0.0.1:$pasta_port"; wait_port "10.203.0.2:$veth_port"
+wait_port "127.0.0.1:$bare"; wait_port "127.0.0.1:$pasta_port"; wait_port "10.204.0.2:$veth_port"
 
 ngx="$work/nginx"; mkdir -p "$ngx/logs"; n0=$((PORT + 10))
 {
   printf 'worker_processes 1;\ndaemon off;\npid %s/nginx.pid;\nerror_log %s/logs/error.log warn;\nevents { worker_connections 4096; }\n' "$ngx" "$ngx"
   printf 'http {\n  access_log off;\n'
   i=0
-  for up in "127.0.0.1:$bare" "127.0.0.1:$pasta_port" "10.203.0.2:$veth_port"; do
+  for up in "127.0.0.1:$bare" "127.0.0.1:$pasta_port" "10.204.0.2:$veth_port"; do
     printf '  upstream u%d { server %s; keepalive 64; }\n' "$i" "$up"
     printf '  server { listen 127.0.0.1:%d; location / { proxy_pass http://u%d; proxy_http_version 1.1; proxy_set_header Connection ""; } }\n' $((n0 + i)) "$i"
     i=$((i + 1))
@@ -72,7 +72,7 @@ ngx="$work/nginx"; mkdir -p "$ngx/logs"; n0=$((PORT + 10))
 nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log" & pids+=("$!")
 wait_port "127.0.0.1:$n0"
 
-declare -A url=([bare]="127.0.0.1:$bare" [pasta]="127.0.0.1:$pasta_port" [veth]="10.203.0.2:$veth_port"
+declare -A url=([bare]="127.0.0.1:$bare" [pasta]="127.0.0.1:$pasta_port" [veth]="10.204.0.2:$veth_port"
   [nginx_bare]="127.0.0.1:$n0" [nginx_pasta]="127.0.0.1:$((n0 + 1))" [nginx_veth]="127.0.0.1:$((n0 + 2))")
 rows=(bare pasta veth nginx_bare nginx_pasta nginx_veth)
 declare -A rps p99
