@@ -62,6 +62,7 @@ final class Networks {
     private volatile Veths veths;
     /** Why the way in is pasta's here, or null while cells get veth pairs. */
     private volatile String pastaInbound;
+    private Thread renewer;
 
     Networks(SandboxTools tools, NetworkPolicy policy, Path runDir) throws IOException {
         this.tools = tools;
@@ -78,6 +79,7 @@ final class Networks {
             try {
                 v.prepareHost();
                 veths = v;
+                renewer = Thread.ofVirtual().name("cell-port-mappings").start(() -> renewMappings(v));
             } catch (IOException e) {
                 pastaInbound = "the host's table for veth pairs could not be loaded (" + e.getMessage() + ")";
             }
@@ -201,6 +203,7 @@ final class Networks {
             for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
             step(() -> ToolRun.run("pasta", pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
                     ? SandboxProblem.tun(said) : SandboxProblem.network(said));
+            if (v != null && port > 0) step(() -> v.map(network.veth()), SandboxProblem::network); // pasta holds the port now
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
                 ToolRun.run(List.of(tools.renice().toString(), "-n", "0", "-p", pid), null);
@@ -346,8 +349,22 @@ final class Networks {
         }
     }
 
+    /** Until {@link #close}: the mappings of this server's cells outlive it by {@link Veths#MAPPED_FOR} at most. */
+    private void renewMappings(Veths v) {
+        while (true) {
+            try {
+                Thread.sleep(Veths.RENEW_EVERY); // the renewal's period, not a wait for work
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!Files.isDirectory(runDir)) return; // swept: a server of this run dir is gone
+            v.renew(runDir);
+        }
+    }
+
     /** Removes the resolv.conf its pastas read (once its networks are removed). */
     void close() {
+        if (renewer != null) renewer.interrupt();
         try {
             Files.deleteIfExists(upstream);
         } catch (IOException e) {

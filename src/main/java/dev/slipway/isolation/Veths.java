@@ -17,9 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The way into a cell that serves a port: a veth pair, its host end {@code slwv<slot>} with the first address of the
  * slot's /30 in the cells' network ({@code SLIPWAY_SANDBOX_CELL_NET}), its cell end {@code slw0} with the second.
  * The host's connections to the cell's loopback port (the router's, the edge's, the health checks') are sent down the
- * pair by the map {@code inbound} (port → cell address) of the host's table {@code slipway_cells}, and the cell hands
+ * pair by the map {@code ports} (port → cell address) of the host's table {@code slipway_veths}, and the cell hands
  * them on to its loopback, where the app listens: a hop through the kernel, as a container's veth, where pasta's
  * splice cost a third of a proxied app's throughput.
+ * <p>
+ * A mapping lasts {@link #MAPPED_FOR} unless its server renews it ({@link #renew}, every {@link #RENEW_EVERY}): one
+ * that nobody renews (its server died, or a version of the server without veth pairs runs the cell now) ends by
+ * itself, and the cell is reached through its pasta again; no mapping outlives its pair for longer than that, where
+ * it would send the port's connections nowhere (a port the kernel hands out again meanwhile).
  * <p>
  * pasta still forwards the port as well (it keeps the port reserved on the host, and serves it should the map lose
  * it) and carries all the cell's own traffic out. The pair carries none of that: the cell's firewall passes only
@@ -31,8 +36,11 @@ final class Veths {
     private static final Logger LOG = LoggerFactory.getLogger(Veths.class);
     static final String CELL_LINK = "slw0";
     static final String HOST_PREFIX = "slwv";
-    private static final String TABLE = "ip slipway_cells";
+    private static final String TABLE = "ip slipway_veths";
+    private static final String MAP = TABLE + " ports";
     private static final int TRIES = 64;
+    static final java.time.Duration MAPPED_FOR = java.time.Duration.ofSeconds(30);
+    static final java.time.Duration RENEW_EVERY = java.time.Duration.ofSeconds(10);
 
     private final SandboxTools tools;
     private final Cidr range;
@@ -57,12 +65,12 @@ final class Veths {
     void prepareHost() throws IOException {
         ToolRun.run(List.of(tools.nft().toString(), "-f", "-"), String.join("\n",
                 "add table " + TABLE,
-                "add map " + TABLE + " inbound { type inet_service : ipv4_addr ; }",
+                "add map " + MAP + " { type inet_service : ipv4_addr ; flags timeout ; }",
                 "add chain " + TABLE + " output { type nat hook output priority -100 ; }",
                 "add chain " + TABLE + " postrouting { type nat hook postrouting priority 100 ; }",
                 "flush chain " + TABLE + " output",
                 "flush chain " + TABLE + " postrouting",
-                "add rule " + TABLE + " output ip daddr 127.0.0.1 dnat to tcp dport map @inbound",
+                "add rule " + TABLE + " output ip daddr 127.0.0.1 dnat to tcp dport map @ports",
                 // the host end's address, not loopback's, is the source the cell sees
                 "add rule " + TABLE + " postrouting oifname \"" + HOST_PREFIX + "*\" ip saddr 127.0.0.0/8 masquerade", ""));
     }
@@ -74,7 +82,7 @@ final class Veths {
 
     /**
      * Joins the network {@code handle} to the host by a pair in a free slot, recorded in {@code record} as soon as it
-     * exists; with {@code port} > 0 the host's connections to that loopback port go down it from then on.
+     * exists; with {@code port} > 0 the cell takes that port's connections from the pair ({@link #map} sends them).
      */
     void attach(Path handle, int port, Path record) throws IOException {
         int slot = makePair(handle);
@@ -90,9 +98,49 @@ final class Veths {
                         + "&& \"$1\" addr add \"$2\"/30 dev \"$0\" && \"$1\" link set \"$0\" up",
                 CELL_LINK, tools.ip().toString(), cell), null);
         ToolRun.run(List.of(tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), cellRules(port));
-        if (port > 0) {
-            unmap(port, null); // what a cell that had the port before left, should its server have died
-            ToolRun.run(List.of(tools.nft().toString(), "add element " + TABLE + " inbound { " + port + " : " + cell + " }"), null);
+    }
+
+    /**
+     * Sends the host's connections to the recorded pair's port down it: called once its pasta holds the port, so that
+     * no mapping ever names a port another process could take.
+     */
+    synchronized void map(Path record) throws IOException {
+        Mapping m = Mapping.read(record);
+        if (m.port() == 0) return;
+        unmap(m.port(), null); // what a cell that had the port before left (a mapping of a server that died)
+        ToolRun.run(List.of(tools.nft().toString(), "-f", "-"), m.renewal(this));
+    }
+
+    /** Renews the mappings of the pairs recorded in {@code dir} (this server's cells), in one transaction. */
+    synchronized void renew(Path dir) {
+        StringBuilder batch = new StringBuilder();
+        try (var files = Files.list(dir)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().endsWith(CellNetwork.VETH)).toList()) {
+                try {
+                    Mapping m = Mapping.read(f);
+                    if (m.port() > 0) batch.append(m.renewal(this));
+                } catch (IOException | RuntimeException gone) {
+                    // removed meanwhile, or still being written
+                }
+            }
+            if (!batch.isEmpty()) ToolRun.run(List.of(tools.nft().toString(), "-f", "-"), batch.toString());
+        } catch (IOException e) {
+            LOG.warn("could not renew the cells' port mappings (their pastas serve them meanwhile): {}", e.getMessage());
+        }
+    }
+
+    /** A pair's record: its slot and the cell's port (0: none). */
+    private record Mapping(int slot, int port) {
+        static Mapping read(Path record) throws IOException {
+            String[] parts = Files.readString(record).strip().split(" ");
+            return new Mapping(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+        }
+
+        /** Added when missing, then made again: its time starts anew, in one transaction. */
+        String renewal(Veths veths) {
+            String element = "{ " + port + " timeout " + MAPPED_FOR.toSeconds() + "s : " + veths.address(slot, 2) + " }";
+            return "add element " + MAP + " " + element + "\ndelete element " + MAP + " { " + port + " }\n"
+                    + "add element " + MAP + " " + element + "\n";
         }
     }
 
@@ -135,13 +183,12 @@ final class Veths {
     }
 
     /** Removes the pair recorded in {@code record} and its port's mapping (when the mapping is still the pair's). */
-    void detach(Path record) {
+    synchronized void detach(Path record) {
         if (!Files.exists(record)) return;
         try {
-            String[] parts = Files.readString(record).strip().split(" ");
-            int slot = Integer.parseInt(parts[0]);
-            int port = Integer.parseInt(parts[1]);
-            if (port > 0) unmap(port, address(slot, 2));
+            Mapping m = Mapping.read(record);
+            int slot = m.slot();
+            if (m.port() > 0) unmap(m.port(), address(slot, 2));
             if (Files.exists(Path.of("/sys/class/net", HOST_PREFIX + slot))) {
                 try {
                     ToolRun.run(List.of(tools.ip().toString(), "link", "del", HOST_PREFIX + slot), null);
@@ -160,13 +207,13 @@ final class Veths {
         String element = "{ " + port + " }";
         String now;
         try {
-            now = ToolRun.run(List.of(tools.nft().toString(), "get element " + TABLE + " inbound " + element), null);
+            now = ToolRun.run(List.of(tools.nft().toString(), "get element " + MAP + " " + element), null);
         } catch (IOException notMapped) {
             return;
         }
         if (cell != null && !now.contains(": " + cell + " ")) return; // another cell has the port now
         try {
-            ToolRun.run(List.of(tools.nft().toString(), "delete element " + TABLE + " inbound " + element), null);
+            ToolRun.run(List.of(tools.nft().toString(), "delete element " + MAP + " " + element), null);
         } catch (IOException raced) {
             // removed meanwhile
         }

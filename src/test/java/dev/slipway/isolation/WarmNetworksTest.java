@@ -356,6 +356,10 @@ class WarmNetworksTest {
             String cellAddress = mapped(port);
             assertThat(SandboxSettings.CELL_NETWORK.contains(java.net.InetAddress.getByName(cellAddress)))
                     .as("the cell's address " + cellAddress).isTrue();
+            // a mapping ends by itself unless its server renews it: one left by a server that died sends nothing nowhere
+            long expires = expiresMillis(port);
+            assertThat(expires).as("the mapping's time left").isPositive().isLessThanOrEqualTo(Veths.MAPPED_FOR.toMillis());
+            Await.until(Veths.RENEW_EVERY.multipliedBy(2), "the server to renew the mapping", () -> expiresMillis(port) > expires);
             long before = Long.parseLong(Files.readString(link.resolve("statistics/rx_bytes")).strip());
             assertThat(get(port, "/peer")).as("where the app sees its requests come from").isIn("127.0.0.1", "::ffff:127.0.0.1");
             long after = Long.parseLong(Files.readString(link.resolve("statistics/rx_bytes")).strip());
@@ -417,11 +421,32 @@ class WarmNetworksTest {
         return address;
     }
 
+    /** How long the mapping of {@code port} has left ({@code expires 29s984ms}). */
+    private static long expiresMillis(int port) {
+        try {
+            Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            var m = java.util.regex.Pattern.compile("expires (?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?").matcher(out);
+            assertThat(m.find()).as(out).isTrue();
+            long total = 0;
+            if (m.group(1) != null) total += Long.parseLong(m.group(1)) * 60_000;
+            if (m.group(2) != null) total += Long.parseLong(m.group(2)) * 1000;
+            if (m.group(3) != null) total += Long.parseLong(m.group(3));
+            return total;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     private static String mappedOrNull(int port) throws Exception {
-        Process p = new ProcessBuilder("nft", "get element ip slipway_cells inbound { " + port + " }").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) return null;
-        var m = java.util.regex.Pattern.compile(port + " : ([0-9.]+)").matcher(out);
+        var m = java.util.regex.Pattern.compile(port + " [^:,}]*: ([0-9.]+)").matcher(out);
         return m.find() ? m.group(1) : null;
     }
 
