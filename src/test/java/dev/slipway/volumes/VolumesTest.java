@@ -104,6 +104,21 @@ class VolumesTest {
         assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).doesNotContain(project).doesNotContain(other);
     }
 
+    /** A server that stops its apps unmounts their volumes (and frees their loop devices); the next start mounts them. */
+    @Test
+    void aServerThatStopsItsAppsUnmountsTheirVolumes() throws Exception {
+        String project = "prj_vol_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        TestServer own = TestServer.start(Dialect.H2, c -> c.isolation(IsolationMode.SANDBOX));
+        try {
+            Instance app = own.startApp(spec(project, new Volume("data", "/data", SIZE_MB)), LogSink.DISCARD);
+            assertThat(call(app, "/write?name=kept&value=x").get("ok").asBoolean()).isTrue();
+            assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("its volume, while it runs").contains(project);
+        } finally {
+            own.close();
+        }
+        assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("its volume, once the server stopped").doesNotContain(project);
+    }
+
     @Test
     void aVolumeOverTheSystemOrOutsideItsPlaceIsRefused() {
         for (String bad : List.of("/", "/proc", "/proc/self", "/etc/app", "/usr/local/data", "/tmp/x", "data", "/data/../etc",

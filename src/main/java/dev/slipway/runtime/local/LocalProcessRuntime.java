@@ -706,6 +706,13 @@ public final class LocalProcessRuntime implements AppRuntime {
         workers.clear();
         for (Supervisor s : running.values()) untrack(s);
         confinement.close();
+        if (disks != null) {
+            try {
+                disks.unmountAll(); // each loop mount would stay, with its loop device, until the machine restarts
+            } catch (IOException e) {
+                LOG.warn("the projects' volumes stay mounted: {}", e.getMessage());
+            }
+        }
         try {
             Files.deleteIfExists(ctx.outputDir()); // the stopped apps' files went with them; an app still there keeps it
         } catch (IOException e) {

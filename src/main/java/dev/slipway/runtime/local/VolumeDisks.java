@@ -84,6 +84,23 @@ public final class VolumeDisks {
         Trees.delete(base);
     }
 
+    /**
+     * Unmounts every volume (the server stopped its apps): the next app of the project mounts it again. A stop that
+     * leaves its apps running keeps them mounted.
+     */
+    public synchronized void unmountAll() throws IOException {
+        if (!Files.isDirectory(dir)) return;
+        try (var projects = Files.list(dir)) {
+            for (Path project : projects.filter(Files::isDirectory).toList()) {
+                try (var children = Files.list(project)) {
+                    for (Path p : children.toList()) {
+                        if (mounted(p)) run(List.of("umount", "--lazy", p.toString()));
+                    }
+                }
+            }
+        }
+    }
+
     /** Whether a file system is mounted at {@code path} (the kernel's mount table, {@code /proc/self/mountinfo}). */
     static boolean mounted(Path path) throws IOException {
         String target = path.toAbsolutePath().normalize().toString();
