@@ -401,6 +401,32 @@ class WarmNetworksTest {
         }
     }
 
+    /** Without {@code ip} (iproute2) no pair is made: the way in is the cell's pasta, and the start-up line says why. */
+    @Test
+    void withoutIpTheWayInIsThePastasAndTheServerSaysSo() throws Exception {
+        SandboxTools t = SandboxTools.detect().tools();
+        SandboxTools noIp = new SandboxTools(t.bwrap(), t.pasta(), t.nft(), t.setpriv(), t.nsenter(), t.unshare(), t.mount(), t.umount(),
+                t.setsid(), t.truth(), t.sh(), t.nice(), t.renice(), t.mknod(), t.cgroups(), t.tunDevice(), null, t.cellNetwork());
+        Path dir = runDir.getParent().resolve("noip" + UUID.randomUUID().toString().substring(0, 8));
+        Networks networks = new Networks(noIp, new NetworkPolicy(List.of(), List.of(), Set.of()), dir);
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        CellNetwork network = networks.make("n1", port, List.of());
+        try {
+            assertThat(networks.inbound()).isEqualTo("through pastas, as veth pairs cannot be made here: no `ip` (apt-get install iproute2)");
+            assertThat(network.veth()).as("a pair's record").doesNotExist();
+            assertThat(mappedOrNull(port)).as("a mapping of its port").isNull();
+            assertThat(connects(port)).as("its pasta takes the port's connections").isTrue();
+        } finally {
+            networks.remove(network);
+            networks.close();
+            Files.deleteIfExists(dir.resolve("pasta-resolv.conf"));
+            Files.deleteIfExists(dir);
+        }
+    }
+
     /** The record of the veth pair that serves {@code port}. */
     private static Path vethRecord(int port) throws IOException {
         try (var files = Files.list(runDir)) {
