@@ -17,7 +17,9 @@ import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.Volume;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -92,6 +94,7 @@ final class Supervisor {
     private Confined releasing;
     /** Without a sandbox: the instance's TMPDIR, made empty at each launch and deleted at stop (guarded by this). */
     private Path scratch;
+    private static final String SCRATCH_PREFIX = "slipway-tmp-";
     /** {@link #stopping}, readable without the lock: the router asks on every request. */
     private volatile boolean stopRequested;
     /** Its last health check failed: the router sends it nothing until one passes (written under the lock). */
@@ -203,12 +206,14 @@ final class Supervisor {
     void adopt(Confined cell, long group, Instant started) throws IOException {
         OutputFile out = OutputFile.resumed(outputPath(), log, mask, tail::add);
         ProcessHandle h = cell.handle();
+        Path earlierScratch = earlierScratch(h);
         synchronized (this) {
             outputFile = out;
             process = h;
             confined = cell;
             pgid = group;
             startedAt = started;
+            scratch = earlierScratch; // deleted when the process ends here, as one started here
         }
         // not our child: its exit status is what its cell recorded (a sandbox's does; an unconfined process's is unknown)
         h.onExit().thenAccept(x -> exited(x, cell.exitCode().orElse(-1)));
@@ -335,8 +340,29 @@ final class Supervisor {
     /** A new empty scratch directory for the process about to start (a restart does not see the crashed one's files). */
     private synchronized Path freshScratch() throws IOException {
         if (scratch != null) FileTrees.delete(scratch);
-        scratch = Files.createTempDirectory("slipway-tmp-" + spec.deploymentId() + "-");
+        scratch = Files.createTempDirectory(SCRATCH_PREFIX + spec.deploymentId() + "-");
         return scratch;
+    }
+
+    /**
+     * The scratch directory the earlier server made for the process adopted now, or null: an unconfined app's
+     * {@code TMPDIR}, read from its environment (a sandboxed app's is a tmpfs of its cell).
+     */
+    private Path earlierScratch(ProcessHandle h) {
+        try {
+            String environ = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"), StandardCharsets.UTF_8);
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+            for (String entry : environ.split("\0")) {
+                if (!entry.startsWith("TMPDIR=")) continue;
+                Path dir = Path.of(entry.substring("TMPDIR=".length())).toAbsolutePath().normalize();
+                boolean ours = dir.getParent() != null && dir.getParent().equals(tmp)
+                        && dir.getFileName().toString().startsWith(SCRATCH_PREFIX + spec.deploymentId() + "-");
+                return ours && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) ? dir : null;
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            // gone, or not ours to read: nothing to take over
+        }
+        return null;
     }
 
     private synchronized void deleteScratch() {

@@ -25,6 +25,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,6 +84,9 @@ class RecoveryTest {
         Started died = before.getLast();
         ProcessGroups.terminate(died.pid(), Duration.ZERO);
 
+        // each app's TMPDIR, a scratch dir its server made: the server that adopts it deletes it once the app ends
+        List<Path> scratch = new ArrayList<>();
+        for (Started s : before.subList(0, apps - 1)) scratch.add(tmpDir(s.pid()));
         RuntimeFixture next = new RuntimeFixture(testStore, node, o -> o, Map.of());
         try {
             RecordingLog log = new RecordingLog();
@@ -126,6 +130,20 @@ class RecoveryTest {
         } finally {
             next.close();
         }
+        for (Path dir : scratch) assertThat(dir).as("an adopted app's scratch dir, once it stopped").doesNotExist();
+    }
+
+    /** The {@code TMPDIR} of a process, from its environment. */
+    private static Path tmpDir(long pid) throws IOException {
+        String environ = Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.UTF_8);
+        for (String entry : environ.split("\0")) {
+            if (entry.startsWith("TMPDIR=")) {
+                Path dir = Path.of(entry.substring("TMPDIR=".length()));
+                assertThat(dir).as("the app's scratch dir").isDirectory();
+                return dir;
+            }
+        }
+        throw new AssertionError("no TMPDIR in the environment of " + pid);
     }
 
     @Test
