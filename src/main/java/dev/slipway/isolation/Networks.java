@@ -203,7 +203,7 @@ final class Networks {
             for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
             step(() -> ToolRun.run("pasta", pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
                     ? SandboxProblem.tun(said) : SandboxProblem.network(said));
-            if (v != null && port > 0) step(() -> v.map(network.veth()), SandboxProblem::network); // pasta holds the port now
+            if (v != null && port > 0) step(() -> v.map(network.veth(), port), SandboxProblem::network); // pasta holds the port now
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
                 ToolRun.run(List.of(tools.renice().toString(), "-n", "0", "-p", pid), null);

@@ -86,7 +86,7 @@ final class Veths {
      */
     void attach(Path handle, int port, Path record) throws IOException {
         int slot = makePair(handle);
-        Files.writeString(record, slot + " " + port);
+        Files.writeString(record, slot + " 0"); // no mapping yet: nothing to renew or to remove but the pair
         String host = HOST_PREFIX + slot;
         String cell = address(slot, 2);
         ToolRun.run(List.of(tools.sh().toString(), "-c", "echo 1 > /proc/sys/net/ipv6/conf/$0/disable_ipv6 "
@@ -101,13 +101,13 @@ final class Veths {
     }
 
     /**
-     * Sends the host's connections to the recorded pair's port down it: called once its pasta holds the port, so that
-     * no mapping ever names a port another process could take.
+     * Sends the host's connections to {@code port} down the recorded pair: called once its pasta holds the port, so
+     * that no mapping ever names a port another process could take.
      */
-    synchronized void map(Path record) throws IOException {
-        Mapping m = Mapping.read(record);
-        if (m.port() == 0) return;
-        unmap(m.port(), null); // what a cell that had the port before left (a mapping of a server that died)
+    synchronized void map(Path record, int port) throws IOException {
+        Mapping m = new Mapping(Mapping.read(record).slot(), port);
+        Files.writeString(record, m.slot() + " " + port); // from here on renewed, and removed with the pair
+        unmap(port, null); // what a cell that had the port before left (a mapping of a server that died)
         ToolRun.run(List.of(tools.nft().toString(), "-f", "-"), m.renewal(this));
     }
 
