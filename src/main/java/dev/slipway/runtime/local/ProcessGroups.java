@@ -85,13 +85,26 @@ final class ProcessGroups {
         return hasEnvironment(pid, (name + "=" + value).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static boolean hasEnvironment(long pid, byte[] needle) {
-        byte[] env;
-        try {
-            env = Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
-        } catch (IOException | SecurityException e) {
-            return false;
+    /** The value of {@code name} in the process's environment; empty when unset or not ours to read. */
+    static java.util.Optional<String> environment(long pid, String name) {
+        byte[] env = environ(pid);
+        String prefix = name + "=";
+        for (String entry : new String(env, StandardCharsets.UTF_8).split("\0")) {
+            if (entry.startsWith(prefix)) return java.util.Optional.of(entry.substring(prefix.length()));
         }
+        return java.util.Optional.empty();
+    }
+
+    private static byte[] environ(long pid) {
+        try {
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
+        } catch (IOException | SecurityException e) {
+            return new byte[0];
+        }
+    }
+
+    private static boolean hasEnvironment(long pid, byte[] needle) {
+        byte[] env = environ(pid);
         // entries are NUL-terminated; match a whole entry
         int start = 0;
         for (int i = 0; i <= env.length; i++) {

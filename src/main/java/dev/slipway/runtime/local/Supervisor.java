@@ -17,7 +17,6 @@ import dev.slipway.runtime.RuntimeSettings;
 import dev.slipway.runtime.Volume;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -349,20 +348,10 @@ final class Supervisor {
      * {@code TMPDIR}, read from its environment (a sandboxed app's is a tmpfs of its cell).
      */
     private Path earlierScratch(ProcessHandle h) {
-        try {
-            String environ = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"), StandardCharsets.UTF_8);
-            Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
-            for (String entry : environ.split("\0")) {
-                if (!entry.startsWith("TMPDIR=")) continue;
-                Path dir = Path.of(entry.substring("TMPDIR=".length())).toAbsolutePath().normalize();
-                boolean ours = dir.getParent() != null && dir.getParent().equals(tmp)
-                        && dir.getFileName().toString().startsWith(SCRATCH_PREFIX + spec.deploymentId() + "-");
-                return ours && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) ? dir : null;
-            }
-        } catch (IOException | RuntimeException unreadable) {
-            // gone, or not ours to read: nothing to take over
-        }
-        return null;
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        return ProcessGroups.environment(h.pid(), "TMPDIR").map(d -> Path.of(d).toAbsolutePath().normalize())
+                .filter(d -> tmp.equals(d.getParent()) && d.getFileName().toString().startsWith(SCRATCH_PREFIX + spec.deploymentId() + "-"))
+                .filter(d -> Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)).orElse(null);
     }
 
     private synchronized void deleteScratch() {

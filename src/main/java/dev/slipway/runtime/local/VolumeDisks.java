@@ -76,11 +76,7 @@ public final class VolumeDisks {
         if (!PROJECT.matcher(projectId).matches()) throw new IOException("bad project id " + projectId);
         Path base = dir.resolve(projectId);
         if (!Files.isDirectory(base)) return;
-        try (var children = Files.list(base)) {
-            for (Path p : children.toList()) {
-                if (mounted(p)) run(List.of("umount", "--lazy", p.toString()));
-            }
-        }
+        unmount(base);
         Trees.delete(base);
     }
 
@@ -91,12 +87,15 @@ public final class VolumeDisks {
     public synchronized void unmountAll() throws IOException {
         if (!Files.isDirectory(dir)) return;
         try (var projects = Files.list(dir)) {
-            for (Path project : projects.filter(Files::isDirectory).toList()) {
-                try (var children = Files.list(project)) {
-                    for (Path p : children.toList()) {
-                        if (mounted(p)) run(List.of("umount", "--lazy", p.toString()));
-                    }
-                }
+            for (Path project : projects.filter(Files::isDirectory).toList()) unmount(project);
+        }
+    }
+
+    /** Unmounts the project's volumes that are mounted ({@code base}: its folder). */
+    private static void unmount(Path base) throws IOException {
+        try (var children = Files.list(base)) {
+            for (Path p : children.toList()) {
+                if (mounted(p)) run(List.of("umount", "--lazy", p.toString()));
             }
         }
     }
