@@ -58,8 +58,8 @@ final class Networks {
     private final Path upstream;
     /** True when an unprivileged pasta cannot open the tun device itself: it gets a device node of its own. */
     private final boolean ownTunNode;
-    /** The veth pairs into cells that serve a port; null while the way in is their pastas' (why: {@link #pastaInbound}). */
-    private volatile Veths veths;
+    /** The veth pairs into cells that serve a port (those of an earlier run are removed with it); null without {@code ip}. */
+    private final Veths veths;
     /** Why the way in is pasta's here, or null while cells get veth pairs. */
     private volatile String pastaInbound;
     private Thread renewer;
@@ -72,14 +72,13 @@ final class Networks {
         this.upstream = runDir.resolve(UPSTREAM);
         writeUpstream();
         this.ownTunNode = !tools.tunDevice().equals(SandboxSettings.TUN) || !openToEveryone(tools.tunDevice());
-        if (tools.ip() == null) {
+        this.veths = tools.ip() == null ? null : new Veths(tools, tools.cellNetwork());
+        if (veths == null) {
             pastaInbound = "no `ip` (apt-get install iproute2)";
         } else {
-            Veths v = new Veths(tools, tools.cellNetwork());
             try {
-                v.prepareHost();
-                veths = v;
-                renewer = Thread.ofVirtual().name("cell-port-mappings").start(() -> renewMappings(v));
+                veths.prepareHost();
+                renewer = Thread.ofVirtual().name("cell-port-mappings").start(this::renewMappings);
             } catch (IOException e) {
                 pastaInbound = "the host's table for veth pairs could not be loaded (" + e.getMessage() + ")";
             }
@@ -130,14 +129,12 @@ final class Networks {
             network = make(name, 0, List.of());
             LOG.warn("cell networks' pastas run as root on this machine: {}", rootPastas);
         }
-        Veths v = veths;
-        if (v != null) {
+        if (pairs()) {
             try {
-                v.attach(network.handle(), 0, network.veth());
+                veths.attach(network.handle(), 0, network.veth());
             } catch (IOException e) {
-                veths = null;
                 pastaInbound = "a veth pair could not be made (" + e.getMessage() + ")";
-                v.detach(network.veth());
+                veths.detach(network.veth());
                 LOG.warn("the way into cells is their pastas' on this machine: {}", pastaInbound);
             }
         }
@@ -179,8 +176,8 @@ final class Networks {
             }
             step(() -> ToolRun.run(concat(nice, tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), rules),
                     SandboxProblem::firewall);
-            Veths v = veths;
-            if (v != null && port > 0) step(() -> v.attach(handle, port, network.veth()), SandboxProblem::network);
+            boolean paired = pairs() && port > 0;
+            if (paired) step(() -> veths.attach(handle, port, network.veth()), SandboxProblem::network);
             List<String> pasta = new ArrayList<>(nice);
             if (!tools.tunDevice().equals(SandboxSettings.TUN) || (uid != 0 && ownTunNode)) pasta.addAll(withOwnTunNode());
             if (Files.exists(RESOLV_CONF)) { // a shell of root's shows pasta the resolvers it forwards to, then is pasta
@@ -203,7 +200,7 @@ final class Networks {
             for (InetAddress f : dns.forwarders()) pasta.addAll(List.of("--dns-forward", f.getHostAddress()));
             step(() -> ToolRun.run("pasta", pasta, null), said -> said.contains("tun") || said.contains("mknod") || said.contains("/dev/net")
                     ? SandboxProblem.tun(said) : SandboxProblem.network(said));
-            if (v != null && port > 0) step(() -> v.map(network.veth(), port), SandboxProblem::network); // pasta holds the port now
+            if (paired) step(() -> veths.map(network.veth(), port), SandboxProblem::network); // pasta holds the port now
             if (ahead) {
                 String pid = Files.readString(pastaPid).strip();
                 ToolRun.run(List.of(tools.renice().toString(), "-n", "0", "-p", pid), null);
@@ -326,12 +323,14 @@ final class Networks {
         unmount(network.owner());
     }
 
-    /** Removes a recorded veth pair, also where this run has none (a run before it made it). */
+    /** Whether new cells get a veth pair. */
+    private boolean pairs() {
+        return veths != null && pastaInbound == null;
+    }
+
+    /** Removes a recorded veth pair, also where new cells get none (a run before this one made it). */
     private void detachVeth(Path record) {
-        if (!Files.exists(record)) return;
-        Veths v = veths;
-        if (v != null) v.detach(record);
-        else if (tools.ip() != null) new Veths(tools, tools.cellNetwork()).detach(record);
+        if (veths != null) veths.detach(record);
     }
 
     private void unmount(Path handle) {
@@ -350,7 +349,7 @@ final class Networks {
     }
 
     /** Until {@link #close}: the mappings of this server's cells outlive it by {@link Veths#MAPPED_FOR} at most. */
-    private void renewMappings(Veths v) {
+    private void renewMappings() {
         while (true) {
             try {
                 Thread.sleep(Veths.RENEW_EVERY); // the renewal's period, not a wait for work
@@ -358,7 +357,7 @@ final class Networks {
                 return;
             }
             if (!Files.isDirectory(runDir)) return; // swept: a server of this run dir is gone
-            v.renew(runDir);
+            veths.renew(runDir);
         }
     }
 

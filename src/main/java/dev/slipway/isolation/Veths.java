@@ -47,10 +47,8 @@ final class Veths {
     private final int slots;
     private final AtomicInteger next;
 
+    /** @param range an IPv4 range of at least 16 addresses ({@link SandboxSettings} checks it) */
     Veths(SandboxTools tools, Cidr range) {
-        if (!range.family().equals("ip") || range.prefix() > 28) {
-            throw new IllegalArgumentException("the cells' network must be an IPv4 range of at least 16 addresses: " + range);
-        }
         this.tools = tools;
         this.range = range;
         this.slots = 1 << (30 - range.prefix());
@@ -87,16 +85,9 @@ final class Veths {
     void attach(Path handle, int port, Path record) throws IOException {
         int slot = makePair(handle);
         Files.writeString(record, slot + " 0"); // no mapping yet: nothing to renew or to remove but the pair
-        String host = HOST_PREFIX + slot;
-        String cell = address(slot, 2);
-        ToolRun.run(List.of(tools.sh().toString(), "-c", "echo 1 > /proc/sys/net/ipv6/conf/$0/disable_ipv6 "
-                + "&& echo 1 > /proc/sys/net/ipv4/conf/$0/route_localnet && \"$1\" addr add \"$2\"/30 dev \"$0\" && \"$1\" link set \"$0\" up",
-                host, tools.ip().toString(), address(slot, 1)), null);
-        // the cell end: the sysctls are read in the network of the process that writes them, here the cell's
-        ToolRun.run(List.of(tools.nsenter().toString(), "--net=" + handle, tools.sh().toString(), "-c",
-                "echo 1 > /proc/sys/net/ipv6/conf/$0/disable_ipv6 && echo 1 > /proc/sys/net/ipv4/conf/$0/route_localnet "
-                        + "&& \"$1\" addr add \"$2\"/30 dev \"$0\" && \"$1\" link set \"$0\" up",
-                CELL_LINK, tools.ip().toString(), cell), null);
+        ToolRun.run(linkUp(List.of(), HOST_PREFIX + slot, address(slot, 1)), null);
+        // the sysctls are read in the network of the process that writes them: the cell end's, in the cell's
+        ToolRun.run(linkUp(List.of(tools.nsenter().toString(), "--net=" + handle), CELL_LINK, address(slot, 2)), null);
         ToolRun.run(List.of(tools.nsenter().toString(), "--net=" + handle, tools.nft().toString(), "-f", "-"), cellRules(port));
     }
 
@@ -142,6 +133,15 @@ final class Veths {
             return "add element " + MAP + " " + element + "\ndelete element " + MAP + " { " + port + " }\n"
                     + "add element " + MAP + " " + element + "\n";
         }
+    }
+
+    /** Brings one end up with its address: IPv6 off, loopback's addresses routable to it (the cell's DNAT and SNAT). */
+    private List<String> linkUp(List<String> prefix, String link, String address) {
+        List<String> argv = new java.util.ArrayList<>(prefix);
+        argv.addAll(List.of(tools.sh().toString(), "-c", "echo 1 > /proc/sys/net/ipv6/conf/$0/disable_ipv6 "
+                + "&& echo 1 > /proc/sys/net/ipv4/conf/$0/route_localnet && \"$1\" addr add \"$2\"/30 dev \"$0\" "
+                + "&& \"$1\" link set \"$0\" up", link, tools.ip().toString(), address));
+        return argv;
     }
 
     /** The pair's slot: the first free one from a moving start, taken by making its host end's name. */
