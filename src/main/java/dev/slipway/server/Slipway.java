@@ -13,6 +13,7 @@ import dev.slipway.net.ClientGate;
 import dev.slipway.router.Edge;
 import dev.slipway.tls.AppsTls;
 import dev.slipway.router.Wakeups;
+import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
 import dev.slipway.users.FirstStart;
 import dev.slipway.users.UserStore;
@@ -79,14 +80,23 @@ public final class Slipway implements AutoCloseable {
 
     public static Slipway start(ServerConfig config, Clock clock, PrintStream out) throws IOException {
         KeyFiles.requireClosed(config);
-        Listeners listeners = Listeners.bind(config);
+        DataDir.prepare(config.dataDir());
+        StoreOpening store = StoreOpening.begin(config);
+        Listeners listeners;
+        try {
+            listeners = Listeners.bind(config);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
         Deque<AutoCloseable> opened = new ArrayDeque<>();
+        opened.push(store);
         opened.push(listeners);
         try {
             AppUrls urls = listeners.urls(config);
             Isolations.Choice isolation = Engine.isolate(config, listeners);
             opened.push(isolation::abandon);
-            Stores stores = Stores.open(config, urls, clock);
+            Stores stores = Stores.open(config, store.take(), urls, clock);
             opened.push(stores);
             FirstStart firstStart = config.store().createDefaultAccount() ? FirstStart.begin(stores.accounts()) : null;
             Engine engine = Engine.start(config, stores, isolation, clock);

@@ -24,7 +24,6 @@ import dev.slipway.statuses.StatusOutbox;
 import dev.slipway.statuses.StatusSender;
 import dev.slipway.statuses.StatusStore;
 import dev.slipway.store.ChangeNotices;
-import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
 import dev.slipway.store.StatusNotices;
 import dev.slipway.tls.CertificateStore;
@@ -60,9 +59,8 @@ public record Stores(Database database, SecretBox secrets, String nodeId, Projec
             DeploymentStatus.MACHINE.labels(DeploymentStatus.cancellable()),
             MigrationStatus.MACHINE.labels(MigrationStatus.active()));
 
-    static Stores open(ServerConfig config, AppUrls urls, Clock clock) throws IOException {
-        DataDir.prepare(config.dataDir());
-        Database database = Database.open(storeUrl(config), config.store().poolSize());
+    /** @param database the open store ({@link StoreOpening}); closed here if the rest fails */
+    static Stores open(ServerConfig config, Database database, AppUrls urls, Clock clock) throws IOException {
         LogStore logs = null;
         Dispatcher dispatcher = null;
         Mailer mailer = null;
