@@ -1,5 +1,7 @@
 package dev.slipway.core;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -8,7 +10,11 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /** The one JSON configuration: snake_case fields, ISO-8601 UTC timestamps. */
 public final class Json {
-    public static final ObjectMapper MAPPER = new ObjectMapper()
+    /**
+     * Jackson's default buffer pool is per thread, and each request runs on a virtual thread of its own: every
+     * serialisation allocated fresh buffers. One pool shared by all threads reuses them.
+     */
+    public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder().recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool()).build())
             .registerModule(new JavaTimeModule())
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
