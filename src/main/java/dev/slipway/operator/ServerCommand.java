@@ -13,9 +13,12 @@ import dev.slipway.isolation.IsolationMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 
@@ -161,18 +164,20 @@ public final class ServerCommand implements Callable<Integer> {
             return 2;
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            // a training run's throwaway data dir goes with it: nothing of it may keep running
-            boolean stopApps = slipway.config().runtime().stopAppsWithServer() || Training.requested(env);
-            System.out.println("Slipway stopping: finishing requests in flight" + (stopApps ? ", stopping the apps"
-                    : "; the apps keep running, and the next start adopts them"));
-            System.out.flush();
-            if (stopApps) slipway.close();
-            else slipway.leave();
-            System.out.println("Slipway stopped");
-            System.out.flush();
+            if (stopping.compareAndSet(false, true)) stop(slipway, env);
             stopped.countDown();
         }, "shutdown"));
+        // H2's own shutdown hook closes the embedded store as soon as the JVM begins to exit, beside the hook above, and
+        // the stop's last writes (the apps' last log lines, their states) failed on a closed store: a SIGTERM or a Ctrl-C
+        // stops the server first and exits after, with the code the signal would have given
+        for (String name : List.of("TERM", "INT")) {
+            Signal.handle(new Signal(name), signal -> {
+                if (stopping.compareAndSet(false, true)) stop(slipway, env);
+                System.exit(128 + signal.getNumber());
+            });
+        }
         // a line in one write: printf writes it piece by piece, and a log line of another thread got between them
         System.out.println(String.format("Slipway API listening on http://%s:%d/v1 (store: %s) — ready in %d ms",
                 config.listeners().host(), slipway.apiPort(), slipway.database().dialect().name().toLowerCase(),
@@ -206,6 +211,18 @@ public final class ServerCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    private static void stop(Slipway slipway, Env env) {
+        // a training run's throwaway data dir goes with it: nothing of it may keep running
+        boolean stopApps = slipway.config().runtime().stopAppsWithServer() || Training.requested(env);
+        System.out.println("Slipway stopping: finishing requests in flight" + (stopApps ? ", stopping the apps"
+                : "; the apps keep running, and the next start adopts them"));
+        System.out.flush();
+        if (stopApps) slipway.close();
+        else slipway.leave();
+        System.out.println("Slipway stopped");
+        System.out.flush();
     }
 
     /** The flags over the environment; an {@link IllegalArgumentException} names what is wrong. */
