@@ -19,8 +19,28 @@ final class ToolRun {
         return run(Path.of(argv.getFirst()).getFileName().toString(), argv, stdin);
     }
 
+    /**
+     * nft reads the ruleset before each command, and the kernel interrupts that read when another nft changes the
+     * ruleset meanwhile, as any server on the machine may: nft then fails with this, having changed nothing.
+     */
+    private static final String READ_INTERRUPTED = "Interrupted system call";
+    private static final int ATTEMPTS = 5;
+
     /** As above; {@code name} names the tool in its failure (the one that matters when others start it). */
     static String run(String name, List<String> argv, String stdin) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            Ran ran = once(name, argv, stdin);
+            if (ran.exit() == 0) return ran.output();
+            if (attempt < ATTEMPTS && ran.output().contains(READ_INTERRUPTED)) continue;
+            String said = ran.output().lines()
+                    .filter(l -> !l.startsWith("Failed to send") && !l.isBlank()).reduce((a, b) -> a + "; " + b).orElse("");
+            throw new IOException(name + " failed with exit code " + ran.exit() + (said.isEmpty() ? "" : ": " + said));
+        }
+    }
+
+    private record Ran(int exit, String output) {}
+
+    private static Ran once(String name, List<String> argv, String stdin) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", PATH);
@@ -42,12 +62,6 @@ final class ToolRun {
             Thread.currentThread().interrupt();
             throw new IOException(name + " was interrupted");
         }
-        if (p.exitValue() != 0) {
-            String said = new String(out, StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.startsWith("Failed to send") && !l.isBlank()).reduce((a, b) -> a + "; " + b).orElse("");
-            throw new IOException(name + " failed with exit code "
-                    + p.exitValue() + (said.isEmpty() ? "" : ": " + said));
-        }
-        return new String(out, StandardCharsets.UTF_8);
+        return new Ran(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 }

@@ -450,9 +450,7 @@ class WarmNetworksTest {
     /** How long the mapping of {@code port} has left ({@code expires 29s984ms}). */
     private static long expiresMillis(int port) {
         try {
-            Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor();
+            String out = element(port);
             var m = java.util.regex.Pattern.compile("expires (?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?").matcher(out);
             assertThat(m.find()).as(out).isTrue();
             long total = 0;
@@ -469,11 +467,23 @@ class WarmNetworksTest {
     }
 
     private static String mappedOrNull(int port) throws Exception {
-        Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) return null;
+        String out = element(port);
+        if (out.contains("Error:")) return null;
         var m = java.util.regex.Pattern.compile(port + " [^:,}]*: ([0-9.]+)").matcher(out);
         return m.find() ? m.group(1) : null;
+    }
+
+    /**
+     * What nft says of the port's element. nft's read of the ruleset is interrupted when another server's nft changes
+     * it meanwhile (the classes beside this one run theirs): then it is read again.
+     */
+    private static String element(int port) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int exit = p.waitFor();
+            if (exit == 0 || attempt == 5 || !out.contains("Interrupted system call")) return exit == 0 ? out : "Error: " + out;
+        }
     }
 
     private static int reserve() {
