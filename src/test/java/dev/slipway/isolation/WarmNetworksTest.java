@@ -449,21 +449,14 @@ class WarmNetworksTest {
 
     /** How long the mapping of {@code port} has left ({@code expires 29s984ms}). */
     private static long expiresMillis(int port) {
-        try {
-            String out = element(port);
-            var m = java.util.regex.Pattern.compile("expires (?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?").matcher(out);
-            assertThat(m.find()).as(out).isTrue();
-            long total = 0;
-            if (m.group(1) != null) total += Long.parseLong(m.group(1)) * 60_000;
-            if (m.group(2) != null) total += Long.parseLong(m.group(2)) * 1000;
-            if (m.group(3) != null) total += Long.parseLong(m.group(3));
-            return total;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        String out = element(port);
+        var m = java.util.regex.Pattern.compile("expires (?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?").matcher(out);
+        assertThat(m.find()).as(out).isTrue();
+        long total = 0;
+        if (m.group(1) != null) total += Long.parseLong(m.group(1)) * 60_000;
+        if (m.group(2) != null) total += Long.parseLong(m.group(2)) * 1000;
+        if (m.group(3) != null) total += Long.parseLong(m.group(3));
+        return total;
     }
 
     private static String mappedOrNull(int port) throws Exception {
@@ -473,16 +466,12 @@ class WarmNetworksTest {
         return m.find() ? m.group(1) : null;
     }
 
-    /**
-     * What nft says of the port's element. nft's read of the ruleset is interrupted when another server's nft changes
-     * it meanwhile (the classes beside this one run theirs): then it is read again.
-     */
-    private static String element(int port) throws IOException, InterruptedException {
-        for (int attempt = 1; ; attempt++) {
-            Process p = new ProcessBuilder("nft", "get element ip slipway_veths ports { " + port + " }").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int exit = p.waitFor();
-            if (exit == 0 || attempt == 5 || !out.contains("Interrupted system call")) return exit == 0 ? out : "Error: " + out;
+    /** What nft says of the port's element, or its error ({@link ToolRun} reads again when another nft interrupted it). */
+    private static String element(int port) {
+        try {
+            return ToolRun.run(List.of("nft", "get element ip slipway_veths ports { " + port + " }"), null);
+        } catch (IOException e) {
+            return "Error: " + e.getMessage();
         }
     }
 
