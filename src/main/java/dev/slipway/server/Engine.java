@@ -18,7 +18,6 @@ import dev.slipway.runtime.AppRuntime;
 import dev.slipway.runtime.InstanceStore;
 import dev.slipway.runtime.local.LocalProcessRuntime;
 import dev.slipway.runtime.NodeId;
-import dev.slipway.store.DataDir;
 import dev.slipway.runtime.RetiringPool;
 import dev.slipway.wake.ProductionInstances;
 import org.slf4j.Logger;
@@ -49,7 +48,6 @@ public record Engine(Confinement confinement, AccountAdmission admission, Instan
     static Isolations.Choice isolate(ServerConfig config, Listeners listeners) throws IOException {
         List<String> platform = new ArrayList<>(listeners.addresses());
         platform.add(Stores.storeUrl(config));
-        DataDir.prepare(config.dataDir());
         String nodeId = NodeId.load(config.dataDir());
         IsolationSettings isolation = config.isolation();
         return Isolations.begin(isolation.mode(), Isolations.runDir(config.dataDir(), nodeId), nodeId,

@@ -5,7 +5,6 @@ import dev.slipway.config.ListenerSettings;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.edge.EdgeLink;
 import dev.slipway.net.BoundPort;
-import dev.slipway.store.DataDir;
 
 import java.io.IOException;
 
@@ -31,7 +30,6 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
         try {
             if (config.edge().separate()) {
                 try {
-                    DataDir.prepare(config.dataDir()); // the edge's socket and log are in it
                     edge = EdgeLink.open(new EdgeLink.Spec(config.dataDir(), config.listeners().host(), config.listeners().appsPort(),
                             config.listeners().appsDomain(), config.tls().httpsPort()));
                 } catch (IOException e) {

@@ -80,7 +80,7 @@ public final class Slipway implements AutoCloseable {
 
     public static Slipway start(ServerConfig config, Clock clock, PrintStream out) throws IOException {
         KeyFiles.requireClosed(config);
-        DataDir.prepare(config.dataDir());
+        DataDir.prepare(config.dataDir()); // the store, the edge's socket and log, the node id: all in it
         StoreOpening store = StoreOpening.begin(config);
         Listeners listeners;
         try {
