@@ -37,6 +37,8 @@ public final class EdgeLink implements AutoCloseable {
     private static final Duration START_WAIT = Duration.ofSeconds(30);
     private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
     private static final long SYNC_MILLIS = 250;
+    /** How long a route change waits for the edge to serve it before the change's caller goes on without it. */
+    private static final Duration APPLY_WAIT = Duration.ofSeconds(2);
 
     /**
      * How to start an edge: where, on which port, for which apps domain.
@@ -51,17 +53,27 @@ public final class EdgeLink implements AutoCloseable {
         }
     }
 
-    /** @param httpsPort 0: the edge serves no HTTPS */
-    private record Hello(EdgeChannel channel, long pid, int port, int httpsPort, int version) {}
+    /**
+     * @param httpsPort 0: the edge serves no HTTPS
+     * @param applies   the edge answers a table that has a {@code seq} once it serves it
+     */
+    private record Hello(EdgeChannel channel, long pid, int port, int httpsPort, int version, boolean applies) {}
 
     private final Spec spec;
     private final Object lock = new Object();
     /** One table on its way to the edge at a time: a later one never overtakes an earlier one. */
     private final Object pushing = new Object();
+    /** Guards {@link #appliedSeq}: the edge's answers to the tables it was sent. */
+    private final Object applied = new Object();
+    private long sentSeq;
+    private long appliedSeq;
+    /** The last wait for the edge ran out, and it has answered nothing since: the next change does not wait. */
+    private boolean applyLate;
     // guarded by lock
     private EdgeChannel channel;
     private long pid;
     private int port;
+    private boolean applies;
     private final int httpsPort;
     private boolean dirty = true;
     private boolean closed;
@@ -80,6 +92,7 @@ public final class EdgeLink implements AutoCloseable {
         this.channel = hello.channel();
         this.pid = hello.pid();
         this.port = hello.port();
+        this.applies = hello.applies();
         this.httpsPort = hello.httpsPort();
         this.adopted = adopted;
     }
@@ -170,8 +183,10 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     /**
-     * A route changed: the edge is sent the table now, on the caller's thread, so that a route removed before its app
-     * stops is gone from the edge before the app's port closes. Without a connection the sync loop sends it later.
+     * A route changed: the edge is sent the table now, on the caller's thread, and the caller waits until the edge
+     * serves it: a route removed before its app stops is gone from the edge before the app's port closes, and a
+     * deployment that goes live after its route changed is what the edge's next request reaches. Without a connection
+     * the sync loop sends it later.
      */
     private void poke() {
         EdgeChannel c;
@@ -182,10 +197,11 @@ public final class EdgeLink implements AutoCloseable {
         if (c == null) return;
         synchronized (pushing) {
             try {
-                push(c);
+                long seq = push(c);
                 synchronized (lock) {
                     if (channel == c) dirty = false;
                 }
+                if (seq > 0) awaitApplied(seq);
             } catch (IOException | RuntimeException e) {
                 synchronized (lock) {
                     lock.notifyAll(); // the sync loop finds the connection gone
@@ -236,7 +252,8 @@ public final class EdgeLink implements AutoCloseable {
         }
     }
 
-    private void push(EdgeChannel c) throws IOException {
+    /** Sends the table when it changed since it was last sent; the {@code seq} the edge answers it with, 0 when it will not. */
+    private long push(EdgeChannel c) throws IOException {
         Served s = served;
         RouteTable.Snapshot routes = s.routes().snapshot();
         Set<Integer> serving = new HashSet<>();
@@ -253,16 +270,57 @@ public final class EdgeLink implements AutoCloseable {
         var message = EdgeMessages.table(new EdgeMessages.Table(routes, serving, restarting));
         String text = message.toString();
         boolean same;
+        boolean answers;
         synchronized (lock) {
             same = text.equals(lastSent) && c == channel;
+            answers = applies && c == channel;
         }
+        long seq = 0;
         if (!same) {
+            if (answers) {
+                synchronized (applied) {
+                    seq = ++sentSeq;
+                }
+                message.put("seq", seq);
+            }
             c.send(message);
             synchronized (lock) {
                 lastSent = text;
             }
         }
         if (s.tls() != null) pushTls(c, s.tls());
+        return seq;
+    }
+
+    private void awaitApplied(long seq) {
+        long deadline = System.nanoTime() + APPLY_WAIT.toNanos();
+        synchronized (applied) {
+            if (applyLate) return;
+            while (appliedSeq < seq) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    applyLate = true;
+                    LOG.warn("the edge process has not answered a route change within {} ms: changes go on without waiting for it",
+                            APPLY_WAIT.toMillis());
+                    return;
+                }
+                try {
+                    applied.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void applied(long seq) {
+        synchronized (applied) {
+            if (seq > appliedSeq) appliedSeq = seq;
+            if (applyLate) LOG.info("the edge process answers route changes again");
+            applyLate = false;
+            applied.notifyAll();
+        }
     }
 
     /** The certificates, when they changed since they were last sent (checked with each table, at least four times a second). */
@@ -295,6 +353,7 @@ public final class EdgeLink implements AutoCloseable {
             }
             channel = h.channel();
             pid = h.pid();
+            applies = h.applies();
             lastSent = null;
             lastTls = null;
             dirty = true;
@@ -329,6 +388,7 @@ public final class EdgeLink implements AutoCloseable {
                     }
                 });
             }
+            case "applied" -> applied(m.path("seq").asLong());
             case "challenge" -> answer(c, s.tls() == null ? ChallengeAnswers.NONE : s.tls().answers(), m);
             case "stats" -> EdgeMessages.statsOf(m).forEach(s.recent().stats()::add);
             case "requests" -> EdgeMessages.requestsOf(m).forEach(s.recent().log()::record);
@@ -443,7 +503,8 @@ public final class EdgeLink implements AutoCloseable {
                 c.close();
                 return null;
             }
-            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("httpsPort").asInt(), h.path("version").asInt());
+            return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("httpsPort").asInt(), h.path("version").asInt(),
+                    h.path("applies").asBoolean());
         } catch (Exception e) {
             c.close();
             return null;

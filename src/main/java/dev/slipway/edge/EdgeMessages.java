@@ -24,8 +24,11 @@ import java.util.Set;
 /**
  * The messages between the server and its edge process, one JSON object per line over the edge's Unix socket:
  * <ul>
- *   <li>{@code hello} both ways first (the protocol's version; the edge adds its pid and apps port);</li>
- *   <li>{@code table} from the server: every route, and which app ports serve and which restart now;</li>
+ *   <li>{@code hello} both ways first (the protocol's version; the edge adds its pid, its apps ports and
+ *   {@code applies}: it answers a table that has a {@code seq});</li>
+ *   <li>{@code table} from the server: every route, and which app ports serve and which restart now; with a
+ *   {@code seq}, answered by {@code applied} with the same {@code seq} once the edge serves it (an edge from before
+ *   {@code applies} ignores the field and answers nothing);</li>
  *   <li>{@code wake} from the edge (a host without a route), answered by {@code woke} with the same id;</li>
  *   <li>{@code recent} from the edge: when each app port last had a request;</li>
  *   <li>{@code stats} and {@code requests} from the edge: the requests it relayed since its last report, counted and as

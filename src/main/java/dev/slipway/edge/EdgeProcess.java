@@ -143,7 +143,7 @@ public final class EdgeProcess {
             EdgeChannel c = new EdgeChannel(ch);
             try {
                 c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION).put("pid", ProcessHandle.current().pid())
-                        .put("port", appsPort).put("httpsPort", tls == null ? 0 : tls.port()));
+                        .put("port", appsPort).put("httpsPort", tls == null ? 0 : tls.port()).put("applies", true));
             } catch (IOException e) {
                 c.close();
                 continue;
@@ -178,6 +178,7 @@ public final class EdgeProcess {
                 serving = Set.copyOf(t.serving());
                 restarting = Set.copyOf(t.restarting());
                 routes.replace(t.routes());
+                if (m.has("seq")) applied(c, m.get("seq").asLong());
             }
             case "woke" -> {
                 CompletableFuture<Waker.Wake> f = wakes.remove(m.path("id").asLong());
@@ -193,6 +194,15 @@ public final class EdgeProcess {
             }
             case "stop" -> stop.countDown();
             default -> { } // a newer server's message this edge does not know
+        }
+    }
+
+    /** Tells the server that its table {@code seq} is served: the next request sees it. */
+    private static void applied(EdgeChannel c, long seq) {
+        try {
+            c.send(EdgeMessages.op("applied").put("seq", seq));
+        } catch (IOException gone) {
+            // the server went away; the next one sends its own table
         }
     }
 
