@@ -3,6 +3,7 @@ package dev.slipway.operator;
 import dev.slipway.isolation.Confinement;
 import dev.slipway.isolation.IsolationUnavailable;
 import dev.slipway.server.Slipway;
+import dev.slipway.store.StoreUnopened;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.Env;
 import dev.slipway.core.MicrosClock;
@@ -162,6 +163,9 @@ public final class ServerCommand implements Callable<Integer> {
         } catch (IsolationUnavailable | IllegalArgumentException e) {
             System.err.println("slipway server: " + e.getMessage());
             return 2;
+        } catch (StoreUnopened e) {
+            System.err.println("slipway server: " + e.getMessage());
+            return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();

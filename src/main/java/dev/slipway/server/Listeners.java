@@ -46,7 +46,7 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
         } catch (RuntimeException e) {
             api.close();
             if (apps != null) apps.close();
-            if (edge != null) edge.leave();
+            if (edge != null) release(edge);
             if (sandbox != null) sandbox.close();
             throw e;
         }
@@ -89,8 +89,17 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
     public void close() {
         api.close();
         if (apps != null) apps.close();
-        if (edge != null) edge.leave(); // an edge that serves apps goes on serving them
+        if (edge != null) release(edge);
         if (sandbox != null) sandbox.close();
         if (appsHttps != null) appsHttps.close();
+    }
+
+    /**
+     * An adopted edge serves the routes an earlier server sent it, and goes on serving them; one this failed start
+     * started was sent none, and is stopped.
+     */
+    private static void release(EdgeLink edge) {
+        if (edge.adopted()) edge.leave();
+        else edge.close();
     }
 }

@@ -46,6 +46,7 @@ public final class Database implements AutoCloseable {
                 new ShownChangeNotices()};
     }
 
+    /** @throws StoreUnopened the store cannot be reached, or its schema not brought up to date */
     public static Database open(String jdbcUrl, int poolSize) {
         Dialect kind = Dialect.of(jdbcUrl);
         HikariConfig config = new HikariConfig();
@@ -57,7 +58,12 @@ public final class Database implements AutoCloseable {
         config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
         config.setInitializationFailTimeout(10_000);
         config.setExceptionOverrideClassName(EvictWhenAway.class.getName());
-        HikariDataSource dataSource = new HikariDataSource(config);
+        HikariDataSource dataSource;
+        try {
+            dataSource = new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            throw new StoreUnopened(jdbcUrl, e);
+        }
         try {
             Flyway.configure()
                     .dataSource(dataSource)
@@ -67,7 +73,7 @@ public final class Database implements AutoCloseable {
                     .migrate();
         } catch (RuntimeException e) {
             dataSource.close();
-            throw e;
+            throw new StoreUnopened(jdbcUrl, e);
         }
         return new Database(dataSource, kind);
     }

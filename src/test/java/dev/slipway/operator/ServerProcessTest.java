@@ -6,6 +6,8 @@ import dev.slipway.testing.JavaProcess;
 import dev.slipway.testing.TestStore;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,5 +61,30 @@ class ServerProcessTest {
         } finally {
             TestStore.deleteTree(dir);
         }
+    }
+
+    @Test
+    void aStoreThatCannotBeOpenedIsOneLineAndLeavesNoEdgeRunning() throws Exception {
+        Path dir = Files.createTempDirectory("slipway-proc-");
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort(); // nothing listens there once it is closed
+        }
+        Path data = dir.resolve("data");
+        String url = "jdbc:postgresql://127.0.0.1:" + closed + "/gone?user=postgres&password=hunter2-secret";
+        try (JavaProcess server = JavaProcess.start(Map.of("SLIPWAY_DATA_DIR", data.toString(), "SLIPWAY_DATABASE_URL", url), dir,
+                "server", "--api-port", "0", "--apps-port", "0")) {
+            assertThat(server.waitForExit(Duration.ofSeconds(60))).isEqualTo(1);
+            assertThat(server.output()).as("one line that names the store and why")
+                    .contains("slipway server: the store (PostgreSQL at 127.0.0.1:" + closed + "/gone) could not be opened: ")
+                    .contains("refused")
+                    .doesNotContain("hunter2-secret").doesNotContain("\tat ").doesNotContain("Exception");
+        }
+        // the edge this start started was sent no routes: it is stopped with the failed start
+        Matcher edge = Pattern.compile("\\(pid (\\d+)\\)").matcher(Files.readString(data.resolve("edge.log")));
+        assertThat(edge.find()).as("the edge started").isTrue();
+        long pid = Long.parseLong(edge.group(1));
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("edge process " + pid + " left running").isFalse();
+        TestStore.deleteTree(dir);
     }
 }
