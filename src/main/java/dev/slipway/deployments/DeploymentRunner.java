@@ -160,9 +160,9 @@ public final class DeploymentRunner implements JobRunner {
             cancels.check(d.id());
             Target target = start(d, artifact, config, spec, log);
             String url = serving.urls().production(project.name());
-            serving.routes().setDeployment(project.name(), d.shortId(), target);
             records.logs().flush(); // the run's lines are stored before anyone sees it live
             if (d.preview()) {
+                serving.routes().setDeployment(project.name(), d.shortId(), target);
                 promotion.preview(d, serving.urls().deployment(project.name(), d.shortId()));
                 promoted = true;
                 routeBranch(d, project, target, log);
@@ -226,7 +226,8 @@ public final class DeploymentRunner implements JobRunner {
     }
 
     /**
-     * Makes the deployment production in the store and in the router. The route switches first: whoever
+     * Makes the deployment production in the store and in the router, where it also gets its own address. The route
+     * switches first: whoever
      * learns that it is live (a long-poll answered at the commit, a webhook) must reach the new app, not
      * the old one. A failed commit puts the previous route back: {@code switchedFrom} when a warm rollback
      * switched it already (null otherwise).
@@ -241,7 +242,7 @@ public final class DeploymentRunner implements JobRunner {
             production = serving.runtime().productionAddresses().map(a -> a.switchProduction(project.id(), owner))
                     .<Target>map(i -> Target.app(i.host(), i.ports())).orElse(target);
         }
-        serving.routes().setProduction(project.name(), production);
+        serving.routes().setLive(project.name(), d.shortId(), target, production);
         try {
             return promotion.promote(records.deployments().find(d.id()).orElseThrow(), url);
         } catch (RuntimeException e) {

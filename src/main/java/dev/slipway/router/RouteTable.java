@@ -53,6 +53,18 @@ public final class RouteTable {
         changed();
     }
 
+    /**
+     * A deployment goes live: its own address and its project's production, in one change (a separate edge process is
+     * sent the table once).
+     */
+    public void setLive(String projectName, String shortId, Target deployment, Target production) {
+        String project = normalize(projectName);
+        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, deployment));
+        this.production.put(project, production);
+        learned.incrementAndGet();
+        changed();
+    }
+
     public void removeDeployment(String projectName, String shortId) {
         deployments.remove(normalize(projectName) + "-" + normalize(shortId));
         changed();
