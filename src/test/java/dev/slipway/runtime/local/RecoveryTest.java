@@ -6,7 +6,6 @@ import dev.slipway.runtime.NodeId;
 import dev.slipway.runtime.RecoveryReport;
 import dev.slipway.runtime.TestApps;
 import dev.slipway.store.Dialect;
-import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.RecordingLog;
@@ -40,7 +39,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A server killed with SIGKILL leaves its apps running; the next start adopts them as they run (same process, same port,
  * same memory), restarts one that died meanwhile, and never adopts or kills a process that only reuses a recorded pid.
  */
-@Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 @EndToEnd
