@@ -2,6 +2,7 @@ package dev.slipway.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.store.Dialect;
+import dev.slipway.testing.Alone;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import dev.slipway.testing.GitServer;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * while the first of their webhooks is in flight (unacknowledged): after a restart on the same store
  * every event is delivered, the interrupted one again with the same webhook-id.
  */
+@Alone
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.slipway.testing.TestStore#kinds")
 @EndToEnd
