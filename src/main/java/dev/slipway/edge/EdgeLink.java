@@ -63,7 +63,7 @@ public final class EdgeLink implements AutoCloseable {
     private final Object lock = new Object();
     /** One table on its way to the edge at a time: a later one never overtakes an earlier one. */
     private final Object pushing = new Object();
-    /** Guards {@link #appliedSeq}: the edge's answers to the tables it was sent. */
+    /** Guards the three fields below: the tables sent for an answer, and the edge's answers. */
     private final Object applied = new Object();
     private long sentSeq;
     private long appliedSeq;
