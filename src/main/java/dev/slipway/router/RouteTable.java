@@ -47,8 +47,7 @@ public final class RouteTable {
     }
 
     public void setDeployment(String projectName, String shortId, Target target) {
-        String project = normalize(projectName);
-        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
+        putDeployment(projectName, shortId, target);
         learned.incrementAndGet();
         changed();
     }
@@ -58,11 +57,15 @@ public final class RouteTable {
      * sent the table once).
      */
     public void setLive(String projectName, String shortId, Target deployment, Target production) {
-        String project = normalize(projectName);
-        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, deployment));
-        this.production.put(project, production);
+        putDeployment(projectName, shortId, deployment);
+        this.production.put(normalize(projectName), production);
         learned.incrementAndGet();
         changed();
+    }
+
+    private void putDeployment(String projectName, String shortId, Target target) {
+        String project = normalize(projectName);
+        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
     }
 
     public void removeDeployment(String projectName, String shortId) {
