@@ -6,12 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.auth.Principal;
 import dev.slipway.core.Json;
 import io.javalin.http.Context;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.server.Request;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 
 /** Reading what a request carries: the caller, and a bounded, typed body. */
@@ -42,6 +45,17 @@ public final class Requests {
     public static String requestId(Context ctx) {
         String id = ctx.attribute(REQUEST_ID);
         return id == null ? "-" : id;
+    }
+
+    /**
+     * Runs a task once the answer to this request has been sent (or the request failed), not before: work the
+     * client does not wait for then does not compete with writing its answer, nor with the request the client
+     * sends next. Outside Jetty (no servlet request) it runs at once.
+     */
+    public static Executor afterAnswer(Context ctx) {
+        ServletContextRequest request = ServletContextRequest.getServletContextRequest(ctx.req());
+        if (request == null) return Runnable::run;
+        return task -> Request.addCompletionListener(request, failure -> task.run());
     }
 
     /** The JSON object body: 415 unless JSON, 413 over the limit, 400 when malformed or not an object. */

@@ -4,6 +4,7 @@ import dev.slipway.migrations.MigrationStatus;
 import dev.slipway.deployments.DeploymentStatus;
 import dev.slipway.api.ApiException;
 import dev.slipway.api.AppUrls;
+import dev.slipway.api.Requests;
 import dev.slipway.dashboard.Html.Safe;
 import dev.slipway.deployments.Deployment;
 import dev.slipway.deployments.DeploymentService;
@@ -167,7 +168,7 @@ public final class RunPages {
         }
         Deployment d;
         try {
-            d = service.rollback(p, target);
+            d = service.rollback(p, target, Requests.afterAnswer(ctx));
         } catch (ApiException e) { // production moved between the check and the rollback
             projectPages.render(ctx, e.status(), viewer, p, "Cannot roll back: " + e.getMessage() + ".");
             return;

@@ -146,7 +146,7 @@ public final class DeploymentHandlers {
     public Reply rollback(Context ctx) {
         Deployment target = owned(ctx, ctx.pathParam("deployment_id"));
         Project project = projects.find(target.projectId()).orElseThrow();
-        Deployment d = service.rollback(project, target);
+        Deployment d = service.rollback(project, target, Requests.afterAnswer(ctx));
         return Reply.created("/v1/deployments/" + d.id(), new DeploymentView.RolledBack(d.id(), d.projectId(),
                 d.rolledBackFrom(), target.id(), d.status().label(), d.createdAt()));
     }

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /** Creating deployments (new builds and rollbacks) and cancelling them; the work itself is a job. */
 public final class DeploymentService {
@@ -102,9 +103,10 @@ public final class DeploymentService {
      * A rollback: a new deployment of the target's commit, artifact and env vars (no rebuild).
      * {@code rolled_back_from} is production at this moment. To an app still running here it is a route
      * switch made before the answer, by a job this server takes at once: it waits neither for a worker's
-     * claim nor for a free slot behind other projects' builds.
+     * claim nor for a free slot behind other projects' builds. The job's own work (its state changes and log
+     * lines) starts on {@code after}: an API request's answer is sent first.
      */
-    public Deployment rollback(Project project, Deployment target) {
+    public Deployment rollback(Project project, Deployment target, Executor after) {
         rollbackRefusal(project, target).ifPresent(reason -> {
             throw ApiException.invalidState(reason);
         });
@@ -127,7 +129,7 @@ public final class DeploymentService {
             try {
                 switches.switchNow(d, project);
             } finally {
-                workers.runNow(job);
+                after.execute(() -> workers.runNow(job));
             }
         }, workers::wake);
         return d;
