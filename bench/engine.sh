@@ -28,7 +28,7 @@
 #   3. router throughput: wrk (CONNECTIONS connections, DURATION s) to the app's own port and through the
 #      apps listener with a Host header (target: router >= 70% of direct);
 #   4. rollback to a stopped app (cold artifact): a second server with SLIPWAY_RETIRE_AFTER_SECONDS=1, wait
-#      until the old app has stopped, roll back, time to its first request (target <= 2 s).
+#      until the old app has stopped, roll back, time to its first request (target <= 300 ms).
 # By-hand installs use one npm cache (BENCH_NPM_CACHE, default ~/.cache/slipway-bench/npm) and measured
 # platform builds their project's cache, warmed by the project's first build; both with npm_config_offline=true.
 # VERBOSE=1 prints each platform run's and rollback's deployment log with its timestamps.
@@ -268,7 +268,7 @@ for i in $(seq 1 "$N"); do
   printf "  run %d (to %s): %5d ms   (%s; waited %d ms for pid %s to stop)\n" "$i" "$to" "$run_ms" "$run_how" "$waited" "$previous"
   previous=$current; current=$run_pid
 done
-echo "  median: $(median < "$work/t_cold") ms (target <= 2000 ms)"
+echo "  median: $(median < "$work/t_cold") ms (target <= 300 ms)"
 stop_server
 fi
 
