@@ -95,6 +95,14 @@ public final class Builder {
         return new Build(request, log).run();
     }
 
+    /**
+     * The build {@code artifactId}'s app has started (or could not): its installed packages, when it put them off, go into
+     * the build cache now, in the background.
+     */
+    public void started(String artifactId) {
+        buildCache.takeLater(artifactId);
+    }
+
     /** Deletes the build caches (the disk is short of space): builds only lose speed. The bytes freed. */
     public long evictCaches() {
         return buildCache.evictAll();
@@ -145,6 +153,8 @@ public final class Builder {
         private final Path root = config.artifactsDir().resolve(id);
         private final Path cache;
         private final Steps steps;
+        /** The installed packages, to be cached once the app has started; null when they were cached or need not be. */
+        private BuildCache.Later cacheLater;
 
         Build(BuildRequest request, LogSink log) {
             this.request = request;
@@ -167,7 +177,9 @@ public final class Builder {
                 Served served = detected.framework().isStatic() ? staticSite(built, detected)
                         : detected.framework().isNodeServer() ? nodeServer(built, detected, installed)
                         : pythonApp(built, detected);
-                return record(built, detected.framework(), installed.toolchain(), served);
+                Artifact artifact = record(built, detected.framework(), installed.toolchain(), served);
+                if (cacheLater != null) cacheLater.register();
+                return artifact;
             } catch (BuildException e) {
                 cleanUp(workspace, root);
                 throw masked(e);
@@ -234,19 +246,34 @@ public final class Builder {
                 else node.build(app, p, null, log);
                 return new Installed(toolchain, true);
             }
+            String fallbackTool = p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null;
+            boolean later = installDir.equals(app) && nothingRunsAfterInstall(framework, p, fallbackTool);
             try (BuildCache.Use cached = buildCache.open(request.accountId(), request.projectId(), workspace, installDir, app,
                     toolchain, nodeSteps.env().get("PATH"), request.env(), p.dependsOn("next"), log)) {
-                if (!cached.restore()) {
+                boolean installs = !cached.restore();
+                if (installs) {
                     node.install(installDir, log);
-                    cached.snapshot();
+                    if (!later) cached.snapshot();
                 }
                 // a member builds with the workspace root's hoisted packages in sight, writing only its own folder
                 NodeBuild building = installDir.equals(app) ? node : new NodeBuild(nodeSteps.seeing(installDir), toolchain.packageManager());
                 if (request.commands().build() != null) ownBuild(installDir.equals(app) ? nodeSteps : nodeSteps.seeing(installDir), app);
-                else building.build(app, p, p.dependsOn("next") ? "next" : p.dependsOn("vite") ? "vite" : null, log);
-                cached.keep();
+                else building.build(app, p, fallbackTool, log);
+                if (installs && later) cacheLater = cached.later(root.resolve(workspace.relativize(installDir).toString()), id);
+                else cached.keep();
             }
             return new Installed(toolchain, installDir.equals(app));
+        }
+
+        /**
+         * Whether nothing of the project's runs on its installed packages between the install and the artifact's freeze,
+         * after which its cells see it read-only: no build script or command, no dev dependencies to prune, a server
+         * started as it is (a static site keeps only its output). Under the sandbox its packages can then go into the
+         * build cache after its app has started, off the deploy's path; elsewhere every step runs as the server's user.
+         */
+        private boolean nothingRunsAfterInstall(Framework framework, PackageJson p, String fallbackTool) {
+            return runner.confinement().isolated() && framework.isNodeServer() && request.commands().build() == null
+                    && p.script("build").isEmpty() && fallbackTool == null && p.devDependencies().isEmpty();
         }
 
         /**

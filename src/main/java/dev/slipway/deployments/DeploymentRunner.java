@@ -110,6 +110,7 @@ public final class DeploymentRunner implements JobRunner {
         Project project = found.get();
         WarmSwitches.Switch warm = p.switches().take(d, project, job.attempts());
         boolean promoted = false;
+        Artifact built = null;
         String failure = null; // recorded after a warm rollback's route is put back: whoever sees it failed reaches the old app
         RunEnvironment run = RunEnvironment.of(d, records.service(), records.projects(), records.databases());
         LogSink log = sink(d, run.secretValues());
@@ -126,7 +127,7 @@ public final class DeploymentRunner implements JobRunner {
             startMigration(d);
             if (d.getsDatabase()) records.databases().prepare(project.id(), log);
             Artifact artifact = reusable(d, log);
-            if (artifact == null) artifact = build(d, project, run, log, lease);
+            if (artifact == null) artifact = built = build(d, project, run, log, lease);
             else if (d.reusesBuildOf() != null) move(d, DeploymentStatus.QUEUED, DeploymentStatus.DEPLOYING, Level.INFO,
                     "Reusing the build " + artifact.id() + " of " + d.reusesBuildOf() + " (no rebuild)");
             if (!lease.held()) return;
@@ -210,6 +211,8 @@ public final class DeploymentRunner implements JobRunner {
             if (warm != null && !promoted) p.switches().undo(warm);
             if (failure != null) fail(d.id(), failure);
             if (d.reusesBuildOf() == null) Workspaces.delete(checkout.workspace(d.id()));
+            // what the build put off for the build cache is done once its app started, off the deploy's path
+            if (built != null && !Thread.currentThread().isInterrupted()) p.builds().builder().started(built.id());
         }
     }
 

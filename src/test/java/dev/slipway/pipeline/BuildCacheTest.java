@@ -2,6 +2,7 @@ package dev.slipway.pipeline;
 
 import dev.slipway.accounts.Tier;
 import dev.slipway.testing.Apps;
+import dev.slipway.testing.Await;
 import dev.slipway.testing.EndToEnd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -145,6 +146,20 @@ class BuildCacheTest {
         throw new AssertionError("no line matches " + pattern + " in " + log);
     }
 
+    /** The project's last log once it says its packages were saved as {@code key}. */
+    private static List<String> awaitSaved(Project p, String key) {
+        String saved = "Build cache: saved node_modules as key " + key;
+        return Await.value(Duration.ofSeconds(30), "\"" + saved + "\" in " + p.lastRun() + "'s log", () -> {
+            List<String> lines = log(p);
+            return lines.stream().anyMatch(m -> m.contains(saved)) ? lines : null;
+        });
+    }
+
+    private static int indexOf(List<String> log, String part) {
+        for (int i = 0; i < log.size(); i++) if (log.get(i).contains(part)) return i;
+        throw new AssertionError("no line has \"" + part + "\" in " + log);
+    }
+
     private static boolean installed(List<String> log) {
         return log.stream().anyMatch(m -> m.matches("(?s)\\w+ Running (\\S*/)?npm ci .*"));
     }
@@ -160,7 +175,11 @@ class BuildCacheTest {
         List<String> firstLog = log(first);
         String key = key(firstLog, MISS);
         assertThat(installed(firstLog)).as("the first build installs: " + firstLog).isTrue();
-        assertThat(firstLog).anyMatch(m -> m.contains("Build cache: saved node_modules as key " + key));
+        // nothing of the app's runs after its install but its start: its packages are cached after it, off the deploy's path
+        assertThat(firstLog).anyMatch(m -> m.contains("Build cache: the installed packages are saved as key " + key + " once the app has started"));
+        List<String> whole = awaitSaved(first, key);
+        assertThat(indexOf(whole, "Build cache: saved node_modules as key " + key)).as(String.join("\n", whole))
+                .isGreaterThan(indexOf(whole, "Deployment is live"));
         assertThat(body(first)).isEqualTo("fixture:cache v1 clean\n");
 
         Project second = redeploy(first, Map.of("app.js", APP.replace("VERSION", "v2").getBytes(StandardCharsets.UTF_8)));
@@ -257,6 +276,30 @@ class BuildCacheTest {
         Project stranger = migrate(newAccount(), "cache/stranger", app("stranger", false));
         assertThat(key(log(stranger), MISS)).isNotEqualTo(key).isNotEqualTo(victimKey);
         assertThat(body(stranger)).isEqualTo("fixture:cache stranger clean\n");
+    }
+
+    /**
+     * An app with no build script and no dev dependencies has its packages cached after it has started: by then it
+     * has run, as the project's uid, and tried every way to change them in place (its start does what {@link #POISON}
+     * does). Each is refused, so the next build gets what the install wrote.
+     */
+    @Test
+    void anAppRunningBeforeItsPackagesAreCachedCannotChangeThem() {
+        assertThat(deploys.server().anonymous().get("/readyz").json().get("isolation").asText())
+                .as("this test needs the sandbox (bubblewrap, passt, nftables, root)").isEqualTo("sandbox");
+        Map<String, byte[]> files = app("starter", false);
+        files.put("app.js", ("{\n" + POISON + "}\n" + APP.replace("VERSION", "starter")).getBytes(StandardCharsets.UTF_8));
+        Project starter = migrate(newAccount(), "cache/starter", files);
+        String key = key(log(starter), MISS);
+        List<String> whole = awaitSaved(starter, key);
+        List<String> attempts = whole.stream().filter(m -> m.contains("poison: ")).toList();
+        assertThat(attempts).as(String.join("\n", whole)).hasSize(6).allMatch(m -> m.contains(": refused ("));
+        assertThat(indexOf(whole, "poison: plant planted.js")).isLessThan(indexOf(whole, "Build cache: saved node_modules as key " + key));
+        assertThat(body(starter)).isEqualTo("fixture:cache starter clean\n");
+
+        Project next = redeploy(starter, Map.of("app.js", APP.replace("VERSION", "next").getBytes(StandardCharsets.UTF_8)));
+        assertThat(key(log(next), HIT)).isEqualTo(key);
+        assertThat(body(next)).isEqualTo("fixture:cache next clean\n");
     }
 
     /**

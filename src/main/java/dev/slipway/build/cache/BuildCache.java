@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The build cache of Node apps: the installed packages (every node_modules of the install's
@@ -36,7 +38,8 @@ import java.util.Optional;
  * A build {@link #open opens} a {@link Use}: {@link Use#restore} before the install (true: it may be skipped),
  * {@link Use#snapshot} right after an install (so that the build script's changes to node_modules are never
  * cached), and {@link Use#keep} after a successful build, which commits the snapshot and saves .next/cache;
- * closing a use that was not kept deletes what it made.
+ * closing a use that was not kept deletes what it made. A build after whose install nothing of the project's runs
+ * puts the snapshot off instead ({@link Use#later}): it is taken from the frozen artifact once the app has started.
  */
 public final class BuildCache {
     static final String DEPENDENCIES = "deps";
@@ -45,6 +48,8 @@ public final class BuildCache {
 
     private final CacheStore store;
     private final Confinement confinement;
+    /** Snapshots put off ({@link Use#later}) and not taken yet, by account and key. */
+    private final Map<String, Later> later = new ConcurrentHashMap<>();
 
     BuildCache(CacheStore store, Confinement confinement) {
         this.store = store;
@@ -58,6 +63,13 @@ public final class BuildCache {
 
     public int sweep() {
         return store.sweep();
+    }
+
+    /** Takes the snapshot the build {@code artifactId} put off, if any, on a thread of its own. */
+    public void takeLater(String artifactId) {
+        for (Later l : later.values()) {
+            if (l.artifactId.equals(artifactId)) Thread.ofVirtual().name("build-cache-later").start(l::take);
+        }
     }
 
     /** Deletes every entry (the disk is short of space); the bytes freed. Builds only lose speed. */
@@ -123,6 +135,8 @@ public final class BuildCache {
             if (cache == null) return false;
             if (next) restoreNext();
             if (key == null) return false;
+            Later earlier = cache.later.get(laterKey());
+            if (earlier != null) earlier.take(); // an earlier build's packages not taken yet: taken now, then read
             Optional<List<String>> restored;
             try {
                 restored = cache.store.read(account, DEPENDENCIES, key, tree -> {
@@ -167,6 +181,22 @@ public final class BuildCache {
                 log.log(Level.WARNING, "Build cache: could not take the installed packages (" + e.getMessage() + "); the next build installs again");
                 discard();
             }
+        }
+
+        /**
+         * Instead of {@link #snapshot} and {@link #keep}, for a build after whose install nothing of the project's runs
+         * before its artifact is frozen and bound read-only into its cells, so that nothing can change the packages
+         * meanwhile: they are taken from {@code artifactInstallDir}, where the artifact will hold them, once its app has
+         * started ({@link BuildCache#takeLater}) or the next build of the key needs them. Null when nothing is cached.
+         */
+        public Later later(Path artifactInstallDir, String artifactId) {
+            if (cache == null || key == null) return null;
+            log.log(Level.INFO, "Build cache: the installed packages are saved as key " + shortKey() + " once the app has started");
+            return new Later(new Use(cache, account, project, artifactInstallDir, artifactInstallDir, key, pm, false, log), artifactId);
+        }
+
+        private String laterKey() {
+            return account + "/" + key;
         }
 
         /** After a successful build: commits the snapshot, saves .next/cache, and evicts what is over the bound. */
@@ -241,6 +271,39 @@ public final class BuildCache {
 
         private String shortKey() {
             return key.substring(0, 12);
+        }
+    }
+
+    /** A snapshot put off until its build's app has started ({@link Use#later}); taken once, by the first who asks. */
+    public static final class Later {
+        private final Use use;
+        private final String artifactId;
+        private final ReentrantLock lock = new ReentrantLock();
+        private boolean taken;
+
+        private Later(Use use, String artifactId) {
+            this.use = use;
+            this.artifactId = artifactId;
+        }
+
+        /** Once the artifact is recorded and frozen: from now on it may be taken. */
+        public void register() {
+            use.cache.later.put(use.laterKey(), this);
+        }
+
+        void take() {
+            lock.lock();
+            try {
+                if (taken) return;
+                taken = true;
+                try (use) {
+                    use.snapshot();
+                    use.keep();
+                }
+            } finally {
+                use.cache.later.remove(use.laterKey(), this);
+                lock.unlock();
+            }
         }
     }
 
