@@ -199,9 +199,9 @@ class WakeTest {
         });
         assertThat(Apps.get(productionUrl).body()).as("production is untouched").startsWith("app:v2");
         assertThat(wakeTimes(v1)).as("wake log lines").hasSize(1);
+        // the answers and the one start are the wake; its process is not looked for here: with a 1 s retire window a
+        // slow machine retires it again before the checks above are done
         assertThat(startLines(v1) - startsBefore).as("app starts").isEqualTo(1);
-        Set<Long> woken = appProcesses(v1);
-        assertThat(woken).isNotEmpty();
         System.out.println("WAKE-LATENCY " + kind + " first request " + first[0] + " ms, log " + wakeTimes(v1));
 
         // a woken non-production deployment is retired again, and a WebSocket upgrade wakes it again
