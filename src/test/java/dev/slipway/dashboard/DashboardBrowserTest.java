@@ -7,6 +7,7 @@ import dev.slipway.testing.Zips;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.pipeline.NodeApp;
+import dev.slipway.pipeline.Runs;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Apps;
 import dev.slipway.testing.Await;
@@ -46,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DashboardBrowserTest {
     static final String PASSWORD = "correct horse battery";
     static final Duration RUN = Duration.ofSeconds(120);
+    static final String GATE = "gate-open";
 
     static GitServer git;
     static WebhookReceiver receiver;
@@ -233,7 +235,9 @@ class DashboardBrowserTest {
         String first = alice.http().get("/v1/projects/" + projectId).json().at("/data/production_deployment_id").asText();
         String production = alice.http().get("/v1/projects/" + projectId).json().at("/data/url").asText();
         assertThat(Apps.get(production).body()).startsWith("app:v1");
-        String v2 = git.commit(repo, "main", NodeApp.version("v2"), "Second version");
+        // its build waits for the test: the page is seen following the run before the run ends and the page reloads
+        String marker = "dashboard-follow-" + Long.toString(System.nanoTime(), 36);
+        String v2 = git.commit(repo, "main", NodeApp.gatedBuild("v2", 120_000, marker, GATE), "Second version");
 
         signIn(aliceEmail);
         browser.clickAndWait("a[href='/dashboard/projects/" + projectId + "']");
@@ -249,10 +253,16 @@ class DashboardBrowserTest {
         // lines arrive in the page as the run writes them (the stream), before the page reloads at the end
         WebElement log = browser.find("#log");
         int rendered = log.findElements(By.tagName("li")).size();
-        browser.waitUntil(RUN, d -> log.findElements(By.tagName("li")).size() > rendered);
         assertThat(browser.text("#log-state")).isEqualTo("following live…");
+        browser.waitUntil(RUN, d -> {
+            Runs.openGates(GATE, marker);
+            return log.findElements(By.tagName("li")).size() > rendered;
+        });
         visit("deployment-following");
-        browser.waitUntil(RUN, d -> logText() != null && logText().contains("Deployment is live at"));
+        browser.waitUntil(RUN, d -> {
+            Runs.openGates(GATE, marker);
+            return logText() != null && logText().contains("Deployment is live at");
+        });
         visit("deployment-log-live");
         awaitStatus("live");
         assertThat(logText()).contains("Deployment queued").contains("Deployment is live at");

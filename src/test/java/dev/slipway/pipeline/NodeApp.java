@@ -60,7 +60,7 @@ public final class NodeApp {
      * {@code millis}): a test that must find the build still running, however slow the machine, opens the
      * gate when it is done, through {@code /proc/<pid>/cwd} (a sandboxed build sees no other directory of the test's).
      */
-    static Map<String, String> gatedBuild(String version, int millis, String marker, String gate) {
+    public static Map<String, String> gatedBuild(String version, int millis, String marker, String gate) {
         String path = gate;
         if (!path.matches("[a-z-]+")) throw new IllegalArgumentException(path);
         return withBuild(version, "setInterval(()=>{if(require('fs').existsSync('" + path + "'))process.exit(0)},100);"

@@ -21,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Driving migrations and deployments through the API of one account, and looking at processes in /proc. */
-final class Runs {
+public final class Runs {
     static final Duration RUN = Duration.ofSeconds(180);
 
     private final Http http;
@@ -91,7 +91,7 @@ final class Runs {
     }
 
     /** Opens the gate of every build running with one of the markers ({@link NodeApp#gatedBuild}), in its working directory. */
-    static void openGates(String gate, String... markers) {
+    public static void openGates(String gate, String... markers) {
         for (String marker : markers) {
             for (long pid : processesWithArg(marker)) {
                 try {
