@@ -9,6 +9,7 @@ public class BareJavalin {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;
+            config.http.responseBufferSize = 8192;
             config.routes.get("/hello", ctx -> ctx.result("hello"));
         }).start("127.0.0.1", Integer.parseInt(args[0]));
     }

@@ -2,6 +2,7 @@ package dev.slipway.api;
 
 import dev.slipway.server.Slipway;
 import dev.slipway.accounts.Tier;
+import dev.slipway.core.Json;
 import dev.slipway.store.Dialect;
 import dev.slipway.testing.Await;
 import dev.slipway.testing.EachStore;
@@ -11,7 +12,13 @@ import dev.slipway.testing.ServerPerStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.zip.GZIPInputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -64,5 +71,44 @@ class ProjectReadTest {
             assertThat(production(viaPeer, id)).isEqualTo("dep_third");
             Await.until(Duration.ofMillis(500), "the first server to read the peer's switch", () -> "dep_third".equals(production(t.http(), id)));
         }
+    }
+
+    /**
+     * A list larger than the buffers an answer is copied through comes whole, gzipped when the client accepts it (the
+     * plain and the unzipped bytes the same), and a small answer is sent as it is.
+     */
+    @Test
+    void aLargeListComesWholeAndGzippedWhenAskedAndASmallAnswerPlain() throws Exception {
+        var t = server.tenant(Tier.TEAM);
+        String id = null;
+        for (int i = 0; i < 70; i++) {
+            var created = t.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/service-" + i + "\"}");
+            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            id = created.json().path("data").path("id").asText();
+        }
+        HttpClient client = HttpClient.newHttpClient();
+        URI list = URI.create(server.baseUrl() + "/v1/projects?limit=100");
+        HttpResponse<byte[]> plain = client.send(HttpRequest.newBuilder(list).header("Authorization", "Bearer " + t.key()).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(plain.statusCode()).isEqualTo(200);
+        assertThat(plain.headers().firstValue("Content-Encoding")).isEmpty();
+        assertThat(plain.body().length).as("larger than the 32 KiB buffers").isGreaterThan(40_000);
+        assertThat(Json.MAPPER.readTree(plain.body()).path("data").size()).isEqualTo(70);
+
+        HttpResponse<byte[]> zipped = client.send(HttpRequest.newBuilder(list).header("Authorization", "Bearer " + t.key())
+                .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(zipped.statusCode()).isEqualTo(200);
+        assertThat(zipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(zipped.body().length).isLessThan(plain.body().length / 4);
+        try (var in = new GZIPInputStream(new ByteArrayInputStream(zipped.body()))) {
+            assertThat(in.readAllBytes()).isEqualTo(plain.body());
+        }
+
+        HttpResponse<byte[]> one = client.send(HttpRequest.newBuilder(URI.create(server.baseUrl() + "/v1/projects/" + id))
+                .header("Authorization", "Bearer " + t.key()).header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(one.statusCode()).isEqualTo(200);
+        assertThat(one.headers().firstValue("Content-Encoding")).as("below the size worth compressing").isEmpty();
+        assertThat(one.headers().firstValue("Content-Length")).hasValue(Integer.toString(one.body().length));
+        assertThat(Json.MAPPER.readTree(one.body()).path("data").path("id").asText()).isEqualTo(id);
     }
 }
