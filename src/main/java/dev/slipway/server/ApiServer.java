@@ -94,7 +94,8 @@ public final class ApiServer {
             config.jsonMapper(new JavalinJackson(Json.MAPPER, true));
             config.http.compressionStrategy = compression();
             // Javalin copies each answer to the response through a buffer of this size, made anew per request (by
-            // default Jetty's whole output buffer, 32 KiB, zeroed each time); the answer still goes out in one write
+            // default Jetty's whole output buffer, 32 KiB, zeroed each time); Jetty's own buffer still gathers an answer
+            // of up to 32 KiB into one write
             config.http.responseBufferSize = 8192;
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(20_000);
