@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * between our read and our write: it is made again on the latest version, a bounded number of times; any other
  * refusal is not tried again.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 class ConflictsTest {
     private static final String NS = "slipway-apps";
     private static final String NAME = "d-dep-conflict";

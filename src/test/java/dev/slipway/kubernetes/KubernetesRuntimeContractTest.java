@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * or never for {@link #neverHealthyApp}) and kube-proxy (each Service reachable on loopback). The cluster is the
  * state: each runtime of a test is another server on it.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 @EndToEnd
 class KubernetesRuntimeContractTest extends AppRuntimeContract {
     static KubernetesMockServer server;

@@ -62,7 +62,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * cluster IP is 127.0.0.2 and a port where a real forwarder follows its selector); tests that rely on it
  * say so in their names. Requests in these tests go over real loopback sockets.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 @EndToEnd
 class KubernetesRuntimeTest {
     static KubernetesMockServer server;

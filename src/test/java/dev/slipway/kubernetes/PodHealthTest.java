@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the scheduler or the Deployment controller by writing pod and Deployment statuses, as a real cluster would,
  * while the wait runs on its own thread.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 class PodHealthTest {
     static final String NS = "slipway-apps";
     static final String ID = "dep_01";

@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a followed log does not). The test plays the kubelet: it starts, restarts and adds pods, and writes their
  * output in chunks of its choosing.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 class PodLogsTest {
     static final String NS = "slipway-apps";
     static final String SELECTOR = "slipway.dev/deployment=dep_01";

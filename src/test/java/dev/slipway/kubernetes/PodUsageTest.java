@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reads, the working set, an out-of-memory kill counted once, and a crash loop only while the kubelet says so. Another
  * deployment's pods in the namespace count for nothing.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 class PodUsageTest {
     static final String NS = "slipway-apps";
     KubernetesMockServer server;
