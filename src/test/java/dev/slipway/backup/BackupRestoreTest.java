@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.slipway.accounts.Tier;
 import dev.slipway.config.ServerConfig;
 import dev.slipway.core.MicrosClock;
+import dev.slipway.edge.EdgeSettings;
 import dev.slipway.server.Slipway;
 import dev.slipway.store.Database;
 import dev.slipway.store.Dialect;
@@ -125,7 +126,7 @@ class BackupRestoreTest {
 
             ServerConfig config = ServerConfig.builder(elsewhere).environment(System.getenv()).ports(0, 0)
                     .databaseUrl(databaseUrl != null ? databaseUrl : Database.h2Url(elsewhere)).secretKey(secretKey)
-                    .createDefaultAccount(false).build();
+                    .createDefaultAccount(false).edge(EdgeSettings.INLINE).build();
             try (Slipway slipway = Slipway.start(config, MicrosClock.system(), new PrintStream(OutputStream.nullOutputStream()))) {
                 Http http = new Http("http://127.0.0.1:" + slipway.apiPort(), apiKey);
                 var project = http.get("/v1/projects/" + projectId);

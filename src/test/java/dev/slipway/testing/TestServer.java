@@ -50,7 +50,7 @@ public final class TestServer implements AutoCloseable {
     /** A server on a store the test made (its data dir where the test wants it); closed with the server. */
     public static TestServer start(TestStore store, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
         try {
-            ServerConfig config = customize.apply(config(store, store.dataDir())).edge(EdgeSettings.INLINE).build(); // in this JVM: no edge process
+            ServerConfig config = customize.apply(config(store, store.dataDir())).build();
             Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
             return new TestServer(store, slipway);
         } catch (Exception e) {
@@ -85,7 +85,7 @@ public final class TestServer implements AutoCloseable {
      */
     private static ServerConfig.Builder config(TestStore store, Path dataDir) {
         return ServerConfig.builder(dataDir).environment(System.getenv()).ports(0, 0).databaseUrl(store.jdbcUrl())
-                .secretKey(store.secretKey()).createDefaultAccount(false);
+                .secretKey(store.secretKey()).createDefaultAccount(false).edge(EdgeSettings.INLINE); // in this JVM: no edge process
     }
 
     /**
