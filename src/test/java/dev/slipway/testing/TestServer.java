@@ -50,7 +50,8 @@ public final class TestServer implements AutoCloseable {
     /** A server on a store the test made (its data dir where the test wants it); closed with the server. */
     public static TestServer start(TestStore store, UnaryOperator<ServerConfig.Builder> customize, Clock clock) {
         try {
-            ServerConfig config = customize.apply(config(store, store.dataDir())).build();
+            // after the test's changes too: one that reads an environment takes SLIPWAY_EDGE from it, whose default is the process
+            ServerConfig config = customize.apply(config(store, store.dataDir())).edge(EdgeSettings.INLINE).build();
             Slipway slipway = Slipway.start(config, clock, new PrintStream(OutputStream.nullOutputStream()));
             return new TestServer(store, slipway);
         } catch (Exception e) {
