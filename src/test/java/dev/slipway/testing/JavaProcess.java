@@ -92,8 +92,8 @@ public final class JavaProcess implements AutoCloseable {
             ProcessBuilder pb = new ProcessBuilder(command(classPath, args)).directory(cwd.toFile()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.startsWith("SLIPWAY_"));
             pb.environment().put("SLIPWAY_STOP_APPS_WITH_SERVER", "true");
-            // and the edge process a server starts, which inherits its environment (apps and builds do not): C2's
-            // compiles were most of an edge's 4 CPU-seconds, 12 % of a CI run's CPU. The JVM says so in one line.
+            // C1 only for the edge process the server starts too: it inherits the server's environment (apps and builds
+            // get a cleared one), and C2's compiles were most of an edge's CPU in a test. The JVM prints one line for it.
             pb.environment().put("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1");
             pb.environment().putAll(env);
             return new JavaProcess(pb.start());
