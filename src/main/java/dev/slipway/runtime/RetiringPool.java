@@ -23,10 +23,13 @@ import java.util.function.Predicate;
  * Keeps a replaced production instance running for a window (default 10 min) so that a rollback to
  * it is only a route switch, then stops it once it has had no request for the window — unless it
  * became production again first. One per project: the next replacement stops the older one at once.
- * The stop time is stored, so a restarted server keeps the schedule.
+ * The stop time is stored, so a restarted server keeps the schedule. A stop that fails (the store or the
+ * runtime failing for a moment) is tried again, 1 s later, doubling up to a minute, until it succeeds.
  */
 public final class RetiringPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetiringPool.class);
+    static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+    static final Duration MAX_RETRY = Duration.ofMinutes(1);
 
     private final AppRuntime runtime;
     private final InstanceStore store;
@@ -40,7 +43,8 @@ public final class RetiringPool implements AutoCloseable {
     private final IntConsumer stoppedPort;
     private final IntToLongFunction lastRequestMillis;
 
-    private record Retirement(Instant stopAt, ScheduledFuture<?> task) {}
+    /** @param failures failed tries to stop it so far */
+    private record Retirement(Instant stopAt, ScheduledFuture<?> task, int failures) {}
 
     public RetiringPool(AppRuntime runtime, InstanceStore store, Clock clock, Duration window) {
         this(runtime, store, clock, window, id -> false, port -> { }, port -> 0);
@@ -88,7 +92,13 @@ public final class RetiringPool implements AutoCloseable {
             r.task().cancel(false);
             stopped.add(other);
         }
-        for (String other : stopped) stop(other);
+        for (String other : stopped) {
+            try {
+                stop(other);
+            } catch (RuntimeException e) {
+                retryLater(other, null, e);
+            }
+        }
         return stopped;
     }
 
@@ -134,7 +144,7 @@ public final class RetiringPool implements AutoCloseable {
 
     private void schedule(String deploymentId, Instant stopAt, boolean persist) {
         if (persist) persist(deploymentId, stopAt);
-        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, arm(deploymentId, stopAt)));
+        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, arm(deploymentId, stopAt), 0));
         if (previous != null) previous.task().cancel(false);
     }
 
@@ -148,46 +158,60 @@ public final class RetiringPool implements AutoCloseable {
     private void stopIfStillRetiring(String deploymentId, Instant stopAt) {
         Retirement r = retiring.get(deploymentId);
         if (r == null || !r.stopAt().equals(stopAt)) return;
-        Instant due = idleUntil(deploymentId, stopAt);
+        try {
+            stopIfDue(deploymentId, r);
+        } catch (RuntimeException e) {
+            retryLater(deploymentId, r, e);
+        }
+    }
+
+    private void stopIfDue(String deploymentId, Retirement r) {
+        Instant due = idleUntil(deploymentId, r.stopAt());
         if (clock.instant().isBefore(due)) {
             // it had requests meanwhile (or the clock is behind the timer): decide again when it may be idle;
             // in the map's lock, so a reinstatement or a new retirement meanwhile keeps the last word
             retiring.computeIfPresent(deploymentId, (id, current) -> {
                 if (current != r) return current;
-                if (!due.equals(stopAt)) persist(deploymentId, due);
-                return new Retirement(due, arm(deploymentId, due));
+                if (!due.equals(r.stopAt())) persist(deploymentId, due);
+                return new Retirement(due, arm(deploymentId, due), r.failures());
             });
             return;
         }
-        try {
-            if (stillServing.test(deploymentId)) {
-                // the stored stop time is cleared before the retirement disappears
-                retiring.computeIfPresent(deploymentId, (id, current) -> {
-                    if (current != r) return current;
-                    persist(deploymentId, null);
-                    LOG.info("retired instance {} serves production again: kept", deploymentId);
-                    return null;
-                });
-                return;
-            }
-            if (!retiring.remove(deploymentId, r)) return;
-            stop(deploymentId);
-        } catch (RuntimeException e) {
-            LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());
+        if (stillServing.test(deploymentId)) {
+            // the stored stop time is cleared before the retirement disappears
+            retiring.computeIfPresent(deploymentId, (id, current) -> {
+                if (current != r) return current;
+                persist(deploymentId, null);
+                LOG.info("retired instance {} serves production again: kept", deploymentId);
+                return null;
+            });
+            return;
         }
+        if (!retiring.remove(deploymentId, r)) return;
+        stop(deploymentId);
+    }
+
+    /**
+     * A try that failed ({@code failed} the retirement it was, null for a replaced one): the whole decision is made
+     * again later, unless a reinstatement or a new retirement came meanwhile. The stored stop time stays, so a
+     * restarted server tries at once.
+     */
+    private void retryLater(String deploymentId, Retirement failed, RuntimeException e) {
+        int failures = failed == null ? 1 : failed.failures() + 1;
+        Instant retryAt = clock.instant().plus(Backoff.delay(failures, FIRST_RETRY, MAX_RETRY));
+        LOG.error("retired instance {} could not be stopped ({} tries): {}; tried again at {}",
+                deploymentId, failures, e.getMessage(), retryAt);
+        retiring.compute(deploymentId, (id, current) -> current == null || current == failed
+                ? new Retirement(retryAt, arm(deploymentId, retryAt), failures) : current);
     }
 
     private void stop(String deploymentId) {
-        try {
-            int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
-            // its routes go first: an edge process learns of the stop before the app's port closes, and a request
-            // meanwhile wakes it (which waits for the stop to finish) instead of reaching a closing port
-            if (port > 0) stoppedPort.accept(port);
-            runtime.stop(deploymentId);
-            LOG.info("retired instance {} stopped", deploymentId);
-        } catch (RuntimeException e) {
-            LOG.error("retired instance {} could not be stopped: {}", deploymentId, e.getMessage());
-        }
+        int port = runtime.get(deploymentId).map(Instance::port).orElse(0);
+        // its routes go first: an edge process learns of the stop before the app's port closes, and a request
+        // meanwhile wakes it (which waits for the stop to finish) instead of reaching a closing port
+        if (port > 0) stoppedPort.accept(port);
+        runtime.stop(deploymentId);
+        LOG.info("retired instance {} stopped", deploymentId);
     }
 
     /** The later of the scheduled stop and a window after the instance's last request. */

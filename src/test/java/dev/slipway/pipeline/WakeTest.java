@@ -83,8 +83,14 @@ class WakeTest {
     }
 
     private void awaitDormant(String deploymentId) {
-        Await.until(Duration.ofSeconds(30), "the process of " + deploymentId + " to be stopped",
-                () -> appProcesses(deploymentId).isEmpty());
+        try {
+            Await.until(Duration.ofSeconds(30), "the process of " + deploymentId + " to be stopped",
+                    () -> appProcesses(deploymentId).isEmpty());
+        } catch (AssertionError e) {
+            // the server's own account of the retirement is what tells a stop never scheduled from one that failed
+            String log = server.output();
+            throw new AssertionError(e.getMessage() + "\nthe server's output:\n" + log.substring(Math.max(0, log.length() - 20_000)), e);
+        }
     }
 
     private List<Long> wakeTimes(String deploymentId) {

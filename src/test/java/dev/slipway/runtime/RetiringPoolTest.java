@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,6 +94,26 @@ class RetiringPoolTest {
             assertThat(pool.retiring()).containsOnlyKeys(previous.deploymentId(), otherProject.deploymentId());
             assertThat(TestApps.get(previous.port(), "/")).as("the one before stays warm for an instant rollback").isEqualTo("app:v3");
             assertThat(TestApps.get(otherProject.port(), "/")).as("another project's is its own").isEqualTo("app:other");
+        }
+    }
+
+    @Test
+    void aStopThatFailsIsTriedAgainUntilTheInstanceIsGone() {
+        Instance app = runtime.start(TestApps.spec("v1", Map.of()), new RecordingLog());
+        // the production check reads the database: here it is unreachable twice, then answers
+        AtomicInteger asked = new AtomicInteger();
+        Predicate<String> production = id -> {
+            if (asked.incrementAndGet() <= 2) throw new IllegalStateException("the database is unreachable");
+            return false;
+        };
+        try (RetiringPool pool = new RetiringPool(runtime, fixture.store, MicrosClock.system(), Duration.ofMillis(100),
+                production, port -> { }, port -> 0)) {
+            pool.retire(app.deploymentId());
+            Await.until(Duration.ofSeconds(30), "the retired instance stops after two failed tries",
+                    () -> runtime.get(app.deploymentId()).isEmpty());
+            assertThat(asked.get()).isEqualTo(3);
+            assertThat(TestApps.alive(app.pid())).isFalse();
+            assertThat(pool.retiring()).isEmpty();
         }
     }
 }
