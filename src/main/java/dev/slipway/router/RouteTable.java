@@ -121,13 +121,14 @@ public final class RouteTable {
         String from = normalize(oldName);
         String to = normalize(newName);
         if (from.equals(to)) return;
-        Target p = production.get(from);
-        if (p != null) production.put(to, p);
+        // the deployments' new addresses before production's: once the project answers at its new name, they do too
         Map<String, DeploymentRoute> moved = new HashMap<>();
         deployments.forEach((k, d) -> {
             if (d.project().equals(from) && k.startsWith(from + "-")) moved.put(to + k.substring(from.length()), new DeploymentRoute(to, d.target()));
         });
         deployments.putAll(moved);
+        Target p = production.get(from);
+        if (p != null) production.put(to, p);
         domains.replaceAll((d, project) -> project.equals(from) ? to : project);
         production.remove(from);
         deployments.values().removeIf(d -> d.project().equals(from));

@@ -85,7 +85,12 @@ class ProjectRenameTest {
                 String third = "third-" + Long.toString(System.nanoTime(), 36);
                 patch(http, project, "{\"name\":\"" + third + "\"}", 200);
                 follower.changed(project);
-                Await.until(Duration.ofSeconds(30), "the routes to move", () -> elsewhere.resolve(third + ".localhost").isPresent());
+                // the follower moves them on its own thread: waited for whole, the old names gone too
+                Await.until(Duration.ofSeconds(30), "the routes to move", () -> elsewhere.resolve(third + ".localhost").isPresent()
+                        && elsewhere.resolve(third + "-abcd1234.localhost").isPresent()
+                        && elsewhere.resolve(newName + ".localhost").isEmpty()
+                        && elsewhere.resolve(newName + "-abcd1234.localhost").isEmpty());
+                assertThat(elsewhere.resolve(third + ".localhost")).contains(app);
                 assertThat(elsewhere.resolve(third + "-abcd1234.localhost")).contains(app);
                 assertThat(elsewhere.resolve(newName + ".localhost")).isEmpty();
                 assertThat(elsewhere.resolve(newName + "-abcd1234.localhost")).isEmpty();
