@@ -65,22 +65,25 @@ cpu_ticks() { # user + system clock ticks of a process so far
   awk '{print $14 + $15}' "/proc/$1/stat"
 }
 
+cpu_per_request() { # ticks rps: microseconds of CPU per request over a DURATION-second wrk run
+  awk -v t="$1" -v r="$2" -v d="$DURATION" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", 1e6 * t / hz / (r * d)}'
+}
+
 median() { # of the numbers on stdin
   sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
 
 paired_rounds() { # server_java_pid key id: the read against bare Javalin, ROUNDS times side by side
   local pid="$1" key="$2" id="$3" i c0 c1 bare_rps bare_cpu read_rps read_cpu
-  local hz; hz=$(getconf CLK_TCK)
   : > "$work/ratios"; : > "$work/cpu_ratios"; : > "$work/read_p99"
   echo "  -- $ROUNDS paired rounds: bare /hello, then the authenticated read"
   for i in $(seq 1 "$ROUNDS"); do
-    c0=$(cpu_ticks "$bare_java"); wrk_run "round $i: bare GET /hello" "http://127.0.0.1:$BARE_PORT/hello"; c1=$(cpu_ticks "$bare_java")
+    c0=$(cpu_ticks "$bare_pid"); wrk_run "round $i: bare GET /hello" "http://127.0.0.1:$BARE_PORT/hello"; c1=$(cpu_ticks "$bare_pid")
     bare_rps=$(cat "$work/last_rps")
-    bare_cpu=$(awk -v t=$((c1 - c0)) -v r="$bare_rps" -v d="$DURATION" -v hz="$hz" 'BEGIN {printf "%.1f", 1e6 * t / hz / (r * d)}')
+    bare_cpu=$(cpu_per_request $((c1 - c0)) "$bare_rps")
     c0=$(cpu_ticks "$pid"); wrk_run "round $i: GET /v1/projects/{id}" "http://127.0.0.1:$PORT/v1/projects/$id" "$key"; c1=$(cpu_ticks "$pid")
     read_rps=$(cat "$work/last_rps"); cat "$work/last_p99" >> "$work/read_p99"
-    read_cpu=$(awk -v t=$((c1 - c0)) -v r="$read_rps" -v d="$DURATION" -v hz="$hz" 'BEGIN {printf "%.1f", 1e6 * t / hz / (r * d)}')
+    read_cpu=$(cpu_per_request $((c1 - c0)) "$read_rps")
     awk -v a="$read_rps" -v b="$bare_rps" 'BEGIN {printf "%.3f\n", a / b}' >> "$work/ratios"
     awk -v a="$read_cpu" -v b="$bare_cpu" 'BEGIN {printf "%.3f\n", b / a}' >> "$work/cpu_ratios"
     printf "     round %d: read / bare %.2fx; server CPU per request: bare %s us, read %s us\n" "$i" "$(tail -1 "$work/ratios")" "$bare_cpu" "$read_cpu"
@@ -156,7 +159,6 @@ bare_javalin() { # started once, beside every store's server
     kill -0 "$bare_pid" 2>/dev/null || { cat "$work/bare.log"; exit 1; }
     sleep 0.05
   done
-  bare_java=$bare_pid
   wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$BARE_PORT/hello" >/dev/null
 }
 
