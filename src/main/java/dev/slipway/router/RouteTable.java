@@ -47,7 +47,7 @@ public final class RouteTable {
     }
 
     public void setDeployment(String projectName, String shortId, Target target) {
-        putDeployment(projectName, shortId, target);
+        putDeployment(normalize(projectName), shortId, target);
         learned.incrementAndGet();
         changed();
     }
@@ -57,14 +57,15 @@ public final class RouteTable {
      * sent the table once).
      */
     public void setLive(String projectName, String shortId, Target deployment, Target production) {
-        putDeployment(projectName, shortId, deployment);
-        this.production.put(normalize(projectName), production);
+        String project = normalize(projectName);
+        putDeployment(project, shortId, deployment);
+        this.production.put(project, production);
         learned.incrementAndGet();
         changed();
     }
 
-    private void putDeployment(String projectName, String shortId, Target target) {
-        String project = normalize(projectName);
+    /** @param project the project's name, normalized */
+    private void putDeployment(String project, String shortId, Target target) {
         deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
     }
 
