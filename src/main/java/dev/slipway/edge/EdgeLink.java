@@ -35,6 +35,9 @@ public final class EdgeLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EdgeLink.class);
     private static final String SOCKET = "edge.sock";
     private static final Duration START_WAIT = Duration.ofSeconds(30);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(15);
+    /** A training run's edge writes its class-data cache as it exits: 5-10 s on two cores. */
+    private static final Duration TRAINING_STOP_WAIT = Duration.ofSeconds(120);
     private static final Duration HELLO_WAIT = Duration.ofSeconds(5);
     private static final long SYNC_MILLIS = 250;
     /** How long a route change waits for the edge to serve it before the change's caller goes on without it. */
@@ -43,9 +46,14 @@ public final class EdgeLink implements AutoCloseable {
     /**
      * How to start an edge: where, on which port, for which apps domain.
      *
-     * @param httpsPort the apps HTTPS port (0: any free one); null: no HTTPS
+     * @param httpsPort  the apps HTTPS port (0: any free one); null: no HTTPS
+     * @param trainCache a new edge makes its class-data cache (the launcher's training run) when there is none
      */
-    public record Spec(Path dataDir, String host, int port, String appsDomain, Integer httpsPort) {
+    public record Spec(Path dataDir, String host, int port, String appsDomain, Integer httpsPort, boolean trainCache) {
+        public Spec(Path dataDir, String host, int port, String appsDomain, Integer httpsPort) {
+            this(dataDir, host, port, appsDomain, httpsPort, false);
+        }
+
         /** Whether an edge serving these ports is the one this spec asks for. */
         boolean servedBy(Hello h) {
             boolean https = httpsPort == null ? h.httpsPort() == 0 : httpsPort == 0 ? h.httpsPort() != 0 : h.httpsPort() == httpsPort;
@@ -82,6 +90,8 @@ public final class EdgeLink implements AutoCloseable {
     private final boolean adopted;
     private Thread sync;
     private Served served;
+    /** The class path whose cache the edge started here makes as it exits; null: it makes none. */
+    private EdgeJar training;
 
     /** @param tls null without HTTPS */
     private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
@@ -119,7 +129,11 @@ public final class EdgeLink implements AutoCloseable {
                 stop(running.channel(), running.pid());
             }
         }
-        return new EdgeLink(spec, start(spec), false);
+        EdgeJar jar = EdgeJar.of(System.getProperty("java.class.path"), spec.dataDir());
+        List<String> cache = jar.cacheFlags(spec.trainCache());
+        EdgeLink link = new EdgeLink(spec, start(spec, jar.classPath(), cache), false);
+        if (cache.stream().anyMatch(f -> f.startsWith("-XX:AOTCacheOutput="))) link.training = jar;
+        return link;
     }
 
     public int port() {
@@ -344,7 +358,9 @@ public final class EdgeLink implements AutoCloseable {
         }
         if (h == null) {
             LOG.warn("the edge process is gone: starting it again");
-            h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain(), httpsPort()));
+            EdgeJar jar = EdgeJar.of(System.getProperty("java.class.path"), spec.dataDir());
+            h = start(new Spec(spec.dataDir(), spec.host(), port(), spec.appsDomain(), httpsPort()), jar.classPath(),
+                    jar.cacheFlags(false));
         }
         synchronized (lock) {
             if (closed) {
@@ -451,7 +467,15 @@ public final class EdgeLink implements AutoCloseable {
             lock.notifyAll();
         }
         join();
-        if (c != null) stop(c, edge);
+        if (c == null) return;
+        boolean exited = stop(c, edge, training == null ? STOP_WAIT : TRAINING_STOP_WAIT);
+        if (training != null) {
+            try {
+                training.keepTrained(exited);
+            } catch (IOException e) {
+                LOG.warn("the edge's class-data cache was not kept: {}", e.toString());
+            }
+        }
     }
 
     private void join() {
@@ -466,19 +490,26 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     private static void stop(EdgeChannel c, long pid) {
+        stop(c, pid, STOP_WAIT);
+    }
+
+    /** True when the edge exited within {@code wait}; it is killed otherwise. */
+    private static boolean stop(EdgeChannel c, long pid, Duration wait) {
         try {
             c.send(EdgeMessages.op("stop"));
         } catch (IOException e) {
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
         }
         c.close();
-        ProcessHandle.of(pid).ifPresent(h -> {
-            try {
-                h.onExit().get(15, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                h.destroyForcibly();
-            }
-        });
+        Optional<ProcessHandle> edge = ProcessHandle.of(pid);
+        if (edge.isEmpty()) return true;
+        try {
+            edge.get().onExit().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (Exception e) {
+            edge.get().destroyForcibly();
+            return false;
+        }
     }
 
     /** The edge's hello on its socket; null when no edge answers there. */
@@ -512,7 +543,7 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     /** Starts an edge process in a session of its own (a Ctrl-C of the server's terminal does not reach it). */
-    private static Hello start(Spec spec) throws IOException {
+    private static Hello start(Spec spec, String classPath, List<String> cacheFlags) throws IOException {
         Path log = spec.dataDir().resolve("edge.log");
         List<String> cmd = new ArrayList<>();
         for (String setsid : List.of("/usr/bin/setsid", "/bin/setsid")) {
@@ -524,8 +555,9 @@ public final class EdgeLink implements AutoCloseable {
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms16m", "-XX:+UseSerialGC"));
         // glibc keeps what the start's native allocations freed: returning it every 2 s takes ~13 MB off an idle edge
         if (Runtime.version().feature() >= 22) cmd.add("-XX:TrimNativeHeapInterval=2000");
+        cmd.addAll(cacheFlags);
         cmd.addAll(List.of(
-                "-cp", classPath(System.getProperty("java.class.path"), spec.dataDir()), "dev.slipway.Main", "edge",
+                "-cp", classPath, "dev.slipway.Main", "edge",
                 "--data-dir", spec.dataDir().toAbsolutePath().toString(), "--host", spec.host(),
                 "--apps-port", Integer.toString(spec.port()), "--apps-domain", spec.appsDomain()));
         if (spec.httpsPort() != null) cmd.addAll(List.of("--https-port", Integer.toString(spec.httpsPort())));
@@ -550,36 +582,6 @@ public final class EdgeLink implements AutoCloseable {
         }
         p.toHandle().destroyForcibly();
         throw new IOException("the edge process did not answer within " + START_WAIT.toSeconds() + " s: " + tail(log));
-    }
-
-    /**
-     * The server's class path. A single jar (the launcher's {@code -jar}) is copied into the data dir first, and its
-     * manifest's libraries named by absolute path: the edge outlives the server, and an upgrade that rebuilds the jar
-     * in place would change the classes under a running edge that has not loaded them all yet.
-     */
-    static String classPath(String cp, Path dataDir) throws IOException {
-        Path jar = Path.of(cp).toAbsolutePath();
-        if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) return cp;
-        Path copy = dataDir.resolve("edge-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis() + ".jar");
-        if (!Files.exists(copy)) {
-            Path tmp = dataDir.resolve(copy.getFileName() + ".tmp");
-            Files.copy(jar, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            Files.move(tmp, copy, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        try (var old = Files.list(dataDir)) { // the copies of earlier versions, which no edge runs from any more
-            for (Path p : old.filter(p -> p.getFileName().toString().matches("edge-\\d+-\\d+\\.jar") && !p.equals(copy)).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-        StringBuilder out = new StringBuilder(copy.toString());
-        try (var file = new java.util.jar.JarFile(jar.toFile())) {
-            var manifest = file.getManifest();
-            String libs = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
-            if (libs != null) {
-                for (String lib : libs.trim().split("\\s+")) out.append(File.pathSeparator).append(jar.getParent().resolve(lib));
-            }
-        }
-        return out.toString();
     }
 
     private static String tail(Path log) {

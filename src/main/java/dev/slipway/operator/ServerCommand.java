@@ -5,6 +5,7 @@ import dev.slipway.isolation.IsolationUnavailable;
 import dev.slipway.server.Slipway;
 import dev.slipway.store.StoreUnopened;
 import dev.slipway.config.ServerConfig;
+import dev.slipway.edge.EdgeSettings;
 import dev.slipway.core.Env;
 import dev.slipway.core.MicrosClock;
 import dev.slipway.databases.AdminServers;
@@ -210,7 +211,7 @@ public final class ServerCommand implements Callable<Integer> {
         System.out.println("Slipway databases (action create): " + providers);
         System.out.flush();
         if (Training.requested(env)) {
-            Training.exercise(slipway.apiPort());
+            Training.exercise(slipway.apiPort(), slipway.appsPort());
             return 0; // the shutdown hook stops the server
         }
         stopped.await();
@@ -232,6 +233,7 @@ public final class ServerCommand implements Callable<Integer> {
     /** The flags over the environment; an {@link IllegalArgumentException} names what is wrong. */
     ServerConfig config(Env env) {
         ServerConfig.Builder b = ServerConfig.builder(store.dataDir(env)).environment(env);
+        if (Training.requested(env)) b.edge(EdgeSettings.fromEnv(env).training());
         if (buildSlots != null) {
             if (buildSlots < 1 || buildSlots > 64) throw new IllegalArgumentException("--build-slots must be from 1 to 64");
             b.buildSlots(buildSlots);

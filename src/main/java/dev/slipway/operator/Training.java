@@ -24,15 +24,21 @@ final class Training {
         return env.text(RUN).filter("1"::equals).isPresent();
     }
 
-    static void exercise(int apiPort) {
+    /** A few requests to the API, and one to the apps listener (an edge process's cache holds what it loads). */
+    static void exercise(int apiPort, int appsPort) {
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            for (String path : new String[] {"/readyz", "/healthz", "/v1/projects", "/dashboard/sign-in"}) {
-                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + apiPort + path))
+            for (String url : new String[] {api(apiPort, "/readyz"), api(apiPort, "/healthz"), api(apiPort, "/v1/projects"),
+                    api(apiPort, "/dashboard/sign-in"), "http://127.0.0.1:" + appsPort + "/"}) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(url))
                         .header("Authorization", "Bearer sk_training_only_not_a_key").timeout(Duration.ofSeconds(10)).build();
                 http.send(request, HttpResponse.BodyHandlers.discarding());
             }
         } catch (Exception e) {
             System.err.println("training requests failed: " + e);
         }
+    }
+
+    private static String api(int port, String path) {
+        return "http://127.0.0.1:" + port + path;
     }
 }

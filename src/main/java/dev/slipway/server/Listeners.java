@@ -31,7 +31,7 @@ record Listeners(BoundPort api, BoundPort apps, EdgeLink edge, BoundPort sandbox
             if (config.edge().separate()) {
                 try {
                     edge = EdgeLink.open(new EdgeLink.Spec(config.dataDir(), config.listeners().host(), config.listeners().appsPort(),
-                            config.listeners().appsDomain(), config.tls().httpsPort()));
+                            config.listeners().appsDomain(), config.tls().httpsPort(), config.edge().trainCache()));
                 } catch (IOException e) {
                     throw new IllegalStateException("the edge process did not start: " + e.getMessage(), e);
                 }

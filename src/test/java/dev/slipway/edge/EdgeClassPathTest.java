@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
@@ -20,35 +21,98 @@ class EdgeClassPathTest {
     Path dir;
 
     @Test
-    void aLaunchersJarIsCopiedAndItsLibrariesNamedByAbsolutePath() throws IOException {
+    void aLaunchersJarIsCopiedBesideItselfAndItsLibrariesNamedByAbsolutePath() throws IOException {
         Path target = Files.createDirectories(dir.resolve("target"));
-        Path jar = target.resolve("slipway.jar");
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, "lib/picocli-4.7.7.jar lib/jetty-server-12.1.12.jar");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
-            j.flush();
-        }
+        Path jar = jar(target);
         Path data = Files.createDirectories(dir.resolve("data"));
-        Files.writeString(data.resolve("edge-1-2.jar"), "an earlier version's copy");
+        Files.writeString(data.resolve("edge-1-2.jar"), "a copy an earlier version made in the data dir");
+        Files.writeString(target.resolve("slipway-edge-1-2.jar"), "an earlier build's copy");
+        Files.writeString(target.resolve("slipway-edge-1-2.aot"), "an earlier build's cache");
 
-        String cp = EdgeLink.classPath(jar.toString(), data);
+        EdgeJar edge = EdgeJar.of(jar.toString(), data);
 
-        String[] parts = cp.split(File.pathSeparator);
+        String[] parts = edge.classPath().split(File.pathSeparator);
         assertThat(parts).hasSize(3);
         Path copy = Path.of(parts[0]);
-        assertThat(copy.getParent()).isEqualTo(data);
-        assertThat(copy.getFileName().toString()).matches("edge-\\d+-\\d+\\.jar");
+        assertThat(copy.getParent()).isEqualTo(target);
+        assertThat(copy.getFileName().toString()).matches("slipway-edge-\\d+-\\d+\\.jar");
         assertThat(Files.mismatch(copy, jar)).as("a copy of the jar").isEqualTo(-1);
         assertThat(parts[1]).isEqualTo(target.resolve("lib/picocli-4.7.7.jar").toString());
         assertThat(parts[2]).isEqualTo(target.resolve("lib/jetty-server-12.1.12.jar").toString());
-        assertThat(data.resolve("edge-1-2.jar")).as("an earlier copy").doesNotExist();
-        assertThat(EdgeLink.classPath(jar.toString(), data)).as("the same jar again").isEqualTo(cp);
+        assertThat(edge.cache()).as("its cache, beside it").isEqualTo(target.resolve(copy.getFileName().toString().replace(".jar", ".aot")));
+        assertThat(data.resolve("edge-1-2.jar")).doesNotExist();
+        assertThat(target.resolve("slipway-edge-1-2.jar")).doesNotExist();
+        assertThat(target.resolve("slipway-edge-1-2.aot")).doesNotExist();
+        assertThat(EdgeJar.of(jar.toString(), data)).as("the same jar again").isEqualTo(edge);
+        try (var files = Files.list(target)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("slipway.jar", copy.getFileName().toString());
+        }
+    }
+
+    @Test
+    void aTrainingRunsEdgeMakesTheCacheAndLaterEdgesStartFromIt() throws IOException {
+        EdgeJar edge = EdgeJar.of(jar(Files.createDirectories(dir.resolve("target"))).toString(), Files.createDirectories(dir.resolve("data")));
+        if (Runtime.version().feature() < 25) {
+            assertThat(edge.cacheFlags(true)).as("no AOT cache before JDK 25").isEmpty();
+            return;
+        }
+        assertThat(edge.cacheFlags(false)).as("no cache yet, and not a training run").isEmpty();
+        assertThat(edge.cacheFlags(true)).contains("-XX:AOTCacheOutput=" + edge.trainingOutput(), "-Xlog:aot*=off");
+
+        Files.writeString(edge.trainingOutput(), "the cache, as the JVM wrote it at the edge's exit");
+        Files.writeString(Path.of(edge.trainingOutput() + ".config"), "the JVM's intermediate file");
+        edge.keepTrained(true);
+        assertThat(edge.cache()).hasContent("the cache, as the JVM wrote it at the edge's exit");
+        assertThat(edge.trainingOutput()).doesNotExist();
+        assertThat(Path.of(edge.trainingOutput() + ".config")).doesNotExist();
+        assertThat(edge.cacheFlags(false)).contains("-XX:AOTCache=" + edge.cache(), "-Xlog:aot*=off", "-Xlog:cds*=off")
+                .noneMatch(f -> f.startsWith("-XX:AOTCacheOutput"));
+    }
+
+    @Test
+    void aTrainingEdgeKilledBeforeItsCacheWasWholeLeavesNone() throws IOException {
+        EdgeJar edge = EdgeJar.of(jar(Files.createDirectories(dir.resolve("target"))).toString(), Files.createDirectories(dir.resolve("data")));
+        Files.writeString(edge.trainingOutput(), "half a cache");
+        edge.keepTrained(false);
+        assertThat(edge.trainingOutput()).doesNotExist();
+        assertThat(edge.cache()).doesNotExist();
+    }
+
+    @Test
+    void aClassPathOfSeveralJarsIsKeptAsItIsWithItsCacheBesideSlipwaysJarWhenThatIsFirst() throws IOException {
+        Path slipway = jar(Files.createDirectories(dir.resolve("build")), "dev/slipway/Main.class");
+        Path library = jar(Files.createDirectories(dir.resolve("repository")), "org/example/Library.class");
+        String cp = slipway + File.pathSeparator + library;
+        EdgeJar edge = EdgeJar.of(cp, dir);
+        assertThat(edge.classPath()).isEqualTo(cp);
+        assertThat(edge.cache()).isEqualTo(slipway.resolveSibling("slipway-edge.aot"));
+        try (var files = Files.list(slipway.getParent())) {
+            assertThat(files).as("nothing copied").containsExactly(slipway);
+        }
+        assertThat(EdgeJar.of(library + File.pathSeparator + slipway, dir).cache())
+                .as("no cache beside another jar, such as a library's in a repository").isNull();
     }
 
     @Test
     void aClassPathOfDirectoriesIsKeptAsItIs() throws IOException {
         String cp = "target/classes" + File.pathSeparator + "lib/a.jar";
-        assertThat(EdgeLink.classPath(cp, dir)).isEqualTo(cp);
+        EdgeJar edge = EdgeJar.of(cp, dir);
+        assertThat(edge.classPath()).isEqualTo(cp);
+        assertThat(edge.cache()).isNull();
+        assertThat(edge.cacheFlags(true)).isEmpty();
+    }
+
+    private static Path jar(Path target, String... entries) throws IOException {
+        Path jar = target.resolve("slipway.jar");
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, "lib/picocli-4.7.7.jar lib/jetty-server-12.1.12.jar");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
+            for (String entry : entries) {
+                j.putNextEntry(new JarEntry(entry));
+                j.closeEntry();
+            }
+        }
+        return jar;
     }
 }

@@ -8,9 +8,11 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,6 +41,15 @@ class ServerProcessTest {
                 int port = port(first);
                 key = first.awaitLine(l -> l.trim().startsWith("sk_"), Duration.ofSeconds(5)).trim();
                 assertThat(first.output()).contains("will not be shown again");
+                String apps = first.awaitLine(l -> l.contains("(edge process "), Duration.ofSeconds(30));
+                long edge = Long.parseLong(apps.replaceFirst(".*\\(edge process (\\d+).*", "$1"));
+                if (Runtime.version().feature() >= 25) {
+                    // the JDK's ProcessHandle.Info gives no arguments for a command line as long as this one
+                    String cmdline = Files.readString(Path.of("/proc", Long.toString(edge), "cmdline"), StandardCharsets.ISO_8859_1);
+                    assertThat(List.of(cmdline.split("\u0000")))
+                            .as("the edge starts from the class-data cache the training run's edge made")
+                            .anyMatch(a -> a.startsWith("-XX:AOTCache=") && a.endsWith("-edge.aot"));
+                }
                 Http http = new Http("http://127.0.0.1:" + port, key);
                 var created = http.post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/kept\"}");
                 assertThat(created.status()).isEqualTo(201);

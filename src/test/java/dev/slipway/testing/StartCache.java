@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 /**
  * What the servers and commands the tests start as JVMs of their own run from: this build's classes as a jar,
  * with the AOT cache of a server's start made by a training run (JDK 25 and later), as the launcher runs the
- * server. About a quarter less CPU for each of the run's many server starts. An AOT cache holds no class
+ * server; the training run's edge process makes the cache the servers' edge processes start from. About a quarter less CPU for each of the run's many server starts. An AOT cache holds no class
  * from a folder, hence the jar. Made once per build of the classes, under a file lock, so the test JVMs share
  * one; without a cache (an older JDK, a failed training run) they run from the class path as it is.
  */
@@ -49,10 +49,10 @@ final class StartCache {
             Path jar = DIR.resolve(key + ".jar").toAbsolutePath();
             Path cache = DIR.resolve(key + ".aot").toAbsolutePath();
             Path failed = DIR.resolve(key + ".failed");
-            List<String> cp = new ArrayList<>();
+            // the build's jar first: an edge process's cache goes beside it (dev.slipway.edge.EdgeJar)
+            List<String> cp = new ArrayList<>(List.of(jar.toString()));
             for (String e : entries) {
-                if (e.equals(classes.toString())) cp.add(jar.toString());
-                else if (e.endsWith(".jar")) cp.add(e); // the test classes stay out: a server needs none of them
+                if (e.endsWith(".jar")) cp.add(e); // the test classes stay out: a server needs none of them
             }
             String joined = String.join(File.pathSeparator, cp);
             try (FileChannel lock = FileChannel.open(DIR.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -80,6 +80,7 @@ final class StartCache {
         }
         sha.update(String.join(File.pathSeparator, entries).getBytes());
         sha.update(Runtime.version().toString().getBytes());
+        sha.update("the build's jar first".getBytes()); // the class path's order the caches were made with
         return HexFormat.of().formatHex(sha.digest(), 0, 8);
     }
 
