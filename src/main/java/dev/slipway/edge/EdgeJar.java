@@ -39,10 +39,10 @@ record EdgeJar(String classPath, Path cache) {
         try {
             copy = copy(jar, jar.getParent(), PREFIX + version + ".jar", PREFIX + "\\d+-\\d+\\.(jar|aot)");
             cache = copy.resolveSibling(PREFIX + version + ".aot");
-            removeCopies(dataDir, DATA_DIR_COPY, null);
         } catch (IOException notWritable) {
             copy = copy(jar, dataDir, "edge-" + version + ".jar", DATA_DIR_COPY);
         }
+        if (cache != null) removeCopies(dataDir, DATA_DIR_COPY, null);
         StringBuilder out = new StringBuilder(copy.toString());
         try (var file = new JarFile(jar.toFile())) {
             var manifest = file.getManifest();
@@ -112,12 +112,16 @@ record EdgeJar(String classPath, Path cache) {
      */
     List<String> cacheFlags(boolean train) {
         List<String> flags = new ArrayList<>();
-        if (cache == null || Runtime.version().feature() < 25) return flags;
-        if (Files.isRegularFile(cache)) flags.add("-XX:AOTCache=" + cache);
-        else if (train) flags.add("-XX:AOTCacheOutput=" + trainingOutput());
+        if (trains(train)) flags.add("-XX:AOTCacheOutput=" + trainingOutput());
+        else if (cache != null && Runtime.version().feature() >= 25 && Files.isRegularFile(cache)) flags.add("-XX:AOTCache=" + cache);
         else return flags;
         flags.addAll(List.of("-Xlog:aot*=off", "-Xlog:cds*=off"));
         return flags;
+    }
+
+    /** Whether an edge started with {@link #cacheFlags} for a training run makes the cache as it exits. */
+    boolean trains(boolean train) {
+        return train && cache != null && Runtime.version().feature() >= 25 && !Files.isRegularFile(cache);
     }
 
     /** After the training edge exited: its cache is kept whole, under the name later edges look for. */

@@ -130,9 +130,8 @@ public final class EdgeLink implements AutoCloseable {
             }
         }
         EdgeJar jar = EdgeJar.of(System.getProperty("java.class.path"), spec.dataDir());
-        List<String> cache = jar.cacheFlags(spec.trainCache());
-        EdgeLink link = new EdgeLink(spec, start(spec, jar.classPath(), cache), false);
-        if (cache.stream().anyMatch(f -> f.startsWith("-XX:AOTCacheOutput="))) link.training = jar;
+        EdgeLink link = new EdgeLink(spec, start(spec, jar.classPath(), jar.cacheFlags(spec.trainCache())), false);
+        if (jar.trains(spec.trainCache())) link.training = jar;
         return link;
     }
 

@@ -58,6 +58,8 @@ class EdgeClassPathTest {
         }
         assertThat(edge.cacheFlags(false)).as("no cache yet, and not a training run").isEmpty();
         assertThat(edge.cacheFlags(true)).contains("-XX:AOTCacheOutput=" + edge.trainingOutput(), "-Xlog:aot*=off");
+        assertThat(edge.trains(true)).isTrue();
+        assertThat(edge.trains(false)).isFalse();
 
         Files.writeString(edge.trainingOutput(), "the cache, as the JVM wrote it at the edge's exit");
         Files.writeString(Path.of(edge.trainingOutput() + ".config"), "the JVM's intermediate file");
@@ -67,6 +69,7 @@ class EdgeClassPathTest {
         assertThat(Path.of(edge.trainingOutput() + ".config")).doesNotExist();
         assertThat(edge.cacheFlags(false)).contains("-XX:AOTCache=" + edge.cache(), "-Xlog:aot*=off", "-Xlog:cds*=off")
                 .noneMatch(f -> f.startsWith("-XX:AOTCacheOutput"));
+        assertThat(edge.trains(true)).as("a cache there is not made again").isFalse();
     }
 
     @Test
