@@ -96,6 +96,49 @@ class EdgeClassPathTest {
                 .as("no cache beside another jar, such as a library's in a repository").isNull();
     }
 
+    /**
+     * A jar in a folder the server may not write (an install's read-only tree): the copy goes into the data dir, with no
+     * cache. The folder is made immutable ({@code chattr +i}), which stops root too, as a file mode would not.
+     */
+    @Test
+    void aJarInAFolderThatCannotBeWrittenIsCopiedIntoTheDataDirWithoutACache() throws Exception {
+        Path target = Files.createDirectories(dir.resolve("target"));
+        Path jar = jar(target, "dev/slipway/Main.class");
+        Path data = Files.createDirectories(dir.resolve("data"));
+        Files.writeString(data.resolve("edge-1-2.jar"), "an earlier build's copy in the data dir");
+        chattr("+i", target);
+        try {
+            assertThat(Files.isWritable(target)).as("the folder is not writable, even by root").isFalse();
+
+            EdgeJar edge = EdgeJar.of(jar.toString(), data);
+
+            String[] parts = edge.classPath().split(File.pathSeparator);
+            Path copy = Path.of(parts[0]);
+            assertThat(copy.getParent()).as("the copy, in the data dir").isEqualTo(data);
+            assertThat(copy.getFileName().toString()).matches("edge-\\d+-\\d+\\.jar");
+            assertThat(Files.mismatch(copy, jar)).isEqualTo(-1);
+            assertThat(parts[1]).as("its libraries still named beside the jar").isEqualTo(target.resolve("lib/picocli-4.7.7.jar").toString());
+            assertThat(edge.cache()).as("no cache").isNull();
+            assertThat(edge.cacheFlags(true)).isEmpty();
+            assertThat(edge.trains(true)).isFalse();
+            assertThat(data.resolve("edge-1-2.jar")).as("the earlier copy removed").doesNotExist();
+            try (var files = Files.list(target)) {
+                assertThat(files.map(p -> p.getFileName().toString())).as("nothing written beside the jar").containsExactly("slipway.jar");
+            }
+            assertThat(EdgeJar.of(jar.toString(), data)).as("the same jar again").isEqualTo(edge);
+            assertThat(EdgeJar.of(jar + File.pathSeparator + dir.resolve("lib.jar"), data).cache())
+                    .as("a class path of several entries: no cache beside a jar whose folder cannot be written").isNull();
+        } finally {
+            chattr("-i", target);
+        }
+    }
+
+    private static void chattr(String flag, Path folder) throws Exception {
+        Process p = new ProcessBuilder("chattr", flag, folder.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as("chattr %s (e2fsprogs; the build folder on ext4, as root): %s", flag, out).isZero();
+    }
+
     @Test
     void aClassPathOfDirectoriesIsKeptAsItIs() throws IOException {
         String cp = "target/classes" + File.pathSeparator + "lib/a.jar";
