@@ -113,7 +113,7 @@ record EdgeJar(String classPath, Path cache) {
     List<String> cacheFlags(boolean train) {
         List<String> flags = new ArrayList<>();
         if (trains(train)) flags.add("-XX:AOTCacheOutput=" + trainingOutput());
-        else if (cache != null && Runtime.version().feature() >= 25 && Files.isRegularFile(cache)) flags.add("-XX:AOTCache=" + cache);
+        else if (cacheable() && Files.isRegularFile(cache)) flags.add("-XX:AOTCache=" + cache);
         else return flags;
         flags.addAll(List.of("-Xlog:aot*=off", "-Xlog:cds*=off"));
         return flags;
@@ -121,7 +121,12 @@ record EdgeJar(String classPath, Path cache) {
 
     /** Whether an edge started with {@link #cacheFlags} for a training run makes the cache as it exits. */
     boolean trains(boolean train) {
-        return train && cache != null && Runtime.version().feature() >= 25 && !Files.isRegularFile(cache);
+        return train && cacheable() && !Files.isRegularFile(cache);
+    }
+
+    /** A cache has a place, and this JDK makes and reads AOT caches. */
+    private boolean cacheable() {
+        return cache != null && Runtime.version().feature() >= 25;
     }
 
     /** After the training edge exited: its cache is kept whole, under the name later edges look for. */

@@ -21,9 +21,10 @@ import java.util.stream.Stream;
 /**
  * What the servers and commands the tests start as JVMs of their own run from: this build's classes as a jar,
  * with the AOT cache of a server's start made by a training run (JDK 25 and later), as the launcher runs the
- * server; the training run's edge process makes the cache the servers' edge processes start from. About a quarter less CPU for each of the run's many server starts. An AOT cache holds no class
- * from a folder, hence the jar. Made once per build of the classes, under a file lock, so the test JVMs share
- * one; without a cache (an older JDK, a failed training run) they run from the class path as it is.
+ * server; the training run's edge process makes the cache the servers' edge processes start from. About a
+ * quarter less CPU for each of the run's many server starts. An AOT cache holds no class from a folder, hence the
+ * jar. Made once per build of the classes, under a file lock, so the test JVMs share one; without a cache (an older
+ * JDK, a failed training run) they run from the class path as it is.
  */
 final class StartCache {
     private static final Path DIR = Path.of("target", "start-cache");
