@@ -1,6 +1,7 @@
 package dev.slipway.edge;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.router.RecentRequests;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
@@ -64,8 +65,10 @@ public final class EdgeLink implements AutoCloseable {
     /**
      * @param httpsPort 0: the edge serves no HTTPS
      * @param applies   the edge answers a table that has a {@code seq} once it serves it
+     * @param changes   the edge takes a table's changes after the first table
      */
-    private record Hello(EdgeChannel channel, long pid, int port, int httpsPort, int version, boolean applies) {}
+    private record Hello(EdgeChannel channel, long pid, int port, int httpsPort, int version, boolean applies,
+                         boolean changes) {}
 
     private final Spec spec;
     private final Object lock = new Object();
@@ -82,10 +85,12 @@ public final class EdgeLink implements AutoCloseable {
     private long pid;
     private int port;
     private boolean applies;
+    private boolean changes;
     private final int httpsPort;
     private boolean dirty = true;
     private boolean closed;
-    private String lastSent;
+    /** What the edge on {@link #channel} was last sent; null: nothing yet. */
+    private EdgeMessages.Table lastSent;
     private String lastTls;
     private final boolean adopted;
     private Thread sync;
@@ -103,6 +108,7 @@ public final class EdgeLink implements AutoCloseable {
         this.pid = hello.pid();
         this.port = hello.port();
         this.applies = hello.applies();
+        this.changes = hello.changes();
         this.httpsPort = hello.httpsPort();
         this.adopted = adopted;
     }
@@ -280,16 +286,18 @@ public final class EdgeLink implements AutoCloseable {
                 if (s.restarting().test(u.port())) restarting.add(u.port());
             }
         }
-        var message = EdgeMessages.table(new EdgeMessages.Table(routes, serving, restarting));
-        String text = message.toString();
-        boolean same;
+        EdgeMessages.Table table = new EdgeMessages.Table(routes, serving, restarting);
+        EdgeMessages.Table before;
         boolean answers;
+        boolean takesChanges;
         synchronized (lock) {
-            same = text.equals(lastSent) && c == channel;
+            before = c == channel ? lastSent : null;
             answers = applies && c == channel;
+            takesChanges = changes;
         }
         long seq = 0;
-        if (!same) {
+        ObjectNode message = message(before, table, takesChanges);
+        if (message != null) {
             if (answers) {
                 synchronized (applied) {
                     seq = ++sentSeq;
@@ -298,11 +306,22 @@ public final class EdgeLink implements AutoCloseable {
             }
             c.send(message);
             synchronized (lock) {
-                lastSent = text;
+                if (c == channel) lastSent = table;
             }
         }
         if (s.tls() != null) pushTls(c, s.tls());
         return seq;
+    }
+
+    /**
+     * What makes the edge that serves {@code before} (null: it was sent nothing on this connection) serve {@code table}:
+     * the whole table, or the changes since the last one; null when it serves it already.
+     */
+    private static ObjectNode message(EdgeMessages.Table before, EdgeMessages.Table table, boolean takesChanges) {
+        if (before == null) return EdgeMessages.table(table);
+        if (!takesChanges) return table.equals(before) ? null : EdgeMessages.table(table);
+        EdgeMessages.Changes changes = EdgeMessages.Changes.between(before, table);
+        return changes.none() ? null : EdgeMessages.changes(changes);
     }
 
     private void awaitApplied(long seq) {
@@ -369,6 +388,7 @@ public final class EdgeLink implements AutoCloseable {
             channel = h.channel();
             pid = h.pid();
             applies = h.applies();
+            changes = h.changes();
             lastSent = null;
             lastTls = null;
             dirty = true;
@@ -534,7 +554,7 @@ public final class EdgeLink implements AutoCloseable {
                 return null;
             }
             return new Hello(c, h.path("pid").asLong(), h.path("port").asInt(), h.path("httpsPort").asInt(), h.path("version").asInt(),
-                    h.path("applies").asBoolean());
+                    h.path("applies").asBoolean(), h.path("changes").asBoolean());
         } catch (Exception e) {
             c.close();
             return null;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.core.Json;
 import dev.slipway.router.RequestLog;
 import dev.slipway.router.RequestStats;
+import dev.slipway.router.RouteChanges;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.SiteRules;
 import dev.slipway.router.Target;
@@ -24,11 +25,14 @@ import java.util.Set;
 /**
  * The messages between the server and its edge process, one JSON object per line over the edge's Unix socket:
  * <ul>
- *   <li>{@code hello} both ways first (the protocol's version; the edge adds its pid, its apps ports and
- *   {@code applies}: it answers a table that has a {@code seq});</li>
+ *   <li>{@code hello} both ways first (the protocol's version; the edge adds its pid, its apps ports, {@code applies}:
+ *   it answers a table that has a {@code seq}, and {@code changes}: it takes a table's changes);</li>
  *   <li>{@code table} from the server: every route, and which app ports serve and which restart now; with a
  *   {@code seq}, answered by {@code applied} with the same {@code seq} once the edge serves it (an edge from before
  *   {@code applies} ignores the field and answers nothing);</li>
+ *   <li>{@code changes} from the server, to an edge that takes them, after a {@code table} on the same connection: the
+ *   routes set and gone since the last table or changes, and the app ports that serve or restart now or no longer;
+ *   answered as a {@code table} is;</li>
  *   <li>{@code wake} from the edge (a host without a route), answered by {@code woke} with the same id;</li>
  *   <li>{@code recent} from the edge: when each app port last had a request;</li>
  *   <li>{@code stats} and {@code requests} from the edge: the requests it relayed since its last report, counted and as
@@ -53,12 +57,7 @@ final class EdgeMessages {
 
     static ObjectNode table(Table t) {
         ObjectNode m = op("table");
-        ObjectNode production = m.putObject("production");
-        t.routes().production().forEach((k, v) -> production.set(k, target(v)));
-        ObjectNode deployments = m.putObject("deployments");
-        t.routes().deployments().forEach((k, v) -> deployments.putObject(k).put("project", v.getKey()).set("target", target(v.getValue())));
-        ObjectNode domains = m.putObject("domains");
-        t.routes().domains().forEach(domains::put);
+        putRoutes(m, t.routes());
         ArrayNode serving = m.putArray("serving");
         t.serving().stream().sorted().forEach(serving::add);
         ArrayNode restarting = m.putArray("restarting");
@@ -67,6 +66,72 @@ final class EdgeMessages {
     }
 
     static Table table(JsonNode m) {
+        return new Table(routes(m), ports(m.get("serving")), ports(m.get("restarting")));
+    }
+
+    /** What differs between two tables: the routes, and the app ports that serve or restart now or no longer. */
+    record Changes(RouteChanges routes, Ports serving, Ports restarting) {
+        static Changes between(Table before, Table after) {
+            return new Changes(RouteChanges.between(before.routes(), after.routes()), Ports.between(before.serving(), after.serving()),
+                    Ports.between(before.restarting(), after.restarting()));
+        }
+
+        boolean none() {
+            return routes.none() && serving.none() && restarting.none();
+        }
+    }
+
+    /** Ports added to a set, and ports gone from it. */
+    record Ports(Set<Integer> added, Set<Integer> gone) {
+        static Ports between(Set<Integer> before, Set<Integer> after) {
+            Set<Integer> added = new HashSet<>(after);
+            added.removeAll(before);
+            Set<Integer> gone = new HashSet<>(before);
+            gone.removeAll(after);
+            return new Ports(added, gone);
+        }
+
+        boolean none() {
+            return added.isEmpty() && gone.isEmpty();
+        }
+
+        Set<Integer> applyTo(Set<Integer> ports) {
+            if (none()) return ports;
+            Set<Integer> out = new HashSet<>(ports);
+            out.addAll(added);
+            out.removeAll(gone);
+            return Set.copyOf(out);
+        }
+    }
+
+    static ObjectNode changes(Changes c) {
+        ObjectNode m = op("changes");
+        putRoutes(m, c.routes().set());
+        ObjectNode gone = m.putObject("gone");
+        c.routes().goneProduction().forEach(gone.putArray("production")::add);
+        c.routes().goneDeployments().forEach(gone.putArray("deployments")::add);
+        c.routes().goneDomains().forEach(gone.putArray("domains")::add);
+        putPorts(m.putObject("serving"), c.serving());
+        putPorts(m.putObject("restarting"), c.restarting());
+        return m;
+    }
+
+    static Changes changes(JsonNode m) {
+        JsonNode gone = m.path("gone");
+        return new Changes(new RouteChanges(routes(m), names(gone.get("production")), names(gone.get("deployments")),
+                names(gone.get("domains"))), portsOf(m.path("serving")), portsOf(m.path("restarting")));
+    }
+
+    private static void putRoutes(ObjectNode m, RouteTable.Snapshot routes) {
+        ObjectNode production = m.putObject("production");
+        routes.production().forEach((k, v) -> production.set(k, target(v)));
+        ObjectNode deployments = m.putObject("deployments");
+        routes.deployments().forEach((k, v) -> deployments.putObject(k).put("project", v.getKey()).set("target", target(v.getValue())));
+        ObjectNode domains = m.putObject("domains");
+        routes.domains().forEach(domains::put);
+    }
+
+    private static RouteTable.Snapshot routes(JsonNode m) {
         Map<String, Target> production = new HashMap<>();
         m.get("production").properties().forEach(e -> production.put(e.getKey(), target(e.getValue())));
         Map<String, Map.Entry<String, Target>> deployments = new HashMap<>();
@@ -74,7 +139,22 @@ final class EdgeMessages {
                 Map.entry(e.getValue().get("project").asText(), target(e.getValue().get("target")))));
         Map<String, String> domains = new HashMap<>();
         m.get("domains").properties().forEach(e -> domains.put(e.getKey(), e.getValue().asText()));
-        return new Table(new RouteTable.Snapshot(production, deployments, domains), ports(m.get("serving")), ports(m.get("restarting")));
+        return new RouteTable.Snapshot(production, deployments, domains);
+    }
+
+    private static void putPorts(ObjectNode n, Ports p) {
+        p.added().forEach(n.putArray("added")::add);
+        p.gone().forEach(n.putArray("gone")::add);
+    }
+
+    private static Ports portsOf(JsonNode n) {
+        return new Ports(ports(n.get("added")), ports(n.get("gone")));
+    }
+
+    private static Set<String> names(JsonNode a) {
+        Set<String> out = new HashSet<>();
+        if (a != null) a.forEach(n -> out.add(n.asText()));
+        return out;
     }
 
     static ObjectNode woke(long id, Waker.Wake wake) {

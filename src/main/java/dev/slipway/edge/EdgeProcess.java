@@ -143,7 +143,8 @@ public final class EdgeProcess {
             EdgeChannel c = new EdgeChannel(ch);
             try {
                 c.send(EdgeMessages.op("hello").put("version", EdgeMessages.VERSION).put("pid", ProcessHandle.current().pid())
-                        .put("port", appsPort).put("httpsPort", tls == null ? 0 : tls.port()).put("applies", true));
+                        .put("port", appsPort).put("httpsPort", tls == null ? 0 : tls.port()).put("applies", true)
+                        .put("changes", true));
             } catch (IOException e) {
                 c.close();
                 continue;
@@ -178,6 +179,13 @@ public final class EdgeProcess {
                 serving = Set.copyOf(t.serving());
                 restarting = Set.copyOf(t.restarting());
                 routes.replace(t.routes());
+                if (m.has("seq")) applied(c, m.get("seq").asLong());
+            }
+            case "changes" -> {
+                EdgeMessages.Changes ch = EdgeMessages.changes(m);
+                serving = ch.serving().applyTo(serving);
+                restarting = ch.restarting().applyTo(restarting);
+                routes.apply(ch.routes());
                 if (m.has("seq")) applied(c, m.get("seq").asLong());
             }
             case "woke" -> {

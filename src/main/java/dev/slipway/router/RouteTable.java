@@ -162,7 +162,7 @@ public final class RouteTable {
     public Snapshot snapshot() {
         Map<String, Map.Entry<String, Target>> d = new HashMap<>();
         deployments.forEach((k, v) -> d.put(k, Map.entry(v.project(), v.target())));
-        return new Snapshot(new HashMap<>(production), d, new HashMap<>(domains));
+        return new Snapshot(production, d, domains); // copied there
     }
 
     /**
@@ -176,6 +176,21 @@ public final class RouteTable {
         deployments.keySet().removeIf(k -> !s.deployments().containsKey(k));
         s.domains().forEach(domains::put);
         domains.keySet().removeIf(k -> !s.domains().containsKey(k));
+        learned.incrementAndGet();
+        changed();
+    }
+
+    /**
+     * Sets the changes' routes, then removes the gone ones: a request during the change sees the old route or the new
+     * one, as with {@link #replace}.
+     */
+    public void apply(RouteChanges c) {
+        c.set().production().forEach(production::put);
+        c.set().deployments().forEach((k, v) -> deployments.put(k, new DeploymentRoute(v.getKey(), v.getValue())));
+        c.set().domains().forEach(domains::put);
+        c.goneProduction().forEach(production::remove);
+        c.goneDeployments().forEach(deployments::remove);
+        c.goneDomains().forEach(domains::remove);
         learned.incrementAndGet();
         changed();
     }

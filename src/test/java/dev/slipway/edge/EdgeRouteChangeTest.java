@@ -52,6 +52,53 @@ class EdgeRouteChangeTest {
         }
     }
 
+    /**
+     * On a table of a thousand projects, each kind of change reaches the edge (it is sent what changed, after the first
+     * table): a switch, a new deployment, a project removed or renamed, a custom domain set and taken away.
+     */
+    @Test
+    void everyKindOfChangeReachesTheEdgeOfALargeInstall(@TempDir Path dataDir) throws IOException {
+        HttpServer blue = answering("blue");
+        HttpServer green = answering("green");
+        Target toBlue = new Target.Upstream("127.0.0.1", blue.getAddress().getPort());
+        Target toGreen = new Target.Upstream("127.0.0.1", green.getAddress().getPort());
+        RouteTable routes = new RouteTable("apps.test");
+        for (int p = 0; p < 1000; p++) routes.setLive("p" + p, "d" + p, toBlue, toBlue);
+        try (EdgeLink edge = EdgeLink.open(new EdgeLink.Spec(dataDir, "127.0.0.1", 0, "apps.test", null))) {
+            edge.serve(routes, port -> true, port -> false, host -> CompletableFuture.completedFuture(new Waker.Wake.NoApp()),
+                    new RecentRequests(Clock.systemUTC()), null);
+            edge.publish();
+            String at = ".apps.test:" + edge.port() + "/";
+            assertThat(Apps.get("http://p999" + at).body()).as("the first table").isEqualTo("blue");
+
+            routes.setProduction("p1", toGreen);
+            assertThat(Apps.get("http://p1" + at).body()).isEqualTo("green");
+            routes.setDeployment("p2", "e2", toGreen);
+            assertThat(Apps.get("http://p2-e2" + at).body()).isEqualTo("green");
+            routes.removeDeployment("p3", "d3");
+            assertThat(Apps.get("http://p3-d3" + at).status()).isEqualTo(404);
+            assertThat(Apps.get("http://p3" + at).body()).isEqualTo("blue");
+            routes.removeProject("p4");
+            assertThat(Apps.get("http://p4" + at).status()).isEqualTo(404);
+            assertThat(Apps.get("http://p4-d4" + at).status()).isEqualTo(404);
+            routes.renameProject("p5", "shop");
+            assertThat(Apps.get("http://shop" + at).body()).isEqualTo("blue");
+            assertThat(Apps.get("http://shop-d5" + at).body()).isEqualTo("blue");
+            assertThat(Apps.get("http://p5" + at).status()).isEqualTo(404);
+            routes.setProduction("shop", toGreen);
+            routes.setDomain("www.shop.example", "shop");
+            assertThat(Apps.get("http://www.shop.example:" + edge.port() + "/").body()).isEqualTo("green");
+            routes.syncDomain("shop", null);
+            assertThat(Apps.get("http://www.shop.example:" + edge.port() + "/").status()).isEqualTo(404);
+            routes.replaceTarget(toBlue, toGreen);
+            assertThat(Apps.get("http://p999" + at).body()).as("a target replaced everywhere").isEqualTo("green");
+            assertThat(Apps.get("http://p0-d0" + at).body()).isEqualTo("green");
+        } finally {
+            blue.stop(0);
+            green.stop(0);
+        }
+    }
+
     private static HttpServer answering(String body) throws IOException {
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);

@@ -1,0 +1,111 @@
+package dev.slipway.edge;
+
+import dev.slipway.core.Json;
+import dev.slipway.router.RouteTable;
+import dev.slipway.router.SiteRules;
+import dev.slipway.router.Target;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An edge that is sent only a table's changes serves what the server's table holds, after every kind of route change:
+ * the changes, as the channel carries them, applied to the edge's table and port sets give the server's own.
+ */
+class EdgeChangesMessageTest {
+    private final Random random = new Random(20261129);
+
+    @Test
+    void changesAppliedOneAfterAnotherGiveTheServersTableAfterEveryKindOfChange() throws Exception {
+        RouteTable server = new RouteTable("apps.test");
+        RouteTable edge = new RouteTable("apps.test");
+        EdgeMessages.Table sent = table(server, Set.of(), Set.of());
+        Set<Integer> edgeServing = Set.of();
+        Set<Integer> edgeRestarting = Set.of();
+        int messages = 0;
+        for (int step = 0; step < 3000; step++) {
+            change(server);
+            EdgeMessages.Table now = table(server, ports(), ports());
+            EdgeMessages.Changes changes = EdgeMessages.Changes.between(sent, now);
+            if (changes.none()) {
+                assertThat(now).as("step %d: nothing to send", step).isEqualTo(sent);
+                continue;
+            }
+            String line = EdgeMessages.changes(changes).toString();
+            EdgeMessages.Changes got = EdgeMessages.changes(Json.MAPPER.readTree(line));
+            edgeServing = got.serving().applyTo(edgeServing);
+            edgeRestarting = got.restarting().applyTo(edgeRestarting);
+            edge.apply(got.routes());
+            messages++;
+            assertThat(edge.snapshot()).as("step %d: the edge's routes", step).isEqualTo(server.snapshot());
+            assertThat(edgeServing).as("step %d: the ports that serve", step).isEqualTo(now.serving());
+            assertThat(edgeRestarting).as("step %d: the ports that restart", step).isEqualTo(now.restarting());
+            sent = now;
+        }
+        assertThat(messages).as("changes sent").isGreaterThan(2000);
+        assertThat(server.snapshot().production()).as("the table is not empty at the end").isNotEmpty();
+    }
+
+    @Test
+    void aChangeCarriesWhatChangedNotTheWholeTable() throws Exception {
+        RouteTable server = new RouteTable("apps.test");
+        for (int p = 0; p < 500; p++) server.setLive("p" + p, "d" + p, new Target.Upstream(5000 + p), new Target.Upstream(5000 + p));
+        EdgeMessages.Table before = table(server, Set.of(4100), Set.of());
+        server.setProduction("p7", new Target.Upstream(7777));
+        server.removeDeployment("p8", "d8");
+        String line = EdgeMessages.changes(EdgeMessages.Changes.between(before, table(server, Set.of(4200), Set.of()))).toString();
+        assertThat(Json.MAPPER.readTree(line)).isEqualTo(Json.MAPPER.readTree("""
+                {"op":"changes","production":{"p7":{"host":"127.0.0.1","port":7777}},"deployments":{},"domains":{},
+                 "gone":{"production":[],"deployments":["p8-d8"],"domains":[]},
+                 "serving":{"added":[4200],"gone":[4100]},"restarting":{"added":[],"gone":[]}}"""));
+    }
+
+    private static EdgeMessages.Table table(RouteTable routes, Set<Integer> serving, Set<Integer> restarting) {
+        return new EdgeMessages.Table(routes.snapshot(), serving, restarting);
+    }
+
+    private Set<Integer> ports() {
+        Set<Integer> out = new HashSet<>();
+        for (int i = random.nextInt(4); i > 0; i--) out.add(4000 + random.nextInt(8));
+        return out;
+    }
+
+    /** One change of the server's table, of any kind it makes. */
+    private void change(RouteTable t) {
+        String project = "p" + random.nextInt(12);
+        String other = "p" + random.nextInt(12);
+        String id = "d" + random.nextInt(4);
+        Target target = target();
+        switch (random.nextInt(14)) {
+            case 0, 1 -> t.setProduction(project, target);
+            case 2 -> t.removeProduction(project);
+            case 3, 4 -> t.setDeployment(project, id, target);
+            case 5, 6 -> t.setLive(project, id, target, target());
+            case 7 -> t.removeDeployment(project, id);
+            case 8 -> t.setDomain("www." + project + ".example", random.nextBoolean() ? project : other);
+            case 9 -> t.syncDomain(project, random.nextBoolean() ? null : "shop" + random.nextInt(3) + ".example");
+            case 10 -> t.renameProject(project, other);
+            case 11 -> t.removeProject(project);
+            case 12 -> t.forgetUpstream(4000 + random.nextInt(8));
+            default -> {
+                var current = t.production(project);
+                if (current.isPresent()) t.replaceTarget(current.get(), target);
+            }
+        }
+    }
+
+    private Target target() {
+        return switch (random.nextInt(4)) {
+            case 0 -> new Target.Pool(List.of(new Target.Upstream(4000 + random.nextInt(4)), new Target.Upstream(4004 + random.nextInt(4))));
+            case 1 -> new Target.StaticSite(Path.of("/srv/sites/" + random.nextInt(3)), random.nextBoolean(), SiteRules.NONE);
+            case 2 -> new Target.Upstream("10.0.0." + (1 + random.nextInt(3)), 8080);
+            default -> new Target.Upstream(4000 + random.nextInt(8));
+        };
+    }
+}
