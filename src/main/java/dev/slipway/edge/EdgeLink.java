@@ -271,7 +271,10 @@ public final class EdgeLink implements AutoCloseable {
         }
     }
 
-    /** Sends the table when it changed since it was last sent; the {@code seq} the edge answers it with, 0 when it will not. */
+    /**
+     * Sends the table when it changed since it was last sent; the {@code seq} the edge answers it (or the table sent last)
+     * with, 0 when it will not answer.
+     */
     private long push(EdgeChannel c) throws IOException {
         Served s = served;
         RouteTable.Snapshot routes = s.routes().snapshot();
@@ -307,6 +310,11 @@ public final class EdgeLink implements AutoCloseable {
             c.send(message);
             synchronized (lock) {
                 if (c == channel) lastSent = table;
+            }
+        } else if (answers) {
+            // the sync loop may have sent this change a moment ago without waiting: the caller waits for that one
+            synchronized (applied) {
+                seq = sentSeq;
             }
         }
         if (s.tls() != null) pushTls(c, s.tls());
