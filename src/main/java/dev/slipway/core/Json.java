@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 
 /** The one JSON configuration: snake_case fields, ISO-8601 UTC timestamps. */
 public final class Json {
@@ -16,6 +17,7 @@ public final class Json {
      */
     public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder().recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool()).build())
             .registerModule(new JavaTimeModule())
+            .registerModule(new BlackbirdModule())
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
