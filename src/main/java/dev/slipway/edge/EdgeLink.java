@@ -92,6 +92,10 @@ public final class EdgeLink implements AutoCloseable {
     /** What the edge on {@link #channel} was last sent; null: nothing yet. */
     private EdgeMessages.Table lastSent;
     private String lastTls;
+    /** The last snapshot of the routes, of which table, at which of its change counts; guarded by pushing. */
+    private RouteTable.Snapshot snapshot;
+    private RouteTable snapshotOf;
+    private long snapshotCount;
     private final boolean adopted;
     private Thread sync;
     private Served served;
@@ -277,7 +281,7 @@ public final class EdgeLink implements AutoCloseable {
      */
     private long push(EdgeChannel c) throws IOException {
         Served s = served;
-        RouteTable.Snapshot routes = s.routes().snapshot();
+        RouteTable.Snapshot routes = routes(s.routes());
         Set<Integer> serving = new HashSet<>();
         Set<Integer> restarting = new HashSet<>();
         List<Target> targets = new ArrayList<>(routes.production().values());
@@ -319,6 +323,17 @@ public final class EdgeLink implements AutoCloseable {
         }
         if (s.tls() != null) pushTls(c, s.tls());
         return seq;
+    }
+
+    /** The table's routes: the last snapshot while nothing changed since it was taken (the checks between changes). */
+    private RouteTable.Snapshot routes(RouteTable table) {
+        long count = table.changeCount();
+        if (snapshot == null || snapshotOf != table || snapshotCount != count) {
+            snapshot = table.snapshot();
+            snapshotOf = table;
+            snapshotCount = count;
+        }
+        return snapshot;
     }
 
     /**
