@@ -172,19 +172,12 @@ public final class RouteTable {
      * go), so a request during the change sees the old route or the new one.
      */
     public void replace(Snapshot s) {
-        s.production().forEach(production::put);
-        production.keySet().removeIf(k -> !s.production().containsKey(k));
-        s.deployments().forEach((k, v) -> deployments.put(k, new DeploymentRoute(v.getKey(), v.getValue())));
-        deployments.keySet().removeIf(k -> !s.deployments().containsKey(k));
-        s.domains().forEach(domains::put);
-        domains.keySet().removeIf(k -> !s.domains().containsKey(k));
-        learned.incrementAndGet();
-        changed();
+        apply(RouteChanges.between(snapshot(), s));
     }
 
     /**
      * Sets the changes' routes, then removes the gone ones: a request during the change sees the old route or the new
-     * one, as with {@link #replace}.
+     * one.
      */
     public void apply(RouteChanges c) {
         c.set().production().forEach(production::put);

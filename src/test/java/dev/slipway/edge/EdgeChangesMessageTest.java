@@ -25,6 +25,7 @@ class EdgeChangesMessageTest {
     void changesAppliedOneAfterAnotherGiveTheServersTableAfterEveryKindOfChange() throws Exception {
         RouteTable server = new RouteTable("apps.test");
         RouteTable edge = new RouteTable("apps.test");
+        RouteTable reconnecting = new RouteTable("apps.test"); // sent the whole table now and then, as on a new connection
         EdgeMessages.Table sent = table(server, Set.of(), Set.of());
         Set<Integer> edgeServing = Set.of();
         Set<Integer> edgeRestarting = Set.of();
@@ -46,6 +47,10 @@ class EdgeChangesMessageTest {
             assertThat(edge.snapshot()).as("step %d: the edge's routes", step).isEqualTo(server.snapshot());
             assertThat(edgeServing).as("step %d: the ports that serve", step).isEqualTo(now.serving());
             assertThat(edgeRestarting).as("step %d: the ports that restart", step).isEqualTo(now.restarting());
+            if (random.nextInt(25) == 0) {
+                reconnecting.replace(EdgeMessages.table(Json.MAPPER.readTree(EdgeMessages.table(now).toString())).routes());
+                assertThat(reconnecting.snapshot()).as("step %d: a whole table after others", step).isEqualTo(server.snapshot());
+            }
             sent = now;
         }
         assertThat(messages).as("changes sent").isGreaterThan(2000);
