@@ -87,9 +87,29 @@ class WakeTest {
             Await.until(Duration.ofSeconds(30), "the process of " + deploymentId + " to be stopped",
                     () -> appProcesses(deploymentId).isEmpty());
         } catch (AssertionError e) {
-            // the server's own account of the retirement is what tells a stop never scheduled from one that failed
+            // the server's own account of the retirement is what tells a stop never scheduled from one that failed, and its
+            // threads where a stop is held up
             String log = server.output();
-            throw new AssertionError(e.getMessage() + "\nthe server's output:\n" + log.substring(Math.max(0, log.length() - 20_000)), e);
+            throw new AssertionError(e.getMessage() + "\nthe deployment's log:\n" + String.join("\n", runs.messages("deployments", deploymentId))
+                    + "\nthe server's output:\n" + log.substring(Math.max(0, log.length() - 20_000))
+                    + "\nthe server's threads:\n" + threads(server.pid()), e);
+        }
+    }
+
+    /** Every thread of the JVM, virtual ones too (a retirement's stop runs on one). */
+    private static String threads(long pid) {
+        try {
+            Path dump = Files.createTempFile("wake-threads-", ".txt");
+            Files.delete(dump); // jcmd makes it
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid),
+                    "Thread.dump_to_file", dump.toString()).redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            jcmd.waitFor();
+            String threads = Files.exists(dump) ? Files.readString(dump) : out;
+            Files.deleteIfExists(dump);
+            return threads;
+        } catch (Exception e) {
+            return "(no thread dump: " + e + ")";
         }
     }
 
