@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -90,17 +91,27 @@ public final class EdgeLink implements AutoCloseable {
     private boolean dirty = true;
     private boolean closed;
     /** What the edge on {@link #channel} was last sent; null: nothing yet. */
-    private EdgeMessages.Table lastSent;
+    private Sent lastSent;
     private String lastTls;
     /** The last snapshot of the routes, of which table, at which of its change counts; guarded by pushing. */
     private RouteTable.Snapshot snapshot;
     private RouteTable snapshotOf;
     private long snapshotCount;
+    /** The loopback ports the routes reach, of which table, at which of its change counts; guarded by pushing. */
+    private int[] routePorts;
+    private RouteTable routePortsOf;
+    private long routePortsCount;
     private final boolean adopted;
     private Thread sync;
     private Served served;
     /** The class path whose cache the edge started here makes as it exits; null: it makes none. */
     private EdgeJar training;
+
+    /**
+     * The app ports that serve and restart as last sent, and the whole table last sent to an edge that is sent whole
+     * tables only (null for one sent changes after its first table).
+     */
+    private record Sent(Set<Integer> serving, Set<Integer> restarting, EdgeMessages.Table table) {}
 
     /** @param tls null without HTTPS */
     private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
@@ -281,20 +292,7 @@ public final class EdgeLink implements AutoCloseable {
      */
     private long push(EdgeChannel c) throws IOException {
         Served s = served;
-        RouteTable.Snapshot routes = routes(s.routes());
-        Set<Integer> serving = new HashSet<>();
-        Set<Integer> restarting = new HashSet<>();
-        List<Target> targets = new ArrayList<>(routes.production().values());
-        routes.deployments().values().forEach(e -> targets.add(e.getValue()));
-        for (Target t : targets) {
-            for (Target.Upstream u : t.upstreams()) {
-                if (!u.loopback()) continue;
-                if (s.serves().test(u.port())) serving.add(u.port());
-                if (s.restarting().test(u.port())) restarting.add(u.port());
-            }
-        }
-        EdgeMessages.Table table = new EdgeMessages.Table(routes, serving, restarting);
-        EdgeMessages.Table before;
+        Sent before;
         boolean answers;
         boolean takesChanges;
         synchronized (lock) {
@@ -302,49 +300,90 @@ public final class EdgeLink implements AutoCloseable {
             answers = applies && c == channel;
             takesChanges = changes;
         }
+        Set<Integer> serving = new HashSet<>();
+        Set<Integer> restarting = new HashSet<>();
+        for (int port : routePorts(s.routes())) {
+            if (s.serves().test(port)) serving.add(port);
+            if (s.restarting().test(port)) restarting.add(port);
+        }
         long seq = 0;
-        ObjectNode message = message(before, table, takesChanges);
-        if (message != null) {
-            if (answers) {
-                synchronized (applied) {
-                    seq = ++sentSeq;
+        if (before != null && takesChanges) {
+            EdgeMessages.Changes changes;
+            try {
+                changes = new EdgeMessages.Changes(s.routes().takeChanges(), EdgeMessages.Ports.between(before.serving(), serving),
+                        EdgeMessages.Ports.between(before.restarting(), restarting));
+                if (!changes.none()) seq = send(c, EdgeMessages.changes(changes), answers, new Sent(serving, restarting, null));
+            } catch (IOException | RuntimeException e) {
+                synchronized (lock) {
+                    if (c == channel) lastSent = null; // the changes taken are lost: the next message is the whole table
                 }
-                message.put("seq", seq);
+                throw e;
             }
-            c.send(message);
-            synchronized (lock) {
-                if (c == channel) lastSent = table;
-            }
-        } else if (answers) {
-            // the sync loop may have sent this change a moment ago without waiting: the caller waits for that one
-            synchronized (applied) {
-                seq = sentSeq;
-            }
+            if (changes.none()) seq = lastSeq(answers);
+        } else {
+            // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
+            s.routes().forgetChanges();
+            EdgeMessages.Table table = new EdgeMessages.Table(routes(s.routes(), before == null), serving, restarting);
+            if (before != null && table.equals(before.table())) seq = lastSeq(answers);
+            else seq = send(c, EdgeMessages.table(table), answers, new Sent(serving, restarting, takesChanges ? null : table));
         }
         if (s.tls() != null) pushTls(c, s.tls());
         return seq;
     }
 
-    /** The table's routes: the last snapshot while nothing changed since it was taken (the checks between changes). */
-    private RouteTable.Snapshot routes(RouteTable table) {
+    /** Sends {@code message}, numbered when the edge answers it; its number, or 0. */
+    private long send(EdgeChannel c, ObjectNode message, boolean answers, Sent now) throws IOException {
+        long seq = 0;
+        if (answers) {
+            synchronized (applied) {
+                seq = ++sentSeq;
+            }
+            message.put("seq", seq);
+        }
+        c.send(message);
+        synchronized (lock) {
+            if (c == channel) lastSent = now;
+        }
+        return seq;
+    }
+
+    /** Nothing new to send: the sync loop may have sent this change a moment ago without waiting, and the caller waits for that one. */
+    private long lastSeq(boolean answers) {
+        if (!answers) return 0;
+        synchronized (applied) {
+            return sentSeq;
+        }
+    }
+
+    /** The loopback ports the table's routes reach: the last ones found while nothing changed since (the checks between changes). */
+    private int[] routePorts(RouteTable table) {
         long count = table.changeCount();
-        if (snapshot == null || snapshotOf != table || snapshotCount != count) {
+        if (routePorts == null || routePortsOf != table || routePortsCount != count) {
+            BitSet ports = new BitSet();
+            table.forEachTarget(t -> {
+                for (Target.Upstream u : t.upstreams()) {
+                    if (u.loopback()) ports.set(u.port());
+                }
+            });
+            routePorts = ports.stream().toArray();
+            routePortsOf = table;
+            routePortsCount = count;
+        }
+        return routePorts;
+    }
+
+    /**
+     * The table's routes: the last snapshot while nothing changed since it was taken (an edge sent whole tables only,
+     * checked between changes), unless {@code fresh}.
+     */
+    private RouteTable.Snapshot routes(RouteTable table, boolean fresh) {
+        long count = table.changeCount();
+        if (fresh || snapshot == null || snapshotOf != table || snapshotCount != count) {
             snapshot = table.snapshot();
             snapshotOf = table;
             snapshotCount = count;
         }
         return snapshot;
-    }
-
-    /**
-     * What makes the edge that serves {@code before} (null: it was sent nothing on this connection) serve {@code table}:
-     * the whole table, or the changes since the last one; null when it serves it already.
-     */
-    private static ObjectNode message(EdgeMessages.Table before, EdgeMessages.Table table, boolean takesChanges) {
-        if (before == null) return EdgeMessages.table(table);
-        if (!takesChanges) return table.equals(before) ? null : EdgeMessages.table(table);
-        EdgeMessages.Changes changes = EdgeMessages.Changes.between(before, table);
-        return changes.none() ? null : EdgeMessages.changes(changes);
     }
 
     private void awaitApplied(long seq) {

@@ -71,11 +71,6 @@ final class EdgeMessages {
 
     /** What differs between two tables: the routes, and the app ports that serve or restart now or no longer. */
     record Changes(RouteChanges routes, Ports serving, Ports restarting) {
-        static Changes between(Table before, Table after) {
-            return new Changes(RouteChanges.between(before.routes(), after.routes()), Ports.between(before.serving(), after.serving()),
-                    Ports.between(before.restarting(), after.restarting()));
-        }
-
         boolean none() {
             return routes.none() && serving.none() && restarting.none();
         }
@@ -84,10 +79,14 @@ final class EdgeMessages {
     /** Ports added to a set, and ports gone from it. */
     record Ports(Set<Integer> added, Set<Integer> gone) {
         static Ports between(Set<Integer> before, Set<Integer> after) {
-            Set<Integer> added = new HashSet<>(after);
-            added.removeAll(before);
-            Set<Integer> gone = new HashSet<>(before);
-            gone.removeAll(after);
+            Set<Integer> added = new HashSet<>();
+            for (Integer p : after) {
+                if (!before.contains(p)) added.add(p);
+            }
+            Set<Integer> gone = new HashSet<>();
+            for (Integer p : before) {
+                if (!after.contains(p)) gone.add(p);
+            }
             return new Ports(added, gone);
         }
 

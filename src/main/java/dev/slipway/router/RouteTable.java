@@ -1,11 +1,14 @@
 package dev.slipway.router;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Host name to target (DESIGN §3 URLs): {@code <project>.<apps domain>} is the project's production,
@@ -28,19 +31,27 @@ public final class RouteTable {
     private final AtomicLong changes = new AtomicLong();
     /** Told after every change (a separate edge process is sent the table). */
     private volatile Runnable onChange = () -> { };
+    /** The keys changed since they were last taken ({@link #takeChanges}), kept once there is a listener to take them. */
+    private final TouchedKeys touchedProduction = new TouchedKeys();
+    private final TouchedKeys touchedDeployments = new TouchedKeys();
+    private final TouchedKeys touchedDomains = new TouchedKeys();
 
     public RouteTable(String appsDomain) {
         this.appsDomainSuffix = "." + normalize(appsDomain);
     }
 
     public void setProduction(String projectName, Target target) {
-        production.put(normalize(projectName), target);
+        String project = normalize(projectName);
+        production.put(project, target);
+        touchedProduction.add(project);
         learned.incrementAndGet();
         changed();
     }
 
     public void removeProduction(String projectName) {
-        production.remove(normalize(projectName));
+        String project = normalize(projectName);
+        production.remove(project);
+        touchedProduction.add(project);
         changed();
     }
 
@@ -49,7 +60,7 @@ public final class RouteTable {
     }
 
     public void setDeployment(String projectName, String shortId, Target target) {
-        putDeployment(normalize(projectName), shortId, target);
+        touchedDeployments.add(putDeployment(normalize(projectName), shortId, target));
         learned.incrementAndGet();
         changed();
     }
@@ -60,19 +71,25 @@ public final class RouteTable {
      */
     public void setLive(String projectName, String shortId, Target deployment, Target production) {
         String project = normalize(projectName);
-        putDeployment(project, shortId, deployment);
+        String key = putDeployment(project, shortId, deployment);
         this.production.put(project, production);
+        touchedDeployments.add(key);
+        touchedProduction.add(project);
         learned.incrementAndGet();
         changed();
     }
 
-    /** @param project the project's name, normalized */
-    private void putDeployment(String project, String shortId, Target target) {
-        deployments.put(project + "-" + normalize(shortId), new DeploymentRoute(project, target));
+    /** @param project the project's name, normalized; returns the deployment's key */
+    private String putDeployment(String project, String shortId, Target target) {
+        String key = project + "-" + normalize(shortId);
+        deployments.put(key, new DeploymentRoute(project, target));
+        return key;
     }
 
     public void removeDeployment(String projectName, String shortId) {
-        deployments.remove(normalize(projectName) + "-" + normalize(shortId));
+        String key = normalize(projectName) + "-" + normalize(shortId);
+        deployments.remove(key);
+        touchedDeployments.add(key);
         changed();
     }
 
@@ -81,6 +98,7 @@ public final class RouteTable {
         String d = normalize(domain);
         if (d.isEmpty() || ("." + d).endsWith(appsDomainSuffix)) return;
         domains.put(d, normalize(projectName));
+        touchedDomains.add(d);
         learned.incrementAndGet();
         changed();
     }
@@ -91,7 +109,9 @@ public final class RouteTable {
     }
 
     public void removeDomain(String domain) {
-        domains.remove(normalize(domain));
+        String d = normalize(domain);
+        domains.remove(d);
+        touchedDomains.add(d);
         changed();
     }
 
@@ -102,7 +122,7 @@ public final class RouteTable {
     public void syncDomain(String projectName, String domain) {
         String project = normalize(projectName);
         String keep = domain == null ? null : normalize(domain);
-        domains.entrySet().removeIf(e -> e.getValue().equals(project) && !e.getKey().equals(keep));
+        touchedDomains.removeIf(domains, (d, p) -> p.equals(project) && !d.equals(keep));
         if (keep != null && !project.equals(domains.get(keep))) setDomain(keep, projectName);
         changed();
     }
@@ -111,7 +131,7 @@ public final class RouteTable {
     public void replaceDomains(Map<String, String> served) {
         Map<String, String> wanted = new HashMap<>();
         served.forEach((d, p) -> wanted.put(normalize(d), normalize(p)));
-        domains.entrySet().removeIf(e -> !e.getValue().equals(wanted.get(e.getKey())));
+        touchedDomains.removeIf(domains, (d, p) -> !p.equals(wanted.get(d)));
         wanted.forEach((d, p) -> { if (!p.equals(domains.get(d))) setDomain(d, p); });
         changed();
     }
@@ -130,11 +150,14 @@ public final class RouteTable {
             if (d.project().equals(from) && k.startsWith(from + "-")) moved.put(to + k.substring(from.length()), new DeploymentRoute(to, d.target()));
         });
         deployments.putAll(moved);
+        touchedDeployments.addAll(moved.keySet());
         Target p = production.get(from);
         if (p != null) production.put(to, p);
-        domains.replaceAll((d, project) -> project.equals(from) ? to : project);
+        touchedProduction.add(to);
+        touchedDomains.replaceAll(domains, (d, project) -> project.equals(from) ? to : project);
         production.remove(from);
-        deployments.values().removeIf(d -> d.project().equals(from));
+        touchedProduction.add(from);
+        touchedDeployments.removeIf(deployments, (k, d) -> d.project().equals(from));
         learned.incrementAndGet();
         changed();
     }
@@ -143,8 +166,9 @@ public final class RouteTable {
     public void removeProject(String projectName) {
         String project = normalize(projectName);
         production.remove(project);
-        deployments.values().removeIf(d -> d.project().equals(project));
-        domains.values().removeIf(project::equals);
+        touchedProduction.add(project);
+        touchedDeployments.removeIf(deployments, (k, d) -> d.project().equals(project));
+        touchedDomains.removeIf(domains, (d, p) -> p.equals(project));
         changed();
     }
 
@@ -186,13 +210,58 @@ public final class RouteTable {
         c.goneProduction().forEach(production::remove);
         c.goneDeployments().forEach(deployments::remove);
         c.goneDomains().forEach(domains::remove);
+        touchedProduction.addAll(c.set().production().keySet());
+        touchedProduction.addAll(c.goneProduction());
+        touchedDeployments.addAll(c.set().deployments().keySet());
+        touchedDeployments.addAll(c.goneDeployments());
+        touchedDomains.addAll(c.set().domains().keySet());
+        touchedDomains.addAll(c.goneDomains());
         learned.incrementAndGet();
         changed();
     }
 
-    /** {@code listener} is told after every change from now on (one listener). */
+    /**
+     * {@code listener} is told after every change from now on (one listener), and the keys each change touches are kept
+     * for {@link #takeChanges}.
+     */
     public void onChange(Runnable listener) {
+        touchedProduction.keep();
+        touchedDeployments.keep();
+        touchedDomains.keep();
         onChange = listener;
+    }
+
+    /**
+     * The routes changed since the last take (or {@link #forgetChanges}), as they are now: what a separate edge process
+     * that serves the table as it was then needs, in the time of the change, not of the table.
+     */
+    public RouteChanges takeChanges() {
+        Map<String, Target> production = new HashMap<>();
+        Map<String, Map.Entry<String, Target>> deployments = new HashMap<>();
+        Map<String, String> domains = new HashMap<>();
+        Set<String> goneProduction = new HashSet<>();
+        Set<String> goneDeployments = new HashSet<>();
+        Set<String> goneDomains = new HashSet<>();
+        touchedProduction.take(this.production::get, production, goneProduction);
+        touchedDeployments.take(k -> {
+            DeploymentRoute d = this.deployments.get(k);
+            return d == null ? null : Map.entry(d.project(), d.target());
+        }, deployments, goneDeployments);
+        touchedDomains.take(this.domains::get, domains, goneDomains);
+        return new RouteChanges(new Snapshot(production, deployments, domains), goneProduction, goneDeployments, goneDomains);
+    }
+
+    /** Forgets the changes made so far: a {@link #snapshot} taken after this holds them. */
+    public void forgetChanges() {
+        touchedProduction.clear();
+        touchedDeployments.clear();
+        touchedDomains.clear();
+    }
+
+    /** Each route's target, as the table holds it now (without a snapshot's copy). */
+    public void forEachTarget(Consumer<Target> action) {
+        production.values().forEach(action);
+        deployments.values().forEach(d -> action.accept(d.target()));
     }
 
     private void changed() {
@@ -239,8 +308,8 @@ public final class RouteTable {
      */
     public void replaceTarget(Target from, Target to) {
         if (from.equals(to)) return;
-        production.replaceAll((k, t) -> t.equals(from) ? to : t);
-        deployments.replaceAll((k, d) -> d.target().equals(from) ? new DeploymentRoute(d.project(), to) : d);
+        touchedProduction.replaceAll(production, (k, t) -> t.equals(from) ? to : t);
+        touchedDeployments.replaceAll(deployments, (k, d) -> d.target().equals(from) ? new DeploymentRoute(d.project(), to) : d);
         learned.incrementAndGet();
         changed();
     }
@@ -251,11 +320,12 @@ public final class RouteTable {
      */
     public void forgetUpstream(int port) {
         // by port alone: a runtime's upstreams have distinct ports, on loopback or (Kubernetes Services) not
-        production.values().removeIf(t -> t instanceof Target.Upstream u && u.port() == port);
-        deployments.values().removeIf(d -> d.target() instanceof Target.Upstream u && u.port() == port);
+        touchedProduction.removeIf(production, (k, t) -> t instanceof Target.Upstream u && u.port() == port);
+        touchedDeployments.removeIf(deployments, (k, d) -> d.target() instanceof Target.Upstream u && u.port() == port);
         // a replica stopped: the others serve on
-        production.replaceAll((k, t) -> t instanceof Target.Pool p ? p.without(port) : t);
-        deployments.replaceAll((k, d) -> d.target() instanceof Target.Pool p ? new DeploymentRoute(d.project(), p.without(port)) : d);
+        touchedProduction.replaceAll(production, (k, t) -> t instanceof Target.Pool p ? p.without(port) : t);
+        touchedDeployments.replaceAll(deployments,
+                (k, d) -> d.target() instanceof Target.Pool p ? new DeploymentRoute(d.project(), p.without(port)) : d);
         changed();
     }
 

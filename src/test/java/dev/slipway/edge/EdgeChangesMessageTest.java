@@ -1,6 +1,7 @@
 package dev.slipway.edge;
 
 import dev.slipway.core.Json;
+import dev.slipway.router.RouteChanges;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.SiteRules;
 import dev.slipway.router.Target;
@@ -11,6 +12,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +28,7 @@ class EdgeChangesMessageTest {
     @Test
     void changesAppliedOneAfterAnotherGiveTheServersTableAfterEveryKindOfChange() throws Exception {
         RouteTable server = new RouteTable("apps.test");
+        server.onChange(() -> { }); // keeps the keys each change touches
         RouteTable edge = new RouteTable("apps.test");
         RouteTable reconnecting = new RouteTable("apps.test"); // sent the whole table now and then, as on a new connection
         EdgeMessages.Table sent = table(server, Set.of(), Set.of());
@@ -33,9 +38,10 @@ class EdgeChangesMessageTest {
         for (int step = 0; step < 3000; step++) {
             change(server);
             EdgeMessages.Table now = table(server, ports(), ports());
-            EdgeMessages.Changes changes = EdgeMessages.Changes.between(sent, now);
+            EdgeMessages.Changes changes = changes(server, sent, now);
             if (changes.none()) {
-                assertThat(now).as("step %d: nothing to send", step).isEqualTo(sent);
+                assertThat(edge.snapshot()).as("step %d: nothing to send", step).isEqualTo(server.snapshot());
+                assertThat(now.serving()).isEqualTo(sent.serving());
                 continue;
             }
             String line = EdgeMessages.changes(changes).toString();
@@ -58,17 +64,56 @@ class EdgeChangesMessageTest {
     }
 
     @Test
+    void changesTakenWhileOtherThreadsChangeTheTableLoseNone() throws Exception {
+        RouteTable server = new RouteTable("apps.test");
+        server.onChange(() -> { });
+        RouteTable edge = new RouteTable("apps.test");
+        int writers = 4;
+        CountDownLatch done = new CountDownLatch(writers);
+        try (ExecutorService pool = Executors.newFixedThreadPool(writers)) {
+            for (int w = 0; w < writers; w++) {
+                long seed = 1000 + w;
+                pool.submit(() -> {
+                    Random own = new Random(seed);
+                    try {
+                        for (int i = 0; i < 3000; i++) change(server, own);
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            }
+            int taken = 0;
+            while (done.getCount() > 0) {
+                RouteChanges c = server.takeChanges();
+                if (!c.none()) taken++;
+                edge.apply(c);
+            }
+            edge.apply(server.takeChanges()); // what the writers' last changes touched
+            assertThat(edge.snapshot()).isEqualTo(server.snapshot());
+            assertThat(taken).as("changes were taken while the writers ran").isGreaterThan(10);
+        }
+    }
+
+    @Test
     void aChangeCarriesWhatChangedNotTheWholeTable() throws Exception {
         RouteTable server = new RouteTable("apps.test");
+        server.onChange(() -> { });
         for (int p = 0; p < 500; p++) server.setLive("p" + p, "d" + p, new Target.Upstream(5000 + p), new Target.Upstream(5000 + p));
         EdgeMessages.Table before = table(server, Set.of(4100), Set.of());
+        server.forgetChanges(); // the whole table was sent
         server.setProduction("p7", new Target.Upstream(7777));
         server.removeDeployment("p8", "d8");
-        String line = EdgeMessages.changes(EdgeMessages.Changes.between(before, table(server, Set.of(4200), Set.of()))).toString();
+        String line = EdgeMessages.changes(changes(server, before, table(server, Set.of(4200), Set.of()))).toString();
         assertThat(Json.MAPPER.readTree(line)).isEqualTo(Json.MAPPER.readTree("""
                 {"op":"changes","production":{"p7":{"host":"127.0.0.1","port":7777}},"deployments":{},"domains":{},
                  "gone":{"production":[],"deployments":["p8-d8"],"domains":[]},
                  "serving":{"added":[4200],"gone":[4100]},"restarting":{"added":[],"gone":[]}}"""));
+    }
+
+    /** What the server sends an edge that was sent {@code sent}: the routes its changes touched, and the ports' changes. */
+    private static EdgeMessages.Changes changes(RouteTable server, EdgeMessages.Table sent, EdgeMessages.Table now) {
+        return new EdgeMessages.Changes(server.takeChanges(), EdgeMessages.Ports.between(sent.serving(), now.serving()),
+                EdgeMessages.Ports.between(sent.restarting(), now.restarting()));
     }
 
     private static EdgeMessages.Table table(RouteTable routes, Set<Integer> serving, Set<Integer> restarting) {
@@ -83,15 +128,19 @@ class EdgeChangesMessageTest {
 
     /** One change of the server's table, of any kind it makes. */
     private void change(RouteTable t) {
+        change(t, random);
+    }
+
+    private static void change(RouteTable t, Random random) {
         String project = "p" + random.nextInt(12);
         String other = "p" + random.nextInt(12);
         String id = "d" + random.nextInt(4);
-        Target target = target();
+        Target target = target(random);
         switch (random.nextInt(14)) {
             case 0, 1 -> t.setProduction(project, target);
             case 2 -> t.removeProduction(project);
             case 3, 4 -> t.setDeployment(project, id, target);
-            case 5, 6 -> t.setLive(project, id, target, target());
+            case 5, 6 -> t.setLive(project, id, target, target(random));
             case 7 -> t.removeDeployment(project, id);
             case 8 -> t.setDomain("www." + project + ".example", random.nextBoolean() ? project : other);
             case 9 -> t.syncDomain(project, random.nextBoolean() ? null : "shop" + random.nextInt(3) + ".example");
@@ -105,7 +154,7 @@ class EdgeChangesMessageTest {
         }
     }
 
-    private Target target() {
+    private static Target target(Random random) {
         return switch (random.nextInt(4)) {
             case 0 -> new Target.Pool(List.of(new Target.Upstream(4000 + random.nextInt(4)), new Target.Upstream(4004 + random.nextInt(4))));
             case 1 -> new Target.StaticSite(Path.of("/srv/sites/" + random.nextInt(3)), random.nextBoolean(), SiteRules.NONE);
