@@ -3,6 +3,7 @@ package dev.slipway.edge;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.router.RecentRequests;
+import dev.slipway.router.RouteChanges;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
@@ -107,11 +108,14 @@ public final class EdgeLink implements AutoCloseable {
     /** The class path whose cache the edge started here makes as it exits; null: it makes none. */
     private EdgeJar training;
 
+    /** The app ports the routes reach that serve, and those that restart. */
+    private record AppPorts(Set<Integer> serving, Set<Integer> restarting) {}
+
     /**
-     * The app ports that serve and restart as last sent, and the whole table last sent to an edge that is sent whole
-     * tables only (null for one sent changes after its first table).
+     * The app ports as last sent, and the whole table last sent to an edge that is sent whole tables only (null for one
+     * sent changes after its first table).
      */
-    private record Sent(Set<Integer> serving, Set<Integer> restarting, EdgeMessages.Table table) {}
+    private record Sent(AppPorts ports, EdgeMessages.Table table) {}
 
     /** @param tls null without HTTPS */
     private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
@@ -300,35 +304,44 @@ public final class EdgeLink implements AutoCloseable {
             answers = applies && c == channel;
             takesChanges = changes;
         }
-        Set<Integer> serving = new HashSet<>();
-        Set<Integer> restarting = new HashSet<>();
-        for (int port : routePorts(s.routes())) {
-            if (s.serves().test(port)) serving.add(port);
-            if (s.restarting().test(port)) restarting.add(port);
-        }
-        long seq = 0;
+        long seq;
         if (before != null && takesChanges) {
             EdgeMessages.Changes changes;
             try {
-                changes = new EdgeMessages.Changes(s.routes().takeChanges(), EdgeMessages.Ports.between(before.serving(), serving),
-                        EdgeMessages.Ports.between(before.restarting(), restarting));
-                if (!changes.none()) seq = send(c, EdgeMessages.changes(changes), answers, new Sent(serving, restarting, null));
+                RouteChanges routes = s.routes().takeChanges();
+                // found after the take, and again when it took a change: its app's port is among them
+                AppPorts now = appPorts(s, !routes.none());
+                changes = new EdgeMessages.Changes(routes, EdgeMessages.Ports.between(before.ports().serving(), now.serving()),
+                        EdgeMessages.Ports.between(before.ports().restarting(), now.restarting()));
+                seq = changes.none() ? lastSeq(answers) : send(c, EdgeMessages.changes(changes), answers, new Sent(now, null));
             } catch (IOException | RuntimeException e) {
                 synchronized (lock) {
                     if (c == channel) lastSent = null; // the changes taken are lost: the next message is the whole table
                 }
                 throw e;
             }
-            if (changes.none()) seq = lastSeq(answers);
         } else {
             // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
             s.routes().forgetChanges();
-            EdgeMessages.Table table = new EdgeMessages.Table(routes(s.routes(), before == null), serving, restarting);
+            boolean fresh = before == null;
+            AppPorts now = appPorts(s, fresh);
+            EdgeMessages.Table table = new EdgeMessages.Table(routes(s.routes(), fresh), now.serving(), now.restarting());
             if (before != null && table.equals(before.table())) seq = lastSeq(answers);
-            else seq = send(c, EdgeMessages.table(table), answers, new Sent(serving, restarting, takesChanges ? null : table));
+            else seq = send(c, EdgeMessages.table(table), answers, new Sent(now, takesChanges ? null : table));
         }
         if (s.tls() != null) pushTls(c, s.tls());
         return seq;
+    }
+
+    /** The app ports the routes reach that serve, and those that restart. */
+    private AppPorts appPorts(Served s, boolean fresh) {
+        Set<Integer> serving = new HashSet<>();
+        Set<Integer> restarting = new HashSet<>();
+        for (int port : routePorts(s.routes(), fresh)) {
+            if (s.serves().test(port)) serving.add(port);
+            if (s.restarting().test(port)) restarting.add(port);
+        }
+        return new AppPorts(serving, restarting);
     }
 
     /** Sends {@code message}, numbered when the edge answers it; its number, or 0. */
@@ -355,10 +368,13 @@ public final class EdgeLink implements AutoCloseable {
         }
     }
 
-    /** The loopback ports the table's routes reach: the last ones found while nothing changed since (the checks between changes). */
-    private int[] routePorts(RouteTable table) {
+    /**
+     * The loopback ports the table's routes reach: the last ones found while nothing changed since (the checks between
+     * changes), unless {@code fresh}.
+     */
+    private int[] routePorts(RouteTable table, boolean fresh) {
         long count = table.changeCount();
-        if (routePorts == null || routePortsOf != table || routePortsCount != count) {
+        if (fresh || routePorts == null || routePortsOf != table || routePortsCount != count) {
             BitSet ports = new BitSet();
             table.forEachTarget(t -> {
                 for (Target.Upstream u : t.upstreams()) {
