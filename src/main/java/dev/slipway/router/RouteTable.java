@@ -232,8 +232,8 @@ public final class RouteTable {
     }
 
     /**
-     * The routes changed since the last take (or {@link #forgetChanges}), as they are now: what a separate edge process
-     * that serves the table as it was then needs, in the time of the change, not of the table.
+     * The routes changed since the last take (or {@link #forgetChanges}), as they are now: all that an edge process serving
+     * the table as it was then needs to serve it as it is. It costs the size of the changes, not of the table.
      */
     public RouteChanges takeChanges() {
         Map<String, Target> production = new HashMap<>();
