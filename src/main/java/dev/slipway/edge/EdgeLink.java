@@ -94,10 +94,6 @@ public final class EdgeLink implements AutoCloseable {
     /** What the edge on {@link #channel} was last sent; null: nothing yet. */
     private Sent lastSent;
     private String lastTls;
-    /** The last snapshot of the routes, of which table, at which of its change counts; guarded by pushing. */
-    private RouteTable.Snapshot snapshot;
-    private RouteTable snapshotOf;
-    private long snapshotCount;
     /** The loopback ports the routes reach, of which table, at which of its change counts; guarded by pushing. */
     private int[] routePorts;
     private RouteTable routePortsOf;
@@ -323,9 +319,8 @@ public final class EdgeLink implements AutoCloseable {
         } else {
             // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
             s.routes().forgetChanges();
-            boolean fresh = before == null;
-            AppPorts now = appPorts(s, fresh);
-            EdgeMessages.Table table = new EdgeMessages.Table(routes(s.routes(), fresh), now.serving(), now.restarting());
+            AppPorts now = appPorts(s, before == null);
+            EdgeMessages.Table table = new EdgeMessages.Table(s.routes().snapshot(), now.serving(), now.restarting());
             if (before != null && table.equals(before.table())) seq = lastSeq(answers);
             else seq = send(c, EdgeMessages.table(table), answers, new Sent(now, takesChanges ? null : table));
         }
@@ -386,20 +381,6 @@ public final class EdgeLink implements AutoCloseable {
             routePortsCount = count;
         }
         return routePorts;
-    }
-
-    /**
-     * The table's routes: the last snapshot while nothing changed since it was taken (an edge sent whole tables only,
-     * checked between changes), unless {@code fresh}.
-     */
-    private RouteTable.Snapshot routes(RouteTable table, boolean fresh) {
-        long count = table.changeCount();
-        if (fresh || snapshot == null || snapshotOf != table || snapshotCount != count) {
-            snapshot = table.snapshot();
-            snapshotOf = table;
-            snapshotCount = count;
-        }
-        return snapshot;
     }
 
     private void awaitApplied(long seq) {

@@ -288,9 +288,7 @@ public final class EdgeProcess {
             sendStats(c);
             ObjectNode ports = EdgeMessages.op("recent");
             ObjectNode p = ports.putObject("ports");
-            RouteTable.Snapshot now = routes.snapshot();
-            for (Target t : now.production().values()) add(t, p, sent);
-            now.deployments().values().forEach(e -> add(e.getValue(), p, sent));
+            routes.forEachTarget(t -> add(t, p, sent));
             if (p.isEmpty()) continue;
             try {
                 c.send(ports);

@@ -12,9 +12,6 @@ import java.util.Set;
  */
 public record RouteChanges(RouteTable.Snapshot set, Set<String> goneProduction, Set<String> goneDeployments,
                            Set<String> goneDomains) {
-    private static final RouteChanges NONE = new RouteChanges(new RouteTable.Snapshot(Map.of(), Map.of(), Map.of()), Set.of(),
-            Set.of(), Set.of());
-
     public RouteChanges {
         goneProduction = Set.copyOf(goneProduction);
         goneDeployments = Set.copyOf(goneDeployments);
@@ -23,7 +20,6 @@ public record RouteChanges(RouteTable.Snapshot set, Set<String> goneProduction, 
 
     /** The changes that make {@code before} into {@code after}. */
     public static RouteChanges between(RouteTable.Snapshot before, RouteTable.Snapshot after) {
-        if (before == after) return NONE;
         return new RouteChanges(
                 new RouteTable.Snapshot(changed(before.production(), after.production()),
                         changed(before.deployments(), after.deployments()), changed(before.domains(), after.domains())),
