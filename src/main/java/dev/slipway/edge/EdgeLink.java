@@ -45,6 +45,8 @@ public final class EdgeLink implements AutoCloseable {
     private static final long SYNC_MILLIS = 250;
     /** How long a route change waits for the edge to serve it before the change's caller goes on without it. */
     private static final Duration APPLY_WAIT = Duration.ofSeconds(2);
+    /** The same for the first table the server publishes: a new edge has not warmed up, and the start can wait. */
+    private static final Duration FIRST_APPLY_WAIT = Duration.ofSeconds(15);
 
     /**
      * How to start an edge: where, on which port, for which apps domain.
@@ -191,18 +193,21 @@ public final class EdgeLink implements AutoCloseable {
     }
 
     /**
-     * The server's routes are whole (its recovery restored them): from now on the edge serves them, and every change.
-     * Before this, an adopted edge goes on serving what the previous server sent it.
+     * The server's routes are whole (its recovery restored them): the edge serves them when this returns (it is sent the
+     * whole table on the caller's thread, and waited for like a change), and every change from then on. Before this, an
+     * adopted edge goes on serving what the previous server sent it.
      */
     public void publish() {
         Served s;
+        Thread loop;
         synchronized (lock) {
             s = served;
             if (s == null || sync != null || closed) return;
-            sync = Thread.ofPlatform().daemon().name("edge-sync").unstarted(this::syncLoop);
+            loop = sync = Thread.ofPlatform().daemon().name("edge-sync").unstarted(this::syncLoop);
         }
         s.routes().onChange(this::poke);
-        sync.start();
+        poke(FIRST_APPLY_WAIT);
+        loop.start();
     }
 
     /**
@@ -223,6 +228,10 @@ public final class EdgeLink implements AutoCloseable {
      * the sync loop sends it later.
      */
     private void poke() {
+        poke(APPLY_WAIT);
+    }
+
+    private void poke(Duration wait) {
         EdgeChannel c;
         synchronized (lock) {
             dirty = true;
@@ -235,7 +244,7 @@ public final class EdgeLink implements AutoCloseable {
                 synchronized (lock) {
                     if (channel == c) dirty = false;
                 }
-                if (seq > 0) awaitApplied(seq);
+                if (seq > 0) awaitApplied(seq, wait);
             } catch (IOException | RuntimeException e) {
                 synchronized (lock) {
                     lock.notifyAll(); // the sync loop finds the connection gone
@@ -383,8 +392,8 @@ public final class EdgeLink implements AutoCloseable {
         return routePorts;
     }
 
-    private void awaitApplied(long seq) {
-        long deadline = System.nanoTime() + APPLY_WAIT.toNanos();
+    private void awaitApplied(long seq, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         synchronized (applied) {
             if (applyLate) return;
             while (appliedSeq < seq) {
@@ -392,7 +401,7 @@ public final class EdgeLink implements AutoCloseable {
                 if (left <= 0) {
                     applyLate = true;
                     LOG.warn("the edge process has not answered a route change within {} ms: changes go on without waiting for it",
-                            APPLY_WAIT.toMillis());
+                            wait.toMillis());
                     return;
                 }
                 try {

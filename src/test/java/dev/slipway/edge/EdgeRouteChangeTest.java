@@ -53,8 +53,10 @@ class EdgeRouteChangeTest {
     }
 
     /**
-     * On a table of a thousand projects, each kind of change reaches the edge (it is sent what changed, after the first
-     * table): a switch, a new deployment, a project removed or renamed, a custom domain set and taken away.
+     * On a table of ten thousand projects, the edge serves the whole table once {@code publish} returns (the table is
+     * large enough that a send left to the sync loop arrives after the first request), and each kind of change reaches
+     * it (it is sent what changed, after the first table): a switch, a new deployment, a project removed or renamed, a
+     * custom domain set and taken away.
      */
     @Test
     void everyKindOfChangeReachesTheEdgeOfALargeInstall(@TempDir Path dataDir) throws IOException {
@@ -63,13 +65,13 @@ class EdgeRouteChangeTest {
         Target toBlue = new Target.Upstream("127.0.0.1", blue.getAddress().getPort());
         Target toGreen = new Target.Upstream("127.0.0.1", green.getAddress().getPort());
         RouteTable routes = new RouteTable("apps.test");
-        for (int p = 0; p < 1000; p++) routes.setLive("p" + p, "d" + p, toBlue, toBlue);
+        for (int p = 0; p < 10_000; p++) routes.setLive("p" + p, "d" + p, toBlue, toBlue);
         try (EdgeLink edge = EdgeLink.open(new EdgeLink.Spec(dataDir, "127.0.0.1", 0, "apps.test", null))) {
             edge.serve(routes, port -> true, port -> false, host -> CompletableFuture.completedFuture(new Waker.Wake.NoApp()),
                     new RecentRequests(Clock.systemUTC()), null);
             edge.publish();
             String at = ".apps.test:" + edge.port() + "/";
-            assertThat(Apps.get("http://p999" + at).body()).as("the first table").isEqualTo("blue");
+            assertThat(Apps.get("http://p9999" + at).body()).as("the first table").isEqualTo("blue");
 
             routes.setProduction("p1", toGreen);
             assertThat(Apps.get("http://p1" + at).body()).isEqualTo("green");
