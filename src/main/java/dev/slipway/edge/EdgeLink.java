@@ -194,8 +194,8 @@ public final class EdgeLink implements AutoCloseable {
 
     /**
      * The server's routes are whole (its recovery restored them): the edge serves them when this returns (it is sent the
-     * whole table on the caller's thread, and waited for like a change), and every change from then on. Before this, an
-     * adopted edge goes on serving what the previous server sent it.
+     * whole table on the caller's thread, and waited for as a change is, for up to {@link #FIRST_APPLY_WAIT}), and every
+     * change from then on. Before this, an adopted edge goes on serving what the previous server sent it.
      */
     public void publish() {
         Served s;
