@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -61,7 +62,7 @@ class VolumesTest {
      */
     private static long diskUsage(Path dir) throws Exception {
         Process du = new ProcessBuilder("du", "-s", "-x", "-B1", dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String out = new String(du.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        String out = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         du.waitFor();
         assertThat(out).as("du of " + dir).matches("\\d+\\s.*");
         return Long.parseLong(out.split("\\s+")[0]);
@@ -90,8 +91,8 @@ class VolumesTest {
         assertThat(call(two, "/read?name=kept").get("value").asText()).isEqualTo("across-deploys");
 
         // it fills its volume: ENOSPC at its size, and the host's disk holds no more than that for it
-        Path image = server.slipway().config().dataDir().resolve("volumes").resolve(project).resolve("data.ext4");
         Path dataDir = server.slipway().config().dataDir();
+        Path image = dataDir.resolve("volumes").resolve(project).resolve("data.ext4");
         long usedBefore = diskUsage(dataDir);
         JsonNode filled = call(two, "/fill");
         assertThat(filled.get("error").asText()).isEqualTo("ENOSPC");
