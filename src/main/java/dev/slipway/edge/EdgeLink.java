@@ -3,9 +3,7 @@ package dev.slipway.edge;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.slipway.router.RecentRequests;
-import dev.slipway.router.RouteChanges;
 import dev.slipway.router.RouteTable;
-import dev.slipway.router.Target;
 import dev.slipway.router.Waker;
 import dev.slipway.tls.AppsTls;
 import dev.slipway.tls.ChallengeAnswers;
@@ -18,11 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
@@ -96,24 +91,16 @@ public final class EdgeLink implements AutoCloseable {
     /** What the edge on {@link #channel} was last sent; null: nothing yet. */
     private Sent lastSent;
     private String lastTls;
-    /** The loopback ports the routes reach, of which table, at which of its change counts; guarded by pushing. */
-    private int[] routePorts;
-    private RouteTable routePortsOf;
-    private long routePortsCount;
+    /** The app ports the routes sent on {@link #channel} reach, and which were sent as serving; guarded by pushing. */
+    private final SentPorts sentPorts = new SentPorts();
     private final boolean adopted;
     private Thread sync;
     private Served served;
     /** The class path whose cache the edge started here makes as it exits; null: it makes none. */
     private EdgeJar training;
 
-    /** The app ports the routes reach that serve, and those that restart. */
-    private record AppPorts(Set<Integer> serving, Set<Integer> restarting) {}
-
-    /**
-     * The app ports as last sent, and the whole table last sent to an edge that is sent whole tables only (null for one
-     * sent changes after its first table).
-     */
-    private record Sent(AppPorts ports, EdgeMessages.Table table) {}
+    /** The whole table last sent to an edge that is sent whole tables only (null for one sent changes after its first table). */
+    private record Sent(EdgeMessages.Table table) {}
 
     /** @param tls null without HTTPS */
     private record Served(RouteTable routes, IntPredicate serves, IntPredicate restarting, Waker waker, RecentRequests recent,
@@ -205,8 +192,8 @@ public final class EdgeLink implements AutoCloseable {
             if (s == null || sync != null || closed) return;
             loop = sync = Thread.ofPlatform().daemon().name("edge-sync").unstarted(this::syncLoop);
         }
-        s.routes().onChange(this::poke);
-        poke(FIRST_APPLY_WAIT);
+        s.routes().onChange(() -> poke(APPLY_WAIT, false));
+        poke(FIRST_APPLY_WAIT, true);
         loop.start();
     }
 
@@ -218,20 +205,17 @@ public final class EdgeLink implements AutoCloseable {
         synchronized (lock) {
             if (sync == null) return;
         }
-        poke();
+        poke(APPLY_WAIT, true);
     }
 
     /**
      * A route changed: the edge is sent the table now, on the caller's thread, and the caller waits until the edge
      * serves it: a route removed before its app stops is gone from the edge before the app's port closes, and a
      * deployment that goes live after its route changed is what the edge's next request reaches. Without a connection
-     * the sync loop sends it later.
+     * the sync loop sends it later. {@code everyPort}: which of all the routes' app ports serve is looked at again, not
+     * only those of the routes changed.
      */
-    private void poke() {
-        poke(APPLY_WAIT);
-    }
-
-    private void poke(Duration wait) {
+    private void poke(Duration wait, boolean everyPort) {
         EdgeChannel c;
         synchronized (lock) {
             dirty = true;
@@ -240,7 +224,7 @@ public final class EdgeLink implements AutoCloseable {
         if (c == null) return;
         synchronized (pushing) {
             try {
-                long seq = push(c);
+                long seq = push(c, everyPort);
                 synchronized (lock) {
                     if (channel == c) dirty = false;
                 }
@@ -272,7 +256,7 @@ public final class EdgeLink implements AutoCloseable {
             try {
                 if (c == null) reconnect();
                 else synchronized (pushing) {
-                    push(c);
+                    push(c, true);
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("the edge process could not be told the routes: {}", e.toString());
@@ -299,7 +283,7 @@ public final class EdgeLink implements AutoCloseable {
      * Sends the table when it changed since it was last sent; the {@code seq} the edge answers it (or the table sent last)
      * with, 0 when it will not answer.
      */
-    private long push(EdgeChannel c) throws IOException {
+    private long push(EdgeChannel c, boolean everyPort) throws IOException {
         Served s = served;
         Sent before;
         boolean answers;
@@ -310,42 +294,26 @@ public final class EdgeLink implements AutoCloseable {
             takesChanges = changes;
         }
         long seq;
-        if (before != null && takesChanges) {
-            EdgeMessages.Changes changes;
-            try {
-                RouteChanges routes = s.routes().takeChanges();
-                // found after the take, and again when it took a change: its app's port is among them
-                AppPorts now = appPorts(s, !routes.none());
-                changes = new EdgeMessages.Changes(routes, EdgeMessages.Ports.between(before.ports().serving(), now.serving()),
-                        EdgeMessages.Ports.between(before.ports().restarting(), now.restarting()));
-                seq = changes.none() ? lastSeq(answers) : send(c, EdgeMessages.changes(changes), answers, new Sent(now, null));
-            } catch (IOException | RuntimeException e) {
-                synchronized (lock) {
-                    if (c == channel) lastSent = null; // the changes taken are lost: the next message is the whole table
-                }
-                throw e;
+        try {
+            if (before != null && takesChanges && sentPorts.of(s.routes())) {
+                EdgeMessages.Changes changes = sentPorts.changes(s.routes().takeChanges(), everyPort, s.serves(), s.restarting());
+                seq = changes.none() ? lastSeq(answers) : send(c, EdgeMessages.changes(changes), answers, new Sent(null));
+            } else {
+                // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
+                s.routes().forgetChanges();
+                EdgeMessages.Table table = sentPorts.whole(s.routes(), s.routes().snapshot(), s.serves(), s.restarting());
+                if (before != null && table.equals(before.table())) seq = lastSeq(answers);
+                else seq = send(c, EdgeMessages.table(table), answers, new Sent(takesChanges ? null : table));
             }
-        } else {
-            // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
-            s.routes().forgetChanges();
-            AppPorts now = appPorts(s, before == null);
-            EdgeMessages.Table table = new EdgeMessages.Table(s.routes().snapshot(), now.serving(), now.restarting());
-            if (before != null && table.equals(before.table())) seq = lastSeq(answers);
-            else seq = send(c, EdgeMessages.table(table), answers, new Sent(now, takesChanges ? null : table));
+        } catch (IOException | RuntimeException e) {
+            sentPorts.clear(); // what was taken is lost: the next message is the whole table
+            synchronized (lock) {
+                if (c == channel) lastSent = null;
+            }
+            throw e;
         }
         if (s.tls() != null) pushTls(c, s.tls());
         return seq;
-    }
-
-    /** The app ports the routes reach that serve, and those that restart. */
-    private AppPorts appPorts(Served s, boolean fresh) {
-        Set<Integer> serving = new HashSet<>();
-        Set<Integer> restarting = new HashSet<>();
-        for (int port : routePorts(s.routes(), fresh)) {
-            if (s.serves().test(port)) serving.add(port);
-            if (s.restarting().test(port)) restarting.add(port);
-        }
-        return new AppPorts(serving, restarting);
     }
 
     /** Sends {@code message}, numbered when the edge answers it; its number, or 0. */
@@ -370,26 +338,6 @@ public final class EdgeLink implements AutoCloseable {
         synchronized (applied) {
             return sentSeq;
         }
-    }
-
-    /**
-     * The loopback ports the table's routes reach: the last ones found while nothing changed since (the checks between
-     * changes), unless {@code fresh}.
-     */
-    private int[] routePorts(RouteTable table, boolean fresh) {
-        long count = table.changeCount();
-        if (fresh || routePorts == null || routePortsOf != table || routePortsCount != count) {
-            BitSet ports = new BitSet();
-            table.forEachTarget(t -> {
-                for (Target.Upstream u : t.upstreams()) {
-                    if (u.loopback()) ports.set(u.port());
-                }
-            });
-            routePorts = ports.stream().toArray();
-            routePortsOf = table;
-            routePortsCount = count;
-        }
-        return routePorts;
     }
 
     private void awaitApplied(long seq, Duration wait) {

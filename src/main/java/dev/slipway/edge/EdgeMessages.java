@@ -78,28 +78,14 @@ final class EdgeMessages {
 
     /** Ports added to a set, and ports gone from it. */
     record Ports(Set<Integer> added, Set<Integer> gone) {
-        static Ports between(Set<Integer> before, Set<Integer> after) {
-            Set<Integer> added = new HashSet<>();
-            for (Integer p : after) {
-                if (!before.contains(p)) added.add(p);
-            }
-            Set<Integer> gone = new HashSet<>();
-            for (Integer p : before) {
-                if (!after.contains(p)) gone.add(p);
-            }
-            return new Ports(added, gone);
-        }
-
         boolean none() {
             return added.isEmpty() && gone.isEmpty();
         }
 
-        Set<Integer> applyTo(Set<Integer> ports) {
-            if (none()) return ports;
-            Set<Integer> out = new HashSet<>(ports);
-            out.addAll(added);
-            out.removeAll(gone);
-            return Set.copyOf(out);
+        /** Adds the added ports to {@code ports} and then takes the gone ones out: one port at a time, in place. */
+        void applyIn(Set<Integer> ports) {
+            ports.addAll(added);
+            ports.removeAll(gone);
         }
     }
 

@@ -71,8 +71,9 @@ public final class EdgeProcess {
     private final Clock clock = Clock.systemUTC();
     private final RouteTable routes;
     private final RecentRequests recent = new RecentRequests(clock);
-    private volatile Set<Integer> serving = Set.of();
-    private volatile Set<Integer> restarting = Set.of();
+    /** Changed in place, one port at a time: a change costs its own ports, not the install's. */
+    private final Set<Integer> serving = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> restarting = ConcurrentHashMap.newKeySet();
     private volatile EdgeChannel server;
     private final Map<Long, CompletableFuture<Waker.Wake>> wakes = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Optional<String>>> asked = new ConcurrentHashMap<>();
@@ -166,6 +167,12 @@ public final class EdgeProcess {
         if (before != null && before != c) before.close();
     }
 
+    /** Makes {@code ports} {@code now}: the ports in both are never missing in between. */
+    private static void replace(Set<Integer> ports, Set<Integer> now) {
+        ports.addAll(now);
+        ports.retainAll(now);
+    }
+
     private void handle(EdgeChannel c, JsonNode m) {
         String op = m.path("op").asText();
         if (op.equals("hello")) {
@@ -176,15 +183,15 @@ public final class EdgeProcess {
         switch (op) {
             case "table" -> {
                 EdgeMessages.Table t = EdgeMessages.table(m);
-                serving = Set.copyOf(t.serving());
-                restarting = Set.copyOf(t.restarting());
+                replace(serving, t.serving());
+                replace(restarting, t.restarting());
                 routes.replace(t.routes());
                 if (m.has("seq")) applied(c, m.get("seq").asLong());
             }
             case "changes" -> {
                 EdgeMessages.Changes ch = EdgeMessages.changes(m);
-                serving = ch.serving().applyTo(serving);
-                restarting = ch.restarting().applyTo(restarting);
+                ch.serving().applyIn(serving);
+                ch.restarting().applyIn(restarting);
                 routes.apply(ch.routes());
                 if (m.has("seq")) applied(c, m.get("seq").asLong());
             }

@@ -32,8 +32,8 @@ class EdgeChangesMessageTest {
         RouteTable edge = new RouteTable("apps.test");
         RouteTable reconnecting = new RouteTable("apps.test"); // sent the whole table now and then, as on a new connection
         EdgeMessages.Table sent = table(server, Set.of(), Set.of());
-        Set<Integer> edgeServing = Set.of();
-        Set<Integer> edgeRestarting = Set.of();
+        Set<Integer> edgeServing = new HashSet<>();
+        Set<Integer> edgeRestarting = new HashSet<>();
         int messages = 0;
         for (int step = 0; step < 3000; step++) {
             change(server);
@@ -46,8 +46,8 @@ class EdgeChangesMessageTest {
             }
             String line = EdgeMessages.changes(changes).toString();
             EdgeMessages.Changes got = EdgeMessages.changes(Json.MAPPER.readTree(line));
-            edgeServing = got.serving().applyTo(edgeServing);
-            edgeRestarting = got.restarting().applyTo(edgeRestarting);
+            got.serving().applyIn(edgeServing);
+            got.restarting().applyIn(edgeRestarting);
             edge.apply(got.routes());
             messages++;
             assertThat(edge.snapshot()).as("step %d: the edge's routes", step).isEqualTo(server.snapshot());
@@ -112,8 +112,16 @@ class EdgeChangesMessageTest {
 
     /** What the server sends an edge that was sent {@code sent}: the routes its changes touched, and the ports' changes. */
     private static EdgeMessages.Changes changes(RouteTable server, EdgeMessages.Table sent, EdgeMessages.Table now) {
-        return new EdgeMessages.Changes(server.takeChanges(), EdgeMessages.Ports.between(sent.serving(), now.serving()),
-                EdgeMessages.Ports.between(sent.restarting(), now.restarting()));
+        return new EdgeMessages.Changes(server.takeChanges(), between(sent.serving(), now.serving()),
+                between(sent.restarting(), now.restarting()));
+    }
+
+    private static EdgeMessages.Ports between(Set<Integer> before, Set<Integer> after) {
+        Set<Integer> added = new HashSet<>(after);
+        added.removeAll(before);
+        Set<Integer> gone = new HashSet<>(before);
+        gone.removeAll(after);
+        return new EdgeMessages.Ports(added, gone);
     }
 
     private static EdgeMessages.Table table(RouteTable routes, Set<Integer> serving, Set<Integer> restarting) {

@@ -17,7 +17,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -98,6 +101,46 @@ class EdgeRouteChangeTest {
         } finally {
             blue.stop(0);
             green.stop(0);
+        }
+    }
+
+    /**
+     * A change of serving that the runtime tells (an app starts stopping, answers again) reaches the edge when the call
+     * returns, on an install of a thousand other routes; the route changes in between look only at their own ports and
+     * leave it as told.
+     */
+    @Test
+    void aChangeOfServingTheRuntimeTellsReachesTheEdge(@TempDir Path dataDir) throws IOException {
+        HttpServer blue = answering("blue");
+        int bluePort = blue.getAddress().getPort();
+        Set<Integer> serving = ConcurrentHashMap.newKeySet();
+        serving.add(bluePort);
+        AtomicInteger wakes = new AtomicInteger();
+        RouteTable routes = new RouteTable("apps.test");
+        for (int p = 0; p < 1000; p++) routes.setProduction("p" + p, new Target.Upstream(20_000 + p));
+        routes.setProduction("web", new Target.Upstream(bluePort));
+        try (EdgeLink edge = EdgeLink.open(new EdgeLink.Spec(dataDir, "127.0.0.1", 0, "apps.test", null))) {
+            edge.serve(routes, serving::contains, port -> false, host -> {
+                wakes.incrementAndGet();
+                return CompletableFuture.completedFuture(new Waker.Wake.NoApp());
+            }, new RecentRequests(Clock.systemUTC()), null);
+            edge.publish();
+            String url = "http://web.apps.test:" + edge.port() + "/";
+            assertThat(Apps.get(url).body()).isEqualTo("blue");
+            for (int i = 0; i < 10; i++) {
+                serving.remove(bluePort);
+                edge.servingChanged();
+                routes.setProduction("p" + i, new Target.Upstream(21_000 + i));
+                int before = wakes.get();
+                assertThat(Apps.get(url).status()).as("round %d: a stopping app's route is stale, and no app is woken", i).isEqualTo(502);
+                assertThat(wakes.get()).as("round %d: the edge asked the server", i).isEqualTo(before + 1);
+                serving.add(bluePort);
+                edge.servingChanged();
+                routes.setProduction("p" + i, new Target.Upstream(20_000 + i));
+                assertThat(Apps.get(url).body()).as("round %d: it answers again", i).isEqualTo("blue");
+            }
+        } finally {
+            blue.stop(0);
         }
     }
 
