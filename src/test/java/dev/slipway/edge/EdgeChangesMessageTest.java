@@ -5,9 +5,12 @@ import dev.slipway.router.RouteChanges;
 import dev.slipway.router.RouteTable;
 import dev.slipway.router.SiteRules;
 import dev.slipway.router.Target;
+import dev.slipway.testing.Await;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -15,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,34 +68,49 @@ class EdgeChangesMessageTest {
         assertThat(server.snapshot().production()).as("the table is not empty at the end").isNotEmpty();
     }
 
+    /**
+     * Writers change the table while one thread takes the changes. Each writer waits, after every chunk of its changes,
+     * until two more takes have begun, so takes run between the writes whatever the scheduler does.
+     */
     @Test
     void changesTakenWhileOtherThreadsChangeTheTableLoseNone() throws Exception {
         RouteTable server = new RouteTable("apps.test");
         server.onChange(() -> { });
         RouteTable edge = new RouteTable("apps.test");
         int writers = 4;
+        int chunk = 200;
+        AtomicLong takes = new AtomicLong();
         CountDownLatch done = new CountDownLatch(writers);
         try (ExecutorService pool = Executors.newFixedThreadPool(writers)) {
+            List<Future<?>> running = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 long seed = 1000 + w;
-                pool.submit(() -> {
+                running.add(pool.submit(() -> {
                     Random own = new Random(seed);
                     try {
-                        for (int i = 0; i < 3000; i++) change(server, own);
+                        for (int i = 1; i <= 3000; i++) {
+                            change(server, own);
+                            if (i % chunk == 0) {
+                                long seen = takes.get();
+                                Await.until(Duration.ofSeconds(20), "two takes after a chunk of changes", () -> takes.get() >= seen + 2);
+                            }
+                        }
                     } finally {
                         done.countDown();
                     }
-                });
+                }));
             }
             int taken = 0;
             while (done.getCount() > 0) {
                 RouteChanges c = server.takeChanges();
+                takes.incrementAndGet();
                 if (!c.none()) taken++;
                 edge.apply(c);
             }
+            for (Future<?> f : running) f.get(); // a writer's failure fails the test
             edge.apply(server.takeChanges()); // what the writers' last changes touched
             assertThat(edge.snapshot()).isEqualTo(server.snapshot());
-            assertThat(taken).as("changes were taken while the writers ran").isGreaterThan(10);
+            assertThat(taken).as("takes that found changes: at least one per chunk of a writer's").isGreaterThanOrEqualTo(3000 / chunk);
         }
     }
 
