@@ -121,6 +121,7 @@ final class SentPorts {
     }
 
     private static int[] loopbackPorts(Target target) {
-        return target.upstreams().stream().filter(Target.Upstream::loopback).mapToInt(Target.Upstream::port).distinct().toArray();
+        return target.upstreams().stream().filter(Target.Upstream::loopback).mapToInt(Target.Upstream::port).distinct()
+                .toArray();
     }
 }

@@ -59,7 +59,10 @@ class SentPortsTest {
     void aRouteChangeLooksAtItsOwnPortsAloneAndATellingAtAll() {
         RouteTable server = new RouteTable("apps.test");
         server.onChange(() -> { });
-        for (int p = 0; p < 5000; p++) server.setLive("p" + p, "d" + p, new Target.Upstream(10_000 + p), new Target.Upstream(10_000 + p));
+        for (int p = 0; p < 5000; p++) {
+            Target t = new Target.Upstream(10_000 + p);
+            server.setLive("p" + p, "d" + p, t, t);
+        }
         SentPorts sent = new SentPorts();
         AtomicInteger looked = new AtomicInteger();
         IntPredicate serves = port -> looked.incrementAndGet() > 0 && port != 10_007;
@@ -103,7 +106,9 @@ class SentPortsTest {
     /** The loopback ports the table's routes reach. */
     private static Set<Integer> reached(RouteTable t) {
         Set<Integer> out = new HashSet<>();
-        t.forEachTarget(target -> target.upstreams().stream().filter(Target.Upstream::loopback).forEach(u -> out.add(u.port())));
+        t.forEachTarget(target -> {
+            for (Target.Upstream u : target.upstreams()) if (u.loopback()) out.add(u.port());
+        });
         return out;
     }
 
@@ -144,7 +149,8 @@ class SentPortsTest {
 
     private Target target() {
         return switch (random.nextInt(4)) {
-            case 0 -> new Target.Pool(List.of(new Target.Upstream(4000 + random.nextInt(4)), new Target.Upstream(4004 + random.nextInt(4))));
+            case 0 -> new Target.Pool(List.of(new Target.Upstream(4000 + random.nextInt(4)),
+                    new Target.Upstream(4004 + random.nextInt(4))));
             case 1 -> new Target.StaticSite(Path.of("/srv/sites/" + random.nextInt(3)), random.nextBoolean(), SiteRules.NONE);
             case 2 -> new Target.Upstream("10.0.0." + (1 + random.nextInt(3)), 8080);
             default -> new Target.Upstream(4000 + random.nextInt(8));
