@@ -301,7 +301,7 @@ public final class EdgeLink implements AutoCloseable {
             } else {
                 // a whole table holds every change made before it: the first on a connection is taken after they are forgotten
                 s.routes().forgetChanges();
-                EdgeMessages.Table table = sentPorts.whole(s.routes(), s.routes().snapshot(), s.serves(), s.restarting());
+                EdgeMessages.Table table = sentPorts.whole(s.routes(), s.serves(), s.restarting());
                 if (before != null && table.equals(before.table())) seq = lastSeq(answers);
                 else seq = send(c, EdgeMessages.table(table), answers, new Sent(takesChanges ? null : table));
             }

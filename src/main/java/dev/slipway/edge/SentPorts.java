@@ -42,9 +42,10 @@ final class SentPorts {
         table = null;
     }
 
-    /** The ports of a whole table of {@code t}'s, found anew: the serving and restarting ones to send with it. */
-    EdgeMessages.Table whole(RouteTable t, RouteTable.Snapshot snapshot, IntPredicate serves, IntPredicate restarts) {
+    /** {@code t} whole, its ports found anew: the serving and restarting ones to send with it. */
+    EdgeMessages.Table whole(RouteTable t, IntPredicate serves, IntPredicate restarts) {
         clear();
+        RouteTable.Snapshot snapshot = t.snapshot();
         table = t;
         snapshot.production().forEach((k, target) -> set(production, k, target));
         snapshot.deployments().forEach((k, d) -> set(deployments, k, d.getValue()));

@@ -27,8 +27,6 @@ public final class RouteTable {
     private final Map<String, String> domains = new ConcurrentHashMap<>();
     /** Counts the routes learned: what a cached "nothing at this host" was decided against. */
     private final AtomicLong learned = new AtomicLong();
-    /** Counts every change: a snapshot taken after reading it holds at least that change. */
-    private final AtomicLong changes = new AtomicLong();
     /** Told after every change (a separate edge process is sent the table). */
     private volatile Runnable onChange = () -> { };
     /** The keys changed since they were last taken ({@link #takeChanges}), kept once there is a listener to take them. */
@@ -265,13 +263,7 @@ public final class RouteTable {
     }
 
     private void changed() {
-        changes.incrementAndGet();
         onChange.run();
-    }
-
-    /** Changes with every change; read it before {@link #snapshot}: a snapshot taken since it last moved is current. */
-    public long changeCount() {
-        return changes.get();
     }
 
     /** Changes with every route set (never with a removal): an address unknown before may be known now. */

@@ -30,7 +30,7 @@ class SentPortsTest {
         SentPorts sent = new SentPorts();
         Set<Integer> serves = ports();
         Set<Integer> restarts = ports();
-        EdgeMessages.Table first = sent.whole(server, server.snapshot(), serves::contains, restarts::contains);
+        EdgeMessages.Table first = sent.whole(server, serves::contains, restarts::contains);
         Set<Integer> edgeServing = new HashSet<>(first.serving());
         Set<Integer> edgeRestarting = new HashSet<>(first.restarting());
         int portChanges = 0;
@@ -68,7 +68,7 @@ class SentPortsTest {
         IntPredicate serves = port -> looked.incrementAndGet() > 0 && port != 10_007;
         IntPredicate restarts = port -> false;
         server.forgetChanges(); // as the link does before a whole table
-        EdgeMessages.Table first = sent.whole(server, server.snapshot(), serves, restarts);
+        EdgeMessages.Table first = sent.whole(server, serves, restarts);
         assertThat(first.serving()).hasSize(4999).doesNotContain(10_007);
 
         looked.set(0);
@@ -95,7 +95,7 @@ class SentPortsTest {
         server.setDeployment("shop", "a1", new Target.Upstream(4002));
         SentPorts sent = new SentPorts();
         server.forgetChanges();
-        EdgeMessages.Table first = sent.whole(server, server.snapshot(), port -> true, port -> false);
+        EdgeMessages.Table first = sent.whole(server, port -> true, port -> false);
         assertThat(first.serving()).containsExactlyInAnyOrder(4001, 4002);
         server.removeProduction("shop-a1");
         EdgeMessages.Changes c = sent.changes(server.takeChanges(), false, port -> true, port -> false);
