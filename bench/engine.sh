@@ -137,7 +137,7 @@ hand_run() {
   hand_runs=$((hand_runs + 1)); dir="$work/hand-$hand_runs"
   cp -r "$FIXTURE" "$dir"
   t0=$(now_us)
-  (cd "$dir" && env -i "${HAND_ENV[@]}" "${NPM_CI[@]}" > "$dir/.out" 2>&1 && echo "${EPOCHREALTIME/./}" > "$dir/.npm_done" \
+  (cd "$dir" && env -i "${HAND_INSTALL_ENV[@]}" "${NPM_CI[@]}" > "$dir/.out" 2>&1 && echo "${EPOCHREALTIME/./}" > "$dir/.npm_done" \
      && exec env -i "${HAND_ENV[@]}" PORT="$HAND_PORT" node app.js >> "$dir/.out" 2>&1) &
   pid=$!
   extra_pids+=("$pid")

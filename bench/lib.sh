@@ -115,6 +115,12 @@ OFFLINE_ENV="{\"npm_config_offline\":\"true\"}"
 HAND_ENV=(PATH="$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}" NODE_ENV=production npm_config_cache="$NPM_CACHE"
           npm_config_offline=true npm_config_update_notifier=false npm_config_progress=false)
 NPM_CI=(npm ci --no-audit --no-fund --prefer-offline --include=dev)   # NodeBuild's install command
+# The platform passes the server's NODE_EXTRA_CA_CERTS (a file under /etc or /usr) to Node build steps, not to apps:
+# the by-hand install gets it too (Node reads the whole file at its start, 30-40 ms here).
+HAND_INSTALL_ENV=("${HAND_ENV[@]}")
+case "${NODE_EXTRA_CA_CERTS:-}" in
+  /etc/*|/usr/*) [ -r "$NODE_EXTRA_CA_CERTS" ] && HAND_INSTALL_ENV+=(NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS") ;;
+esac
 
 # Fills the shared npm cache with the fixture's packages unless an offline install already works.
 prepare_npm_cache() {

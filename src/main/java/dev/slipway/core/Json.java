@@ -24,6 +24,14 @@ public final class Json {
 
     private Json() {}
 
+    public static byte[] bytes(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot serialise " + value.getClass().getSimpleName(), e);
+        }
+    }
+
     public static String write(Object value) {
         try {
             return MAPPER.writeValueAsString(value);

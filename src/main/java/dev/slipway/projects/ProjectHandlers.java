@@ -15,6 +15,7 @@ import dev.slipway.source.GitNames;
 import dev.slipway.runtime.InstanceType;
 import dev.slipway.runtime.InstanceTypeField;
 import dev.slipway.runtime.Replicas;
+import io.javalin.http.ContentType;
 import io.javalin.http.Context;
 
 import java.util.List;
@@ -35,6 +36,7 @@ public final class ProjectHandlers {
     private final ProjectView.Certificates certificates;
     private final Scaling scaling;
     private final Renames renames;
+    private final ReadAnswers answers = new ReadAnswers();
 
     public ProjectHandlers(ProjectStore projects, AppUrls urls, List<String> regions) {
         this(projects, urls, regions, ProjectView.Certificates.NONE, Scaling.NONE, Renames.NONE);
@@ -68,7 +70,10 @@ public final class ProjectHandlers {
     public void get(Context ctx) {
         String id = ctx.pathParam("project_id");
         ProjectStore.Shown s = Access.owned(Requests.principal(ctx), projects.shown(id), x -> x.project().accountId(), "Project", id);
-        ctx.json(new Envelope<>(ProjectView.of(s.project(), urls, certificates, s.registryAuth(), s.git())));
+        String domain = s.project().domain();
+        ProjectView.Certificate certificate = domain == null ? null : certificates.of(domain).orElse(null);
+        ctx.contentType(ContentType.APPLICATION_JSON).result(answers.of(s, certificate, () -> new Envelope<>(ProjectView.of(
+                s.project(), urls, d -> Optional.ofNullable(certificate), s.registryAuth(), s.git()))));
     }
 
     /**

@@ -73,6 +73,52 @@ class ProjectReadTest {
         }
     }
 
+    private static Http.Response send(Http http, String method, String path, String json) {
+        return http.send(method, path, json == null ? null : "application/json",
+                json == null ? null : json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** The project as the list shows it (written afresh for each list), as JSON text. */
+    private static String listed(Http http, String projectId) {
+        var r = http.get("/v1/projects?limit=100");
+        assertThat(r.status()).isEqualTo(200);
+        for (var p : r.json().path("data")) {
+            if (p.path("id").asText().equals(projectId)) return p.toString();
+        }
+        throw new AssertionError("project " + projectId + " not listed: " + r.body());
+    }
+
+    /** The read after each kind of change shows it, the same as the list does, however often it was read before. */
+    @Test
+    void theReadAfterEachChangeIsTheProjectAsTheListShowsIt() {
+        var t = server.tenant(Tier.TEAM);
+        var created = t.http().post("/v1/projects", "{\"source\":\"github\",\"repo\":\"acme/read-" + kind + "\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String id = created.json().path("data").path("id").asText();
+        Runnable same = () -> {
+            for (int i = 0; i < 3; i++) {
+                var read = t.http().get("/v1/projects/" + id);
+                assertThat(read.status()).isEqualTo(200);
+                assertThat(read.header("Content-Type")).isEqualTo("application/json");
+                assertThat(read.json().path("data").toString()).isEqualTo(listed(t.http(), id));
+            }
+        };
+        same.run();
+        assertThat(send(t.http(), "PATCH", "/v1/projects/" + id, "{\"branch\":\"release\"}").status()).isEqualTo(200);
+        same.run();
+        assertThat(t.http().get("/v1/projects/" + id).json().path("data").path("branch").asText()).isEqualTo("release");
+        assertThat(send(t.http(), "PUT", "/v1/projects/" + id + "/env/API_URL", "{\"value\":\"https://example.test\"}").status())
+                .isIn(200, 201);
+        same.run();
+        assertThat(t.http().get("/v1/projects/" + id).json().path("data").path("env_vars").toString()).contains("API_URL");
+        assertThat(send(t.http(), "DELETE", "/v1/projects/" + id + "/env/API_URL", null).status()).isIn(200, 204);
+        same.run();
+        assertThat(t.http().get("/v1/projects/" + id).json().path("data").path("env_vars").toString()).doesNotContain("API_URL");
+        switchProduction(server.slipway(), id, "dep_read");
+        same.run();
+        assertThat(production(t.http(), id)).isEqualTo("dep_read");
+    }
+
     /**
      * A list larger than the buffers an answer is copied through comes whole, gzipped when the client accepts it (the
      * plain and the unzipped bytes the same), and a small answer is sent as it is.
