@@ -30,8 +30,4 @@ final class ReadAnswers {
         answers.put(id, new Answer(shown, certificate, json));
         return json;
     }
-
-    int size() {
-        return answers.size();
-    }
 }
