@@ -2,11 +2,18 @@ package dev.slipway.edge;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 
@@ -74,30 +81,95 @@ record EdgeJar(String classPath, Path cache) {
         }
     }
 
-    /** The copy of {@code jar} named {@code name} in {@code dir}, made once; the earlier versions' files there removed. */
+    /**
+     * The copy of {@code jar} named {@code name} in {@code dir}, made once and held while this JVM lives; the other
+     * versions' files there removed unless a running server holds them.
+     */
     private static Path copy(Path jar, Path dir, String name, String earlier) throws IOException {
         Path copy = dir.resolve(name);
-        if (!Files.exists(copy)) {
-            Path tmp = Files.createTempFile(dir, name, ".tmp"); // servers of one build may copy it at once
-            try {
-                Files.copy(jar, tmp, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(tmp, copy, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(tmp);
+        for (int tries = 0; tries < 2; tries++) {
+            if (!Files.exists(copy)) {
+                Path tmp = Files.createTempFile(dir, name, ".tmp"); // servers of one build may copy it at once
+                try {
+                    Files.copy(jar, tmp, StandardCopyOption.REPLACE_EXISTING);
+                    Files.move(tmp, copy, StandardCopyOption.ATOMIC_MOVE);
+                } finally {
+                    Files.deleteIfExists(tmp);
+                }
             }
+            hold(copy);
+            if (Files.exists(copy)) break; // else a server of another build removed it before it was held
+            release(copy);
         }
         removeCopies(dir, earlier, copy);
         return copy;
     }
 
-    /** An edge still running from one keeps its open file; the name is gone. */
+    /**
+     * The copies this JVM's servers start edges from, each with a shared lock until the JVM exits: a server of another
+     * build whose jar is in the same folder must not remove a copy that an edge of this one still has to start from.
+     */
+    private static final Map<Path, FileLock> HELD = new ConcurrentHashMap<>();
+
+    private static void hold(Path copy) {
+        HELD.computeIfAbsent(copy, p -> {
+            try {
+                return FileChannel.open(p, StandardOpenOption.READ).lock(0, Long.MAX_VALUE, true);
+            } catch (IOException gone) {
+                return null;
+            }
+        });
+    }
+
+    private static void release(Path copy) {
+        FileLock lock = HELD.remove(copy);
+        if (lock == null) return;
+        try {
+            lock.channel().close();
+        } catch (IOException ignored) {
+            // closed either way
+        }
+    }
+
+    /**
+     * Removes the files of other versions than {@code keep}'s whose jar no server holds (an edge still running from one
+     * keeps its open file; the name is gone).
+     */
     private static void removeCopies(Path dir, String pattern, Path keep) throws IOException {
         String kept = keep == null ? "" : keep.getFileName().toString().replaceFirst("\\.jar$", "");
+        List<Path> gone = new ArrayList<>();
         try (var files = Files.list(dir)) {
             for (Path p : files.toList()) {
                 String name = p.getFileName().toString();
-                if (name.matches(pattern) && !name.replaceFirst("\\.(jar|aot)$", "").equals(kept)) Files.deleteIfExists(p);
+                if (name.matches(pattern) && !name.replaceFirst("\\.(jar|aot)$", "").equals(kept)) gone.add(p);
             }
+        }
+        for (Path p : gone) {
+            Path itsJar = p.resolveSibling(p.getFileName().toString().replaceFirst("\\.aot$", ".jar"));
+            if (HELD.containsKey(itsJar)) continue;
+            if (!p.equals(itsJar) || !Files.isRegularFile(p)) {
+                if (!held(itsJar)) Files.deleteIfExists(p);
+                continue;
+            }
+            // the jar is removed under an exclusive lock, so no server can take it up in between
+            try (FileChannel channel = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                FileLock lock = channel.tryLock();
+                if (lock != null) Files.deleteIfExists(p);
+            } catch (OverlappingFileLockException | IOException heldHereGoneOrNotOurs) {
+                // held by this JVM, removed by another server, or not ours to lock: kept
+            }
+        }
+    }
+
+    /** Whether a server may hold this jar: it exists and cannot be locked alone. */
+    private static boolean held(Path jar) {
+        if (!Files.isRegularFile(jar)) return false;
+        try (FileChannel channel = FileChannel.open(jar, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return channel.tryLock() == null;
+        } catch (NoSuchFileException gone) {
+            return false;
+        } catch (OverlappingFileLockException | IOException heldHereOrNotOurs) {
+            return true;
         }
     }
 

@@ -148,6 +148,55 @@ class EdgeClassPathTest {
         assertThat(edge.cacheFlags(true)).isEmpty();
     }
 
+    /**
+     * Two builds' jars in one folder: a server of the second leaves the first's copy in place while a server of the first
+     * runs (its edge may still have to start from it), and removes it once that server is gone.
+     */
+    @Test
+    void anotherBuildsCopyIsKeptWhileAServerOfThatBuildRuns() throws Exception {
+        Path target = Files.createDirectories(dir.resolve("target"));
+        Path data = Files.createDirectories(dir.resolve("data"));
+        Path first = jar(target);
+        Path holder = dir.resolve("Holder.java");
+        Files.writeString(holder, """
+                import java.nio.file.Path;
+
+                public class Holder {
+                    public static void main(String[] args) throws Exception {
+                        var of = Class.forName("dev.slipway.edge.EdgeJar").getDeclaredMethod("of", String.class, Path.class);
+                        of.setAccessible(true);
+                        of.invoke(null, args[0], Path.of(args[1]));
+                        System.out.println("copied");
+                        System.in.read();
+                    }
+                }
+                """);
+        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), holder.toString(), first.toString(), data.toString())
+                .redirectErrorStream(true).start();
+        Path firstCopy;
+        Path second;
+        try {
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream()));
+            String line;
+            StringBuilder seen = new StringBuilder();
+            while ((line = out.readLine()) != null && !line.equals("copied")) seen.append(line).append('\n');
+            assertThat(line).as("the first build's server made its copy: " + seen).isEqualTo("copied");
+            try (var files = Files.list(target)) {
+                firstCopy = files.filter(p -> p.getFileName().toString().matches("slipway-edge-\\d+-\\d+\\.jar")).findFirst().orElseThrow();
+            }
+            second = jar(target, "dev/slipway/Second.class");
+            Path secondCopy = Path.of(EdgeJar.of(second.toString(), data).classPath().split(File.pathSeparator)[0]);
+            assertThat(secondCopy).exists().isNotEqualTo(firstCopy);
+            assertThat(firstCopy).as("the first build's copy while its server runs").exists();
+        } finally {
+            server.getOutputStream().close();
+            if (!server.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) server.destroyForcibly();
+        }
+        EdgeJar.of(second.toString(), data);
+        assertThat(firstCopy).as("the first build's copy once its server is gone").doesNotExist();
+    }
+
     private static Path jar(Path target, String... entries) throws IOException {
         Path jar = target.resolve("slipway.jar");
         Manifest manifest = new Manifest();
