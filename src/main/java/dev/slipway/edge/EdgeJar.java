@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -147,29 +146,16 @@ record EdgeJar(String classPath, Path cache) {
         for (Path p : gone) {
             Path itsJar = p.resolveSibling(p.getFileName().toString().replaceFirst("\\.aot$", ".jar"));
             if (HELD.containsKey(itsJar)) continue;
-            if (!p.equals(itsJar) || !Files.isRegularFile(p)) {
-                if (!held(itsJar)) Files.deleteIfExists(p);
+            if (!Files.exists(itsJar)) {
+                Files.deleteIfExists(p); // a cache whose jar is gone
                 continue;
             }
-            // the jar is removed under an exclusive lock, so no server can take it up in between
-            try (FileChannel channel = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                FileLock lock = channel.tryLock();
-                if (lock != null) Files.deleteIfExists(p);
+            // removed under an exclusive lock of its jar, so no server can take the jar up in between
+            try (FileChannel channel = FileChannel.open(itsJar, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                if (channel.tryLock() != null) Files.deleteIfExists(p);
             } catch (OverlappingFileLockException | IOException heldHereGoneOrNotOurs) {
                 // held by this JVM, removed by another server, or not ours to lock: kept
             }
-        }
-    }
-
-    /** Whether a server may hold this jar: it exists and cannot be locked alone. */
-    private static boolean held(Path jar) {
-        if (!Files.isRegularFile(jar)) return false;
-        try (FileChannel channel = FileChannel.open(jar, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            return channel.tryLock() == null;
-        } catch (NoSuchFileException gone) {
-            return false;
-        } catch (OverlappingFileLockException | IOException heldHereOrNotOurs) {
-            return true;
         }
     }
 
