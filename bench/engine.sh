@@ -39,8 +39,10 @@
 #      nginx (Debian's, 1 worker, keep-alive upstream, the same X-Forwarded-* headers; started here with its own
 #      config in a temp dir on loopback ports) in front of each, and through each server's apps listener:
 #      ROUNDS rounds (default 3), all interleaved in each round, after a warm-up (WARMUP s through each apps
-#      listener, default 20: the JIT). It prints the medians, the CPU each proxy used per request (its server and
-#      edge processes together; far less noisy than req/s on a shared machine), and three comparisons: the two
+#      listener, default 20: the JIT; then 5 s more at a time until the server uses at most a tenth of its edge's
+#      CPU, at most WARMUP_MAX s, default 120). It prints the medians, the CPU each proxy used per request (its
+#      server and edge processes together, and the server's part; far less noisy than req/s on a shared machine),
+#      and three comparisons: the two
 #      proxies on the same bare app (target: Slipway req/s >= 1.0x nginx's, p99 <= 1.2x), the two on the
 #      sandboxed app's port (>= 1.0x), and Slipway with the app in its sandbox against nginx in front of the bare
 #      app (>= 0.9x), with what the sandbox's inbound path alone costs (direct to its port / direct to the bare app).
@@ -298,15 +300,35 @@ tree() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree "$c"; done; }
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$(( t + $(awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$p/stat") )); done; echo "$t"; }
 # wrk_measure LABEL PIDS URL [HOST]: as wrk_run, and appends "rps p99_ms cpu_us_per_request" to $work/m_LABEL, the
 # CPU the processes PIDS (the proxy's: far less noisy than wall time on a shared machine) used per request
+# The fourth column is the first process's share of that CPU (for Slipway: its server's, beside its edge's).
 wrk_measure() {
-  local label="$1" pids="$2" c0 c1; shift 2
+  local label="$1" pids="$2" c0 c1 f0 f1; shift 2
   # shellcheck disable=SC2086
-  c0=$(cpu_ticks $pids)
+  c0=$(cpu_ticks $pids); f0=$(cpu_ticks ${pids%% *})
   wrk_run "$label" "$@"
   # shellcheck disable=SC2086
-  c1=$(cpu_ticks $pids)
+  c1=$(cpu_ticks $pids); f1=$(cpu_ticks ${pids%% *})
   [ "$(cat "$work/last_bad")" = 0 ] || { echo "bench: $label answered errors or non-2xx; its numbers would mean nothing" >&2; exit 1; }
-  echo "$(cat "$work/last_rps") $(cat "$work/last_p99") $(awk -v c=$(( c1 - c0 )) -v hz="$(getconf CLK_TCK)" -v r="$(cat "$work/last_rps")" -v d="$DURATION" 'BEGIN {printf "%.1f", c * 1e6 / hz / (r * d)}')" >> "$work/m_$label"
+  echo "$(cat "$work/last_rps") $(cat "$work/last_p99") $(per_request $(( c1 - c0 ))) $(per_request $(( f1 - f0 )))" >> "$work/m_$label"
+}
+per_request() { awk -v c="$1" -v hz="$(getconf CLK_TCK)" -v r="$(cat "$work/last_rps")" -v d="$DURATION" 'BEGIN {printf "%.1f", c * 1e6 / hz / (r * d)}'; }
+# warm_listener HOST APPS_PORT SERVER_PID EDGE_PIDS: WARMUP s of load through a server's apps listener, then 5 s more
+# at a time until the server uses at most a tenth of the CPU its edge uses (at most WARMUP_MAX s in all). While
+# requests are relayed the server takes the edge's request stats and sampled log lines once a second, and its JIT
+# goes on compiling that path for a minute or more (measured: the server's CPU per 10 s of relaying fell from 23% of
+# the edge's to 8% over 80 s); a server that has run for a while pays none of it.
+warm_listener() {
+  local host="$1" apps="$2" server="$3" edge="$4" s0 e0 s1 e1 waited="${WARMUP:-20}"
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $host" "http://127.0.0.1:$apps/" >/dev/null
+  while :; do
+    # shellcheck disable=SC2086
+    s0=$(cpu_ticks "$server"); e0=$(cpu_ticks $edge)
+    wrk -t2 -c"$CONNECTIONS" -d5s -H "Host: $host" "http://127.0.0.1:$apps/" >/dev/null
+    # shellcheck disable=SC2086
+    s1=$(cpu_ticks "$server"); e1=$(cpu_ticks $edge); waited=$((waited + 5))
+    if [ $(( (s1 - s0) * 10 )) -le $((e1 - e0)) ] || [ "$waited" -ge "${WARMUP_MAX:-120}" ]; then break; fi
+  done
+  echo "  warm-up through $host: $waited s; in its last 5 s the server used $(( (s1 - s0) * 100 / (e1 - e0 > 0 ? e1 - e0 : 1) ))% of the CPU its edge used"
 }
 # deploy_plain: the plain Node app on the current server; sets plain_port, plain_pid, plain_host
 deploy_plain() {
@@ -322,7 +344,7 @@ deploy_plain() {
 }
 # ratio A B FIELD: the median over rounds of A's FIELD (1 req/s, 2 p99, 3 CPU) divided by B's, and the rounds'
 ratio() {
-  paste "$work/m_$1" "$work/m_$2" | awk -v f="$3" '{print $f / $(f + 3)}' > "$work/r"
+  paste "$work/m_$1" "$work/m_$2" | awk -v f="$3" '{print $f / $(f + 4)}' > "$work/r"
   printf "%.2fx (rounds: %s)" "$(median < "$work/r")" "$(paste -sd' ' "$work/r" | awk '{for(i=1;i<=NF;i++) printf "%s%.2f", (i>1?" ":""), $i}')"
 }
 if [ "$PARTS" = all ] || [ "$PARTS" = router ]; then
@@ -382,10 +404,10 @@ await_body "http://127.0.0.1:$NGINX_PORT/" "$bare_host" "fixture:node-plain" 10 
 # warm-up: nginx's pools; the JVMs' JIT, which on a busy 2-core machine takes tens of seconds to compile the
 # proxy's path (a server runs for days: the comparison is with its steady state)
 wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $bare_host" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
-wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $bare_host" "http://127.0.0.1:$bare_apps/" >/dev/null
+warm_listener "$bare_host" "$bare_apps" "${bare_slipway%% *}" "${bare_slipway#* }"
 if [ -n "$cell_port" ]; then
   wrk -t2 -c"$CONNECTIONS" -d3s -H "Host: $cell_host" "http://127.0.0.1:$((NGINX_PORT + 1))/" >/dev/null
-  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -H "Host: $cell_host" "http://127.0.0.1:$cell_apps/" >/dev/null
+  warm_listener "$cell_host" "$cell_apps" "${cell_slipway%% *}" "${cell_slipway#* }"
 fi
 rm -f "$work"/m_*
 rows=(direct nginx slipway)
@@ -403,8 +425,10 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 echo "  medians (CPU: the proxy's processes per request; the direct rows: the bare app's, and the sandboxed app's pastas)"
 for m in "${rows[@]}"; do
-  printf "  %-13s %10.0f req/s   p99 %6.2f ms   CPU %6.1f us/request\n" "$m" "$(awk '{print $1}' "$work/m_$m" | median)" \
+  printf "  %-13s %10.0f req/s   p99 %6.2f ms   CPU %6.1f us/request" "$m" "$(awk '{print $1}' "$work/m_$m" | median)" \
     "$(awk '{print $2}' "$work/m_$m" | median)" "$(awk '{print $3}' "$work/m_$m" | median)"
+  case "$m" in *slipway) printf "   (its server's: %.1f)" "$(awk '{print $4}' "$work/m_$m" | median)" ;; esac
+  echo
 done
 echo "  the same upstream, a bare app: Slipway / nginx req/s $(ratio slipway nginx 1) (target >= 1.0),"
 echo "    p99 $(ratio slipway nginx 2) (target <= 1.2), CPU per request $(ratio slipway nginx 3)"
