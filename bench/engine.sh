@@ -48,7 +48,7 @@
 #      app (>= 0.9x), with what the sandbox's inbound path alone costs (direct to its port / direct to the bare app).
 # PARTS=overhead runs part 1 only, PARTS=rollback part 2 only, PARTS=cold part 4 only, PARTS=router part 5 only;
 # the default, PARTS=all, runs all five.
-# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 8 minutes with the defaults (part 5: 5).
+# Needs: wrk, curl, jq, zip, node + npm, a JDK >= 21, nginx (part 5). Takes about 10 minutes with the defaults (part 5: 6-8).
 set -euo pipefail
 N="${N:-3}"
 PARTS="${PARTS:-all}"
@@ -298,9 +298,9 @@ fi
 tree() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree "$c"; done; }
 # cpu_ticks PID...: CPU time (user + system, clock ticks) the processes have used, all their threads
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$(( t + $(awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$p/stat") )); done; echo "$t"; }
-# wrk_measure LABEL PIDS URL [HOST]: as wrk_run, and appends "rps p99_ms cpu_us_per_request" to $work/m_LABEL, the
-# CPU the processes PIDS (the proxy's: far less noisy than wall time on a shared machine) used per request
-# The fourth column is the first process's share of that CPU (for Slipway: its server's, beside its edge's).
+# wrk_measure LABEL PIDS URL [HOST]: as wrk_run, and appends "rps p99_ms cpu_us_per_request first_us_per_request" to
+# $work/m_LABEL: the CPU the processes PIDS (the proxy's: far less noisy than wall time on a shared machine) used per
+# request, and the first one's part of it (for Slipway: its server's, beside its edge's)
 wrk_measure() {
   local label="$1" pids="$2" c0 c1 f0 f1; shift 2
   # shellcheck disable=SC2086
