@@ -2,6 +2,7 @@ package dev.slipway.dashboard;
 
 import dev.slipway.testing.TestStore;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
@@ -119,16 +120,33 @@ final class Browser implements AutoCloseable {
         return new WebDriverWait(driver, timeout, Duration.ofMillis(50)).until(condition::apply);
     }
 
+    /** The text of the element, or null while the page that holds it is being replaced. */
+    String textWhileReloading(String css) {
+        try {
+            return find(css).getText();
+        } catch (NoSuchElementException | StaleElementReferenceException reloading) {
+            return null;
+        } catch (WebDriverException e) {
+            if (replaced(e)) return null;
+            throw e;
+        }
+    }
+
     private static boolean isStale(WebElement e) {
         try {
             e.isEnabled();
             return false;
         } catch (StaleElementReferenceException gone) {
             return true;
-        } catch (WebDriverException replaced) {
-            // Chromium may report a node of the page being replaced as "not in the document" instead
-            return replaced.getMessage() != null && replaced.getMessage().contains("does not belong to the document");
+        } catch (WebDriverException e2) {
+            if (replaced(e2)) return true;
+            throw e2;
         }
+    }
+
+    // Chromium may report a node of a page being replaced as "not in the document" instead of stale
+    private static boolean replaced(WebDriverException e) {
+        return e.getMessage() != null && e.getMessage().contains("does not belong to the document");
     }
 
     /** Saves a screenshot of what the browser shows now as {@code <prefix>-NN-<name>.png}. */

@@ -25,8 +25,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
-import org.openqa.selenium.NoSuchElementException;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 
 import java.nio.file.Files;
@@ -131,26 +129,16 @@ class DashboardBrowserTest {
     }
 
     private String logText() {
-        return browser.waitUntil(Duration.ofSeconds(5), d -> {
-            try {
-                return d.findElement(By.id("log")).getText();
-            } catch (StaleElementReferenceException | NoSuchElementException reloading) {
-                return null;
-            }
-        });
+        return browser.waitUntil(Duration.ofSeconds(5), d -> browser.textWhileReloading("#log"));
     }
 
     private void awaitStatus(String status) {
         browser.waitUntil(RUN, d -> {
-            try {
-                List<WebElement> badge = d.findElements(By.cssSelector("#run-status .badge-" + status));
-                if (!badge.isEmpty()) return true;
-                List<WebElement> failed = d.findElements(By.cssSelector("#run-status .badge-failed"));
-                if (!failed.isEmpty()) throw new AssertionError("the run failed:\n" + d.findElement(By.id("log")).getText());
-                return false;
-            } catch (StaleElementReferenceException reloading) {
-                return false;
+            if (!browser.all("#run-status .badge-" + status).isEmpty()) return true;
+            if (!browser.all("#run-status .badge-failed").isEmpty()) {
+                throw new AssertionError("the run failed:\n" + browser.textWhileReloading("#log"));
             }
+            return false;
         });
     }
 
