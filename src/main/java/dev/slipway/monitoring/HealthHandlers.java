@@ -30,15 +30,17 @@ public final class HealthHandlers {
     /** The answer of {@code /healthz}, which never changes: serialised once. */
     private final byte[] alive;
     private final Supplier<Map<String, Object>> backups;
+    private final StartRecovery recovery;
 
     /** {@code backups}: the scheduled backups' state for {@code /readyz}; null when they are off. */
     public HealthHandlers(Database database, StoreHealth store, DiskSpace disk, Confinement confinement,
-                          Supplier<Map<String, Object>> backups) {
+                          Supplier<Map<String, Object>> backups, StartRecovery recovery) {
         this.database = database;
         this.store = store;
         this.disk = disk;
         this.confinement = confinement;
         this.backups = backups;
+        this.recovery = recovery;
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", "ok");
         isolation(body);
@@ -52,7 +54,8 @@ public final class HealthHandlers {
     /**
      * Ready when new work would succeed: the store answers (and is not known to be away) and the data dir's disk is above
      * its reserve. Otherwise 503, {@code failing} naming the checks ({@code store}, {@code disk}) and {@code checks}
-     * saying why.
+     * saying why. {@code recovery} says where the start's recovery is; it fails no check: while it runs the API takes
+     * work (the workers begin on it when it ends) and the edge serves the routes the earlier server sent it.
      */
     public void ready(Context ctx) {
         Map<String, Object> checks = new LinkedHashMap<>();
@@ -70,6 +73,7 @@ public final class HealthHandlers {
         body.put("failing", failing);
         body.put("checks", checks);
         isolation(body);
+        body.put("recovery", recovery.status());
         if (backups != null) body.put("backups", backups.get());
         if (!failing.isEmpty()) ctx.status(503);
         ctx.json(body);

@@ -34,6 +34,7 @@ import dev.slipway.mail.Mailer;
 import dev.slipway.migrations.MigrationHandlers;
 import dev.slipway.net.AddressGuard;
 import dev.slipway.monitoring.HealthHandlers;
+import dev.slipway.monitoring.StartRecovery;
 import dev.slipway.monitoring.Metrics;
 import dev.slipway.net.ClientGate;
 import dev.slipway.projects.ProjectHandlers;
@@ -75,7 +76,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
     static ControlPlane start(ServerConfig config, Listeners listeners, Stores stores, Engine engine,
-                              Pipelines pipelines, AppUrls urls, Clock clock) {
+                              Pipelines pipelines, StartRecovery recovery, AppUrls urls, Clock clock) {
         var jdbi = stores.database().jdbi();
         RateLimiter limiter = stores.database().dialect().shared()
                 ? RateLimiter.postgres(stores.database().sidePool("slipway-rate-limits", 2), clock, stores.health()::failed) : RateLimiter.inMemory(clock);
@@ -101,7 +102,7 @@ record ControlPlane(Javalin api, Javalin sandbox, RateLimiter limiter, Idempoten
         BackupSchedule backups = BackupSchedule.start(config.backups(), stores.database(), config.store().databaseUrl(),
                 config.dataDir(), new DatabaseDumps(jdbi, stores.secrets()), stores.operatorEvents()::send, clock);
         Routes.Handlers handlers = new Routes.Handlers(new HealthHandlers(stores.database(), stores.health(), disk,
-                engine.confinement(), backups == null ? null : backups::status), metrics,
+                engine.confinement(), backups == null ? null : backups::status, recovery), metrics,
                 idempotency, new ProjectHandlers(stores.projects(), urls, config.deployments().regions(),
                         projectCertificates(stores), pipelines.replicas(), pipelines.renames()),
                 new UploadHandlers(stores.uploads(), intake, urls),

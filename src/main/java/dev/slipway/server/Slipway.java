@@ -7,12 +7,14 @@ import dev.slipway.config.ServerConfig;
 import dev.slipway.edge.EdgeLink;
 import dev.slipway.isolation.Isolations;
 import dev.slipway.jobs.Workers;
+import dev.slipway.monitoring.StartRecovery;
 import dev.slipway.projects.ProjectStore;
 import dev.slipway.router.AppsListener;
 import dev.slipway.net.ClientGate;
 import dev.slipway.router.Edge;
 import dev.slipway.tls.AppsTls;
 import dev.slipway.router.Wakeups;
+import dev.slipway.runtime.RecoveryReport;
 import dev.slipway.store.DataDir;
 import dev.slipway.store.Database;
 import dev.slipway.users.FirstStart;
@@ -104,7 +106,8 @@ public final class Slipway implements AutoCloseable {
             Pipelines pipelines = Pipelines.create(config, stores, engine, urls, clock);
             opened.push(pipelines.workers());
             if (firstStart != null) firstStart.finish(stores.accounts(), stores.keys(), stores.users(), out);
-            ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, urls, clock);
+            StartRecovery recovering = new StartRecovery(clock);
+            ControlPlane control = ControlPlane.start(config, listeners, stores, engine, pipelines, recovering, urls, clock);
             opened.push(control);
             AppsTls tls = config.tls().httpsPort() == null ? null : AppsTls.create(config.tls(), listeners.appsHttps(),
                     config.listeners().appsDomain(), stores.certificates(), certificateDomains(stores), engine.routes()::hasDomain,
@@ -128,7 +131,7 @@ public final class Slipway implements AutoCloseable {
             stores.statusSender().start();
             EdgeLink edge = listeners.edge();
             AtomicBoolean stopped = new AtomicBoolean();
-            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines, edge, stopped));
+            Thread recovery = Thread.ofVirtual().name("runtime-recovery").start(() -> recover(stores, engine, pipelines, edge, stopped, recovering));
             ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("housekeeping").factory());
             housekeeping.scheduleWithFixedDelay(() -> control.sweep(stores, pipelines), 1, 1, TimeUnit.MINUTES);
@@ -159,11 +162,6 @@ public final class Slipway implements AutoCloseable {
         return stores.projects()::verifiedDomains;
     }
 
-    /**
-     * After a restart: apps first, then their routes, then new work. The workers start only then: recover()
-     * refuses to run once an app was started, and a deployment promoted while the routes are restored would
-     * have its route overwritten by the old production.
-     */
     /** What the metrics show of the store's state, asked every 15 s (never at a scrape): skipped while the store is away. */
     private static void count(Stores stores, Clock clock) {
         try {
@@ -175,15 +173,23 @@ public final class Slipway implements AutoCloseable {
         }
     }
 
-    private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge, AtomicBoolean stopped) {
+    /**
+     * After a restart: apps first, then their routes, then new work. The workers start only then: recover()
+     * refuses to run once an app was started, and a deployment promoted while the routes are restored would
+     * have its route overwritten by the old production.
+     */
+    private static void recover(Stores stores, Engine engine, Pipelines pipelines, EdgeLink edge, AtomicBoolean stopped,
+                                StartRecovery recovering) {
         try {
             sweepBuildLeftovers(pipelines);
-            engine.runtime().recover(id -> stores.logs().sink(stores.deployments().outputLogOf(id), List.of()));
+            RecoveryReport apps = engine.runtime().recover(id -> stores.logs().sink(stores.deployments().outputLogOf(id), List.of()));
             pipelines.restorer().restore();
             if (edge != null) edge.publish(); // until now an adopted edge serves the routes the previous server sent it
             engine.retiring().resume();
             pipelines.databases().sweep();
+            recovering.done(apps);
         } catch (RuntimeException e) {
+            recovering.failed();
             LOG.error("recovery after restart failed", e);
         } finally {
             startLoops(pipelines, edge, stopped);

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -110,11 +111,16 @@ class AuthTest {
     }
 
     @Test
-    void healthEndpointsNeedNoKey() {
+    void healthEndpointsNeedNoKey() throws InterruptedException {
         assertThat(server.anonymous().get("/healthz").status()).isEqualTo(200);
+        assertThat(server.slipway().awaitRecovery(Duration.ofSeconds(60))).isTrue();
         var ready = server.anonymous().get("/readyz");
         assertThat(ready.status()).isEqualTo(200);
         assertThat(ready.json().get("store").asText()).isEqualTo(server.kind().name().toLowerCase());
+        JsonNode recovery = ready.json().get("recovery");
+        assertThat(recovery.get("status").asText()).as(recovery.toString()).isEqualTo("done");
+        assertThat(recovery.get("apps_adopted").asInt() + recovery.get("apps_started").asInt()).as("a new store has no app").isZero();
+        assertThat(recovery.get("took_ms").asLong()).isNotNegative();
         assertThat(server.anonymous().get("/v1/projects/prj_00000000000000000000000000").status()).isEqualTo(401);
         var metrics = server.anonymous().get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);

@@ -81,6 +81,16 @@ class RestartTest {
         assertThat(runs.deployment(deploymentId).get("status").asText()).isEqualTo("building");
     }
 
+    /** {@code /readyz}'s {@code recovery} once it is no longer {@code running}; it must be {@code done}. */
+    private JsonNode awaitRecovery() {
+        JsonNode recovery = Await.value(Duration.ofSeconds(60), "/readyz to say the start's recovery ended", () -> {
+            JsonNode r = http.get("/readyz").json().get("recovery");
+            return "running".equals(r.get("status").asText()) ? null : r;
+        });
+        assertThat(recovery.get("status").asText()).as(recovery.toString()).isEqualTo("done");
+        return recovery;
+    }
+
     private static Set<Long> appProcesses(String deploymentId) {
         return new HashSet<>(Runs.processesWithEnv(DEPLOYMENT_MARKER, deploymentId));
     }
@@ -134,6 +144,9 @@ class RestartTest {
 
         long restarted = System.nanoTime();
         startServer();
+        JsonNode adopting = awaitRecovery();
+        assertThat(adopting.get("apps_adopted").asInt()).as("a1 and b1 adopted: " + adopting).isEqualTo(2);
+        assertThat(adopting.get("apps_started").asInt()).as(adopting.toString()).isZero();
         // the apps that were live answer through the router again within 30 s
         Await.until(Duration.ofSeconds(30), "app a to answer after the restart",
                 () -> Apps.get(productionUrl(projectA)).body().startsWith("app:a1"));
@@ -185,8 +198,13 @@ class RestartTest {
                 () -> secondRunApps.stream().noneMatch(Runs::alive) && Runs.processesWithArg(markerA).isEmpty());
 
         startServer();
-        Await.until(Duration.ofSeconds(30), "app b to answer after the second restart",
-                () -> Apps.get(productionUrl(projectB)).body().startsWith("app:b2"));
+        // the stopped apps are started again by the start's recovery: once /readyz says it is done, they answer
+        JsonNode starting = awaitRecovery();
+        assertThat(starting.get("apps_adopted").asInt()).as(starting.toString()).isZero();
+        assertThat(starting.get("apps_started").asInt()).as("b2 and s2 at least: " + starting).isGreaterThanOrEqualTo(2);
+        assertThat(starting.get("apps_not_healthy").asInt()).as(starting.toString()).isZero();
+        assertThat(Apps.get(productionUrl(projectB)).body()).startsWith("app:b2");
+        assertThat(Apps.get(productionUrl(projectS)).body()).startsWith("app:s1");
         runs.awaitDeployment(a2, "live");
         assertThat(Apps.get(productionUrl(projectA)).body()).startsWith("app:a2");
         assertNothingRunningAndNothingLost(Map.of(mA, "complete", mB, "complete", mS, "complete"),
