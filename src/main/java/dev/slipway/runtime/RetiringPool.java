@@ -144,8 +144,11 @@ public final class RetiringPool implements AutoCloseable {
 
     private void schedule(String deploymentId, Instant stopAt, boolean persist) {
         if (persist) persist(deploymentId, stopAt);
-        Retirement previous = retiring.put(deploymentId, new Retirement(stopAt, arm(deploymentId, stopAt), 0));
-        if (previous != null) previous.task().cancel(false);
+        // armed in the map's lock, as every timer is: see stopIfStillRetiring
+        retiring.compute(deploymentId, (id, previous) -> {
+            if (previous != null) previous.task().cancel(false);
+            return new Retirement(stopAt, arm(id, stopAt), 0);
+        });
     }
 
     private ScheduledFuture<?> arm(String deploymentId, Instant stopAt) {
@@ -156,7 +159,9 @@ public final class RetiringPool implements AutoCloseable {
     }
 
     private void stopIfStillRetiring(String deploymentId, Instant stopAt) {
-        Retirement r = retiring.get(deploymentId);
+        // read in the map's lock: a timer due as it is armed fires before the retirement that armed it is in the map,
+        // and read without the lock it would find the one before (or none), return, and leave the new one without a timer
+        Retirement r = retiring.computeIfPresent(deploymentId, (id, current) -> current);
         if (r == null || !r.stopAt().equals(stopAt)) return;
         try {
             stopIfDue(deploymentId, r);

@@ -10,9 +10,16 @@ import dev.slipway.testing.RecordingLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +101,31 @@ class RetiringPoolTest {
             assertThat(pool.retiring()).containsOnlyKeys(previous.deploymentId(), otherProject.deploymentId());
             assertThat(TestApps.get(previous.port(), "/")).as("the one before stays warm for an instant rollback").isEqualTo("app:v3");
             assertThat(TestApps.get(otherProject.port(), "/")).as("another project's is its own").isEqualTo("app:other");
+        }
+    }
+
+    @Test
+    void aRetirementDueTheMomentItIsArmedIsCarriedOut() throws InterruptedException {
+        // every reading of this clock is 10 s after the last: each retirement's timer is due as it is armed, and fires
+        // while the retirement is being put in the pool (or a moment later); none may be left without a timer
+        Instant start = Instant.now();
+        AtomicLong readings = new AtomicLong();
+        Clock racing = new Clock() {
+            @Override public ZoneId getZone() { return ZoneOffset.UTC; }
+            @Override public Clock withZone(ZoneId zone) { return this; }
+            @Override public Instant instant() { return start.plusSeconds(10 * readings.incrementAndGet()); }
+        };
+        try (RetiringPool pool = new RetiringPool(runtime, fixture.store, racing, Duration.ofSeconds(1))) {
+            // from more threads than there are cores, so that one is now and then descheduled between the two
+            List<Thread> retiring = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                retiring.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < 500; i++) pool.retire("dep_race" + thread + "_" + i);
+                }));
+            }
+            for (Thread t : retiring) t.join();
+            Await.until(Duration.ofSeconds(30), "every retirement to be carried out", () -> pool.retiring().isEmpty());
         }
     }
 
