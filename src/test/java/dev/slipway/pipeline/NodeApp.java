@@ -67,6 +67,25 @@ public final class NodeApp {
                 + "setTimeout(()=>process.exit(0)," + millis + ")/*" + marker + "*/");
     }
 
+    /**
+     * {@code files}' app, made to listen only once the file {@code gate} exists in its temporary directory (polled
+     * every 50 ms): a test that must see the app still starting, however fast the machine, opens the gate when it is
+     * done ({@link Runs#openStartGates}). Every start of the app waits for it, as the directory is new at each start.
+     */
+    static Map<String, String> gatedStart(Map<String, String> files, String gate) {
+        if (!gate.matches("[a-z-]+")) throw new IllegalArgumentException(gate);
+        Map<String, String> out = new LinkedHashMap<>(files);
+        String server = out.get("server.js");
+        int listen = server.indexOf("http.createServer(");
+        out.put("server.js", server.substring(0, listen)
+                + "const gate = require(\"path\").join(require(\"os\").tmpdir(), \"" + gate + "\");\n"
+                + "const waiting = setInterval(() => {\n"
+                + "  if (!require(\"fs\").existsSync(gate)) return;\n"
+                + "  clearInterval(waiting);\n"
+                + server.substring(listen) + "}, 50);\n");
+        return out;
+    }
+
     /** The app with a build script {@code node -e <script>} (no double quotes or backslashes in it). */
     static Map<String, String> withBuild(String version, String script) {
         if (script.contains("\"") || script.contains("\\")) throw new IllegalArgumentException(script);

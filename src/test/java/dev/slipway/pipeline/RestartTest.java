@@ -41,6 +41,8 @@ class RestartTest {
     private static final String DEPLOYMENT_MARKER = "SLIPWAY_DEPLOYMENT_ID"; // runtime.local.LaunchCommand
     private static final int SLOW_BUILD_MILLIS = 12_000;
     private static final int GATED_BUILD_MILLIS = 180_000;
+    /** b2's app listens only once the test opens this gate, at each of its starts. */
+    private static final String START_GATE = "may-listen";
 
     @Parameter
     Dialect kind;
@@ -118,7 +120,8 @@ class RestartTest {
         String a1 = runs.firstDeployment(projectA), b1 = runs.firstDeployment(projectB);
 
         // two slow builds at once (a deployment and a migration), and one deployment queued behind one of them
-        git.commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, gate), "b2, slow to build");
+        git.commit(repoB, "main", NodeApp.gatedStart(NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, gate), START_GATE),
+                "b2, slow to build, and gated at its start");
         String b2 = runs.deploy(projectB);
         String mS = runs.migrate(repoS);
         String projectS = runs.projectOf(mS);
@@ -171,7 +174,12 @@ class RestartTest {
                     runs.deployment(s1).get("status").asText(), runs.deployment(s2).get("status").asText()));
         });
 
-        runs.awaitDeployment(b2, "live");
+        JsonNode b2Run = Await.value(Runs.RUN, "b2 to end once its start gate is open", () -> {
+            Runs.openStartGates(DEPLOYMENT_MARKER, b2, START_GATE);
+            JsonNode d = runs.deployment(b2);
+            return Set.of("live", "failed").contains(d.get("status").asText()) ? d : null;
+        });
+        assertThat(b2Run.get("status").asText()).as(b2Run.toString()).isEqualTo("live");
         runs.awaitMigration(mS, "complete");
         runs.awaitDeployment(s1, "live");
         runs.awaitDeployment(s2, "live");
@@ -198,7 +206,15 @@ class RestartTest {
                 () -> secondRunApps.stream().noneMatch(Runs::alive) && Runs.processesWithArg(markerA).isEmpty());
 
         startServer();
-        // the stopped apps are started again by the start's recovery: once /readyz says it is done, they answer
+        // the stopped apps are started again by the start's recovery, which runs until b2's app, gated, listens
+        var during = Await.value(Duration.ofSeconds(60), "the recovery to start b2's app again", () ->
+                Runs.processesWithEnv(DEPLOYMENT_MARKER, b2).isEmpty() ? null : http.get("/readyz"));
+        assertThat(during.json().at("/recovery/status").asText()).as(during.body()).isEqualTo("running");
+        assertThat(during.status()).as("a running recovery fails no check: " + during.body()).isEqualTo(200);
+        assertThat(during.json().get("status").asText()).as(during.body()).isEqualTo("ready");
+        Await.until(Duration.ofSeconds(10), "b2's start gate to open",
+                () -> Runs.openStartGates(DEPLOYMENT_MARKER, b2, START_GATE) > 0);
+        // once /readyz says it is done, they answer
         JsonNode starting = awaitRecovery();
         assertThat(starting.get("apps_adopted").asInt()).as(starting.toString()).isZero();
         assertThat(starting.get("apps_started").asInt()).as("b2 and s2 at least: " + starting).isGreaterThanOrEqualTo(2);
