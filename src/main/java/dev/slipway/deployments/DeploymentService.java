@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 
 /** Creating deployments (new builds and rollbacks) and cancelling them; the work itself is a job. */
 public final class DeploymentService {
@@ -34,10 +35,14 @@ public final class DeploymentService {
     private final boolean isolated;
     private final Workers workers;
     private final WarmSwitches switches;
+    private final Predicate<String> builtHere;
 
-    /** @param isolated whether the runtime sandboxes apps; when not, every deployment log starts with {@link Confinement#NOT_ISOLATED} */
+    /**
+     * @param isolated  whether the runtime sandboxes apps; when not, every deployment log starts with {@link Confinement#NOT_ISOLATED}
+     * @param builtHere whether an artifact (by id) is on this machine, so that a rollback to it starts without building
+     */
     public DeploymentService(DeploymentStore deployments, JobStore jobs, LogStore logs, SecretBox secrets, Clock clock,
-                             boolean isolated, Workers workers, WarmSwitches switches) {
+                             boolean isolated, Workers workers, WarmSwitches switches, Predicate<String> builtHere) {
         this.deployments = deployments;
         this.jobs = jobs;
         this.logs = logs;
@@ -47,6 +52,7 @@ public final class DeploymentService {
         this.isolated = isolated;
         this.workers = workers;
         this.switches = switches;
+        this.builtHere = builtHere;
     }
 
     /**
@@ -103,8 +109,10 @@ public final class DeploymentService {
      * A rollback: a new deployment of the target's commit, artifact and env vars (no rebuild).
      * {@code rolled_back_from} is production at this moment. To an app still running here it is a route
      * switch made before the answer, by a job this server takes at once: it waits neither for a worker's
-     * claim nor for a free slot behind other projects' builds. The job's own work (its state changes and log
-     * lines) starts on {@code after}: an API request's answer is sent first.
+     * claim nor for a free slot behind other projects' builds. To a stopped app whose build is on this machine
+     * it is a start of that build, taken at once the same way: it builds nothing, so it needs no slot. The job's
+     * own work (its state changes and log lines, a stopped app's start) starts on {@code after}: an API request's
+     * answer is sent first. Only a target whose build was pruned waits for a worker and a slot, to be built again.
      */
     public Deployment rollback(Project project, Deployment target, Executor after) {
         rollbackRefusal(project, target).ifPresent(reason -> {
@@ -115,10 +123,11 @@ public final class DeploymentService {
                 project.productionDeploymentId(), target.artifactId(), target.envOverridesEnc(), target.region(),
                 target.instanceType(), null, clock.instant(), null, null, false, target.uploadId(), target.image());
         boolean warm = switches.warm(target);
+        boolean atOnce = warm || target.artifactId() != null && builtHere.test(target.artifactId());
         Optional<Job> held = deployments.jdbi().inTransaction(h -> {
             // the job first: a held one locks the project's row, before any insert that references the project
-            Optional<Job> job = warm ? workers.enqueueHeld(h, Job.DEPLOYMENT, d.id(), project.id()) : Optional.empty();
-            if (!warm) jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
+            Optional<Job> job = atOnce ? workers.enqueueHeld(h, Job.DEPLOYMENT, d.id(), project.id()) : Optional.empty();
+            if (!atOnce) jobs.enqueue(h, Job.DEPLOYMENT, d.id(), project.id());
             deployments.insert(h, d);
             firstLines(h, d.id(), "Rollback queued: redeploying " + target.id()
                     + (target.commitSha() != null ? " (commit " + target.commitSha().substring(0, 7) + ")" : "")
@@ -127,7 +136,7 @@ public final class DeploymentService {
         });
         held.ifPresentOrElse(job -> {
             try {
-                switches.switchNow(d, project);
+                if (warm) switches.switchNow(d, project);
             } finally {
                 after.execute(() -> workers.runNow(job));
             }

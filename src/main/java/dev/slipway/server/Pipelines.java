@@ -71,7 +71,7 @@ record Pipelines(DatabaseService databases, Workers workers, DeploymentService d
         var serving = new DeploymentRunner.Serving(engine.runtime(), engine.routes(), engine.retiring(), urls);
         var switches = new WarmSwitches(serving, stores.deployments());
         DeploymentService deployments = new DeploymentService(stores.deployments(), stores.jobs(), stores.logs(),
-                stores.secrets(), clock, engine.confinement().isolated(), workers, switches);
+                stores.secrets(), clock, engine.confinement().isolated(), workers, switches, id -> stores.artifacts().find(id).isPresent());
         MigrationService migrations = new MigrationService(jdbi, stores.migrations(), stores.projects(), deployments,
                 stores.jobs(), stores.logs(), clock, workers, databases);
         Registries registries = new Registries(new Registries.Settings(config.images().insecure(), config.images().maxBytes(),
