@@ -40,11 +40,7 @@ class ColdRollbackTest {
     void startsItsTargetsBuildWhileTheOnlySlotBuildsAnotherProject() {
         String suffix = kind.name().toLowerCase();
         String repoA = "acme/cold-a-" + suffix;
-        server.git().createRepo(repoA);
-        server.git().commit(repoA, "main", NodeApp.version("v1"), "v1");
-        String migration = runs.migrate(repoA);
-        runs.awaitMigration(migration, "complete");
-        String projectA = runs.projectOf(migration);
+        String projectA = migrated(repoA, "v1");
         String first = runs.firstDeployment(projectA);
         // v3 replaces v2, which stays warm for a rollback, and stops v1
         for (String version : new String[] {"v2", "v3"}) {
@@ -57,11 +53,7 @@ class ColdRollbackTest {
 
         // the only slot builds another project, until the test opens its gate
         String repoB = "acme/cold-b-" + suffix;
-        server.git().createRepo(repoB);
-        server.git().commit(repoB, "main", NodeApp.version("b1"), "b1");
-        String migrationB = runs.migrate(repoB);
-        runs.awaitMigration(migrationB, "complete");
-        String projectB = runs.projectOf(migrationB);
+        String projectB = migrated(repoB, "b1");
         String markerB = Runs.marker("cold-b");
         server.git().commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, GATE), "b2, slow");
         String buildingB = runs.deploy(projectB);
@@ -83,5 +75,14 @@ class ColdRollbackTest {
             Runs.openGates(GATE, markerB);
             return runs.deployment(buildingB).get("status").asText().equals("live");
         });
+    }
+
+    /** A new repository holding the app at {@code version}, migrated: its project. */
+    private static String migrated(String repo, String version) {
+        server.git().createRepo(repo);
+        server.git().commit(repo, "main", NodeApp.version(version), version);
+        String migration = runs.migrate(repo);
+        runs.awaitMigration(migration, "complete");
+        return runs.projectOf(migration);
     }
 }
