@@ -107,8 +107,8 @@ public final class Workers implements AutoCloseable {
      * Queues a job inside the caller's transaction already held by this server, when nothing of its project
      * is ahead of it; the caller hands it to {@link #runNow} after the commit. For jobs that build nothing and must
      * not wait for a free slot behind long builds (a rollback: a route switch, or the start of a build already made);
-     * empty when the job was
-     * queued for the workers (they are woken after the commit by the caller) or this server takes no jobs yet.
+     * empty when the job was queued for the workers (they are woken after the commit by the caller) or this server
+     * takes no jobs yet.
      */
     public Optional<Job> enqueueHeld(Handle h, String kind, String subjectId, String projectId) {
         if (heartbeat == null || !running.get()) {
