@@ -73,14 +73,39 @@ class NpmRegistryTest {
         assertThat(Apps.get(url).body()).isEqualTo("one minute is 60000 ms");
     }
 
-    /** A Node app using {@code ms}, whose install script reports which host ports its build step could open. */
+    @Test
+    void anInstallWhoseDownloadWasCutShortRunsOnceMore() {
+        git.createRepo("registry/cut");
+        git.commitBytes("registry/cut", "main", app("registry-cut"), "an app with one dependency");
+        int before = registry.asked().size();
+        registry.cutNext("/ms/-/ms-2.1.3.tgz");
+        var created = runs.http().post("/v1/migrations", "{\"source\":\"github\",\"repo\":\"registry/cut\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String id = created.json().at("/data/id").asText();
+        JsonNode done = runs.await("migrations", id, "complete", BUILD);
+
+        List<String> asked = registry.asked();
+        assertThat(asked.subList(before, asked.size())).as("the download cut short, then asked for again")
+                .filteredOn("/ms/-/ms-2.1.3.tgz"::equals).hasSize(2);
+        assertThat(runs.messages("migrations", id))
+                .anyMatch(m -> m.equals("error npm error code ECONNRESET"))
+                .anyMatch(m -> m.equals("warning The install failed on the network (ECONNRESET); running it once more"));
+        String url = runs.http().get("/v1/projects/" + done.get("project_id").asText()).json().at("/data/url").asText();
+        assertThat(Apps.get(url).body()).isEqualTo("one minute is 60000 ms");
+    }
+
     private static Map<String, byte[]> app() {
+        return app("registry-app");
+    }
+
+    /** A Node app using {@code ms}, whose install script reports which host ports its build step could open. */
+    private static Map<String, byte[]> app(String name) {
         Map<String, String> files = new LinkedHashMap<>();
         files.put("package.json", """
-                {"name": "registry-app", "version": "1.0.0", "private": true,
+                {"name": "%s", "version": "1.0.0", "private": true,
                  "dependencies": {"ms": "2.1.3"},
                  "scripts": {"postinstall": "node probe.js", "start": "node server.js"}}
-                """);
+                """.formatted(name));
         files.put("probe.js", """
                 const net = require("net");
                 const targets = (process.env.PROBE_TCP || "").split(",").filter(Boolean);
@@ -99,7 +124,7 @@ class NpmRegistryTest {
                   .listen(Number(process.env.PORT), "127.0.0.1");
                 """);
         Map<String, byte[]> bytes = new LinkedHashMap<>();
-        files.forEach((name, text) -> bytes.put(name, text.getBytes(StandardCharsets.UTF_8)));
+        files.forEach((file, text) -> bytes.put(file, text.getBytes(StandardCharsets.UTF_8)));
         return bytes;
     }
 }

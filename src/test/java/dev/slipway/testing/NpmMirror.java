@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,6 +45,8 @@ public final class NpmMirror implements AutoCloseable {
             .followRedirects(HttpClient.Redirect.NORMAL).build();
     private final AtomicLong fetched = new AtomicLong();
     private final Queue<String> asked = new ConcurrentLinkedQueue<>();
+    /** Paths whose next answer is cut short: half its body, then the connection closes. */
+    private final Set<String> cutNext = ConcurrentHashMap.newKeySet();
 
     private NpmMirror(Path dir) throws IOException {
         this.dir = Files.createDirectories(dir.toAbsolutePath());
@@ -69,6 +73,14 @@ public final class NpmMirror implements AutoCloseable {
     /** The paths asked for so far, in order. */
     public List<String> asked() {
         return List.copyOf(asked);
+    }
+
+    /**
+     * The next answer for {@code path} sends half of its body and then closes the connection, as a connection
+     * dropped during a download does; the one after is whole again.
+     */
+    public void cutNext(String path) {
+        cutNext.add(path);
     }
 
     /** How many requests went on to the public registry. */
@@ -98,6 +110,12 @@ public final class NpmMirror implements AutoCloseable {
             exchange.getResponseHeaders().set("Content-Type", tarball ? "application/octet-stream" : "application/json");
             if (tarball) {
                 exchange.sendResponseHeaders(200, head ? -1 : Files.size(kept));
+                if (!head && cutNext.remove(path)) {
+                    byte[] whole = Files.readAllBytes(kept);
+                    exchange.getResponseBody().write(whole, 0, whole.length / 2);
+                    exchange.getResponseBody().flush();
+                    throw new IOException("cut short on purpose");
+                }
                 if (!head) {
                     try (OutputStream out = exchange.getResponseBody()) {
                         Files.copy(kept, out);

@@ -22,7 +22,7 @@ public final class NodeBuild {
     }
 
     public void install(Path dir, LogSink log) {
-        steps.run(packageManager.install(), dir, log);
+        steps.runFetching(packageManager.install(), dir, log);
     }
 
     /** Runs the build script, or {@code fallbackTool build} from node_modules/.bin when there is none (null: skip). */

@@ -1,5 +1,7 @@
 package dev.slipway.build.steps;
 
+import dev.slipway.build.BuildException;
+import dev.slipway.logs.Level;
 import dev.slipway.logs.LogSink;
 
 import java.nio.file.Path;
@@ -14,6 +16,21 @@ public record Steps(CommandRunner runner, Map<String, String> env, Set<String> s
              CommandRunner.Confine confine) {
     public CommandRunner.Result run(List<String> argv, Path dir, LogSink log) {
         return runner.run(command(argv, dir), log);
+    }
+
+    /**
+     * Runs a package manager's install, and runs it once more when it failed on the network (a registry's
+     * connection cut or timed out): what it downloaded before stays in the project's cache.
+     */
+    public CommandRunner.Result runFetching(List<String> argv, Path dir, LogSink log) {
+        try {
+            return run(argv, dir, log);
+        } catch (BuildException e) {
+            if (e.exitCode() == null) throw e;
+            String code = NetworkFailure.in(e.lastLines()).orElseThrow(() -> e);
+            log.log(Level.WARNING, "The install failed on the network (" + code + "); running it once more");
+            return run(argv, dir, log);
+        }
     }
 
     /** Runs a command whose failure the caller handles, so its errors are logged as warnings. */

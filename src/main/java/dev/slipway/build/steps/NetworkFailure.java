@@ -1,0 +1,41 @@
+package dev.slipway.build.steps;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Whether a package manager's install failed on the network: a registry's connection timed out, was reset or
+ * refused, or a name did not resolve for the moment. npm retries a request that fails before its answer, but
+ * not a download cut short after it, so one dropped connection fails the whole install.
+ * <p>
+ * npm names its own failure on a {@code code} line, which is trusted alone: a dependency's install script
+ * that fails prints its output under npm's prefix too, with {@code code 1}. pnpm, Yarn and Bun name the
+ * system's error code in their error line.
+ */
+final class NetworkFailure {
+    private static final Set<String> CODES = Set.of("ETIMEDOUT", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EAI_AGAIN",
+            "EPIPE", "ESOCKETTIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "ERR_SOCKET_TIMEOUT",
+            "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT");
+    private static final Pattern NPM_CODE = Pattern.compile("^npm (?:error|ERR!) code (\\S+)$");
+    private static final Pattern OTHER_ERROR = Pattern.compile("^(?:\\s*ERR_PNPM_\\w+|error\\b|(?:➤ )?YN\\d{4}:)");
+    private static final Pattern CODE_WORD = Pattern.compile("\\b(E[A-Z_]{3,}|UND_ERR_[A-Z_]+)\\b");
+
+    private NetworkFailure() {}
+
+    /** The system error code that made the install fail on the network, read from its last lines; empty: another cause. */
+    static Optional<String> in(List<String> lastLines) {
+        for (String line : lastLines) {
+            Matcher npm = NPM_CODE.matcher(line.strip());
+            if (npm.matches()) return CODES.contains(npm.group(1)) ? Optional.of(npm.group(1)) : Optional.empty();
+        }
+        for (String line : lastLines) {
+            if (!OTHER_ERROR.matcher(line).find()) continue;
+            Matcher code = CODE_WORD.matcher(line);
+            while (code.find()) if (CODES.contains(code.group(1))) return Optional.of(code.group(1));
+        }
+        return Optional.empty();
+    }
+}
