@@ -24,7 +24,11 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-/** Reads package metadata and tarballs from an npm registry, the platform's own requests (no tenant's config). */
+/**
+ * Reads package metadata and tarballs from an npm registry, the platform's own requests (no tenant's config). A
+ * request whose connection failed (refused, reset, cut short, timed out) or that a server error answered is made
+ * once more; an answer that refuses (a 404) or a download that does not match its integrity is final.
+ */
 final class NpmRegistry {
     /** What a version's metadata says about its tarball and programs. */
     record Release(String name, Semver.Version version, URI tarball, String integrity, Map<String, String> bin) {}
@@ -48,13 +52,17 @@ final class NpmRegistry {
 
     /** Every released version of a package (prereleases left out). */
     Map<Semver.Version, Release> releases(String name) throws IOException {
+        return twice(() -> fetchReleases(name));
+    }
+
+    private Map<Semver.Version, Release> fetchReleases(String name) throws IOException {
         URI uri = base.resolve(URLEncoder.encode(name, StandardCharsets.UTF_8).replace("%40", "@"));
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(METADATA)
                 .header("Accept", "application/vnd.npm.install-v1+json").GET().build();
         HttpResponse<InputStream> response = send(request);
         JsonNode root;
         try (InputStream body = response.body()) {
-            if (response.statusCode() != 200) throw new IOException(uri + " answered HTTP " + response.statusCode());
+            if (response.statusCode() != 200) throw answered(uri, response.statusCode());
             root = Json.MAPPER.readTree(body);
         }
         Map<Semver.Version, Release> out = new LinkedHashMap<>();
@@ -76,11 +84,18 @@ final class NpmRegistry {
         if (r.integrity() == null || !r.integrity().startsWith("sha512-")) {
             throw new IOException(r.name() + "@" + r.version() + " has no sha512 integrity in the registry; not trusted");
         }
+        twice(() -> {
+            fetch(r, target, extraHash);
+            return null;
+        });
+    }
+
+    private void fetch(Release r, Path target, String extraHash) throws IOException {
         MessageDigest sha512 = digest("SHA-512");
         MessageDigest extra = extraHash == null ? null : digest(algorithm(extraHash.substring(0, extraHash.indexOf('.'))));
         HttpResponse<InputStream> response = send(HttpRequest.newBuilder(r.tarball()).timeout(DOWNLOAD).GET().build());
         try (InputStream body = response.body()) {
-            if (response.statusCode() != 200) throw new IOException(r.tarball() + " answered HTTP " + response.statusCode());
+            if (response.statusCode() != 200) throw answered(r.tarball(), response.statusCode());
             InputStream in = new DigestInputStream(body, sha512);
             if (extra != null) in = new DigestInputStream(in, extra);
             try (OutputStream out = Files.newOutputStream(target)) {
@@ -89,15 +104,43 @@ final class NpmRegistry {
         }
         String got = "sha512-" + Base64.getEncoder().encodeToString(sha512.digest());
         if (!got.equals(r.integrity())) {
-            throw new IOException(r.tarball() + " does not match the registry's integrity (expected " + r.integrity() + ", got " + got + ")");
+            throw new Final(r.tarball() + " does not match the registry's integrity (expected " + r.integrity() + ", got " + got + ")");
         }
         if (extra != null) {
             String hex = HexFormat.of().formatHex(extra.digest());
             if (!extraHash.substring(extraHash.indexOf('.') + 1).equalsIgnoreCase(hex)) {
-                throw new IOException(r.name() + "@" + r.version() + " does not match the hash in package.json's packageManager ("
+                throw new Final(r.name() + "@" + r.version() + " does not match the hash in package.json's packageManager ("
                         + extraHash + ")");
             }
         }
+    }
+
+    /** A failure that asking again would only repeat. */
+    private static final class Final extends IOException {
+        Final(String message) {
+            super(message);
+        }
+    }
+
+    private interface Fetch<T> {
+        T run() throws IOException;
+    }
+
+    private static <T> T twice(Fetch<T> fetch) throws IOException {
+        try {
+            return fetch.run();
+        } catch (Final e) {
+            throw e;
+        } catch (IOException e) {
+            if (Thread.currentThread().isInterrupted()) throw e;
+            return fetch.run();
+        }
+    }
+
+    /** A server error is worth asking again; any other status is the registry's answer. */
+    private static IOException answered(URI uri, int status) {
+        String message = uri + " answered HTTP " + status;
+        return status >= 500 ? new IOException(message) : new Final(message);
     }
 
     private HttpResponse<InputStream> send(HttpRequest request) throws IOException {
