@@ -50,13 +50,8 @@ class RollbackAtOnceTest {
         String url = runs.http().get("/v1/projects/" + projectA).json().at("/data/url").asText();
         assertThat(Apps.get(url).body()).startsWith("app:v2");
 
-        // the only slot builds another project, until the test opens its gate
-        String repoB = "acme/warm-b-" + suffix;
-        String projectB = migrated(repoB, "b1");
-        String markerB = Runs.marker("warm-b");
-        server.git().commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, GATE), "b2, slow");
-        String buildingB = runs.deploy(projectB);
-        Await.until(Runs.RUN, "project B's build to run", () -> !Runs.processesWithArg(markerB).isEmpty());
+        Holder b = holdTheOnlySlot("acme/warm-b-" + suffix);
+        String markerB = b.marker(), buildingB = b.deployment();
 
         // the first request after the 201 is answered by the target
         var rollback = runs.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
@@ -110,13 +105,8 @@ class RollbackAtOnceTest {
                 () -> Runs.processesWithEnv(DEPLOYMENT_MARKER, first).isEmpty());
         String url = runs.http().get("/v1/projects/" + projectA).json().at("/data/url").asText();
 
-        // the only slot builds another project, until the test opens its gate
-        String repoB = "acme/cold-b-" + suffix;
-        String projectB = migrated(repoB, "b1");
-        String markerB = Runs.marker("cold-b");
-        server.git().commit(repoB, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, markerB, GATE), "b2, slow");
-        String buildingB = runs.deploy(projectB);
-        Await.until(Runs.RUN, "project B's build to run", () -> !Runs.processesWithArg(markerB).isEmpty());
+        Holder b = holdTheOnlySlot("acme/cold-b-" + suffix);
+        String markerB = b.marker(), buildingB = b.deployment();
 
         var rollback = runs.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
         assertThat(rollback.status()).as(rollback.body()).isEqualTo(201);
@@ -134,6 +124,18 @@ class RollbackAtOnceTest {
             Runs.openGates(GATE, markerB);
             return runs.deployment(buildingB).get("status").asText().equals("live");
         });
+    }
+
+    /** A build of another project, running in the only slot until the test opens its gate. */
+    private record Holder(String deployment, String marker) {}
+
+    private static Holder holdTheOnlySlot(String repo) {
+        String project = migrated(repo, "b1");
+        String marker = Runs.marker(repo.substring(repo.indexOf('/') + 1));
+        server.git().commit(repo, "main", NodeApp.gatedBuild("b2", GATED_BUILD_MILLIS, marker, GATE), "b2, slow");
+        String building = runs.deploy(project);
+        Await.until(Runs.RUN, "project B's build to run", () -> !Runs.processesWithArg(marker).isEmpty());
+        return new Holder(building, marker);
     }
 
     /** A new repository holding the app at {@code version}, migrated: its project. */

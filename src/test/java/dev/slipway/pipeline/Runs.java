@@ -12,9 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -110,15 +111,13 @@ public final class Runs {
      */
     static int openStartGates(String marker, String deploymentId, String gate) {
         int opened = 0;
-        for (long pid : processesWithEnv(marker, deploymentId)) {
-            byte[] env = read(Path.of("/proc", Long.toString(pid), "environ"));
-            if (env == null) continue;
-            String tmp = "/tmp";
-            for (String var : new String(env, StandardCharsets.UTF_8).split("\0")) {
-                if (var.startsWith("TMPDIR=")) tmp = var.substring("TMPDIR=".length());
-            }
+        for (var process : environments().entrySet()) {
+            List<String> env = process.getValue();
+            if (!env.contains(marker + "=" + deploymentId)) continue;
+            String tmp = env.stream().filter(v -> v.startsWith("TMPDIR=")).reduce((a, b) -> b)
+                    .map(v -> v.substring("TMPDIR=".length())).orElse("/tmp");
             try {
-                Files.writeString(Path.of("/proc", Long.toString(pid), "root", tmp, gate), "open");
+                Files.writeString(Path.of("/proc", Long.toString(process.getKey()), "root", tmp, gate), "open");
                 opened++;
             } catch (IOException gone) {
                 // the process ended, or it is the launcher before the sandbox's /tmp: the next look tries again
@@ -140,21 +139,16 @@ public final class Runs {
 
     /** Pids of live processes whose environment holds the entry {@code name=value}. */
     static List<Long> processesWithEnv(String name, String value) {
-        byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
-        List<Long> out = new ArrayList<>();
+        String entry = name + "=" + value;
+        return environments().entrySet().stream().filter(p -> p.getValue().contains(entry)).map(Map.Entry::getKey).toList();
+    }
+
+    /** The environment entries of every live process this test can read, by pid. */
+    private static Map<Long, List<String>> environments() {
+        Map<Long, List<String>> out = new LinkedHashMap<>();
         for (long pid : pids()) {
             byte[] env = read(Path.of("/proc", Long.toString(pid), "environ"));
-            if (env == null || !alive(pid)) continue;
-            int start = 0;
-            for (int i = 0; i <= env.length; i++) {
-                if (i == env.length || env[i] == 0) {
-                    if (i - start == needle.length && Arrays.equals(env, start, i, needle, 0, needle.length)) {
-                        out.add(pid);
-                        break;
-                    }
-                    start = i + 1;
-                }
-            }
+            if (env != null && alive(pid)) out.put(pid, List.of(new String(env, StandardCharsets.UTF_8).split("\0")));
         }
         return out;
     }
