@@ -7,9 +7,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Whether a package manager's install failed on the network: a registry's connection timed out, was reset or
- * refused, or a name did not resolve for the moment. npm retries a request that fails before its answer, but
- * not a download cut short after it, so one dropped connection fails the whole install.
+ * Whether a package manager's install failed on the network: a registry's connection was reset, cut short or
+ * timed out while it was read. npm retries a request that fails before its answer, but not a download cut short
+ * after it, so one dropped connection fails the whole install.
  * <p>
  * npm names its own failure on a {@code code} line, which is trusted alone: a dependency's install script
  * that fails prints its output under npm's prefix too, with {@code code 1}. pnpm and Yarn name the system's
