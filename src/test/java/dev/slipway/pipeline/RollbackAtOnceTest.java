@@ -40,17 +40,15 @@ class RollbackAtOnceTest {
 
     @Test
     void switchesBeforeItsAnswerWhileTheOnlySlotBuildsAndQueuesBehindItsOwnProject() {
-        String suffix = kind.name().toLowerCase();
-        String repoA = "acme/warm-a-" + suffix;
-        String projectA = migrated(repoA, "v1");
-        String first = runs.firstDeployment(projectA);
-        server.git().commit(repoA, "main", NodeApp.version("v2"), "v2");
-        String second = runs.deploy(projectA);
+        App a = migratedApp("warm-a");
+        String first = a.first();
+        server.git().commit(a.repo(), "main", NodeApp.version("v2"), "v2");
+        String second = runs.deploy(a.project());
         runs.awaitDeployment(second, "live");
-        String url = runs.http().get("/v1/projects/" + projectA).json().at("/data/url").asText();
+        String url = a.url();
         assertThat(Apps.get(url).body()).startsWith("app:v2");
 
-        Holder b = holdTheOnlySlot("acme/warm-b-" + suffix);
+        Holder b = holdTheOnlySlot(repo("warm-b"));
         String markerB = b.marker(), buildingB = b.deployment();
 
         // the first request after the 201 is answered by the target
@@ -69,8 +67,8 @@ class RollbackAtOnceTest {
 
         // behind its own project's queued deployment, a rollback waits: nothing switches before its turn
         String markerA = Runs.marker("warm-a");
-        server.git().commit(repoA, "main", NodeApp.gatedBuild("v3", GATED_BUILD_MILLIS, markerA, GATE), "v3, slow");
-        String fourth = runs.deploy(projectA);
+        server.git().commit(a.repo(), "main", NodeApp.gatedBuild("v3", GATED_BUILD_MILLIS, markerA, GATE), "v3, slow");
+        String fourth = runs.deploy(a.project());
         var behind = runs.http().send("POST", "/v1/deployments/" + second + "/rollback", null, null);
         assertThat(behind.status()).as(behind.body()).isEqualTo(201);
         String fifth = behind.json().at("/data/id").asText();
@@ -85,27 +83,25 @@ class RollbackAtOnceTest {
         assertThat(runs.deployment(buildingB).get("status").asText()).isEqualTo("live");
         assertThat(runs.deployment(fourth).get("status").asText()).isEqualTo("live"); // it went live before the rollback
         assertThat(runs.deployment(third).get("status").asText()).isEqualTo("rolled_back"); // production at the POST
-        assertThat(runs.http().get("/v1/projects/" + projectA).json().at("/data/production_deployment_id").asText())
+        assertThat(runs.http().get("/v1/projects/" + a.project()).json().at("/data/production_deployment_id").asText())
                 .isEqualTo(fifth);
         assertThat(Apps.get(url).body()).startsWith("app:v2");
     }
 
     @Test
     void aStoppedTargetsBuildStartsAtOnceWhileTheOnlySlotBuildsAnotherProject() {
-        String suffix = kind.name().toLowerCase();
-        String repoA = "acme/cold-a-" + suffix;
-        String projectA = migrated(repoA, "v1");
-        String first = runs.firstDeployment(projectA);
+        App a = migratedApp("cold-a");
+        String first = a.first();
         // v3 replaces v2, which stays warm for a rollback, and stops v1
         for (String version : new String[] {"v2", "v3"}) {
-            server.git().commit(repoA, "main", NodeApp.version(version), version);
-            runs.awaitDeployment(runs.deploy(projectA), "live");
+            server.git().commit(a.repo(), "main", NodeApp.version(version), version);
+            runs.awaitDeployment(runs.deploy(a.project()), "live");
         }
         Await.until(Duration.ofSeconds(30), "v1's app to be stopped",
                 () -> Runs.processesWithEnv(DEPLOYMENT_MARKER, first).isEmpty());
-        String url = runs.http().get("/v1/projects/" + projectA).json().at("/data/url").asText();
+        String url = a.url();
 
-        Holder b = holdTheOnlySlot("acme/cold-b-" + suffix);
+        Holder b = holdTheOnlySlot(repo("cold-b"));
         String markerB = b.marker(), buildingB = b.deployment();
 
         var rollback = runs.http().send("POST", "/v1/deployments/" + first + "/rollback", null, null);
@@ -124,6 +120,21 @@ class RollbackAtOnceTest {
             Runs.openGates(GATE, markerB);
             return runs.deployment(buildingB).get("status").asText().equals("live");
         });
+    }
+
+    /** A migrated project of the app at v1: its repository, its first deployment and its URL. */
+    private record App(String repo, String project, String first, String url) {}
+
+    private App migratedApp(String name) {
+        String repo = repo(name);
+        String project = migrated(repo, "v1");
+        return new App(repo, project, runs.firstDeployment(project),
+                runs.http().get("/v1/projects/" + project).json().at("/data/url").asText());
+    }
+
+    /** A repository name of its own for this store. */
+    private String repo(String name) {
+        return "acme/" + name + "-" + kind.name().toLowerCase();
     }
 
     /** A build of another project, running in the only slot until the test opens its gate. */
